@@ -1,0 +1,110 @@
+// Command ncgbench trains, evaluates, sweeps, benchmarks, plots and reports
+// RBMs trained with Network Connectivity Gradients.
+//
+// Usage: ncgbench <command> [flags]; ncgbench help lists the commands.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one subcommand. run gets the arguments after the command name
+// and returns an error; a usageError exits with status 2.
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+// commands is filled by the init functions of the files beside this one
+// (train.go, data.go, bench.go, …), one file per command.
+var commands = map[string]command{}
+
+// usageError marks bad flags or arguments: exit status 2 and a usage hint.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// newFlags returns a FlagSet that reports errors instead of exiting, so
+// every command turns bad flags into a one-line error and exit status 2.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("ncgbench "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseFlags parses args and wraps a flag error as a usageError.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard) // the one-line error below is enough
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without os.Exit, for tests.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		printUsage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "ncgbench: unknown command %q (run 'ncgbench help')\n", args[0])
+		return 2
+	}
+	err := cmd.run(args[1:], stdout, stderr)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintf(stderr, "ncgbench %s: %v\n", args[0], err)
+		return 130
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "ncgbench %s: %v (run 'ncgbench %s -h' for usage)\n", args[0], err, args[0])
+		return 2
+	}
+	fmt.Fprintf(stderr, "ncgbench %s: %v\n", args[0], err)
+	return 1
+}
+
+// errInterrupted is returned by commands stopped by Ctrl-C (exit 130).
+var errInterrupted = errors.New("interrupted")
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "ncgbench trains and evaluates RBMs with Network Connectivity Gradients.")
+	fmt.Fprintln(w, "\nUsage: ncgbench <command> [flags]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'ncgbench <command> -h' for a command's flags.")
+}

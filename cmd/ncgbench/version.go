@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/ncg-rbm/ncg/kernel"
+)
+
+func init() {
+	commands["version"] = command{"print the version, Go version, kernel tier and CPU", runVersion}
+}
+
+// version is the module version when built from a tagged module, else the
+// VCS revision when known, else "devel".
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return "devel-" + s.Value[:12]
+		}
+	}
+	return "devel"
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("version", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := kernel.Init(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "ncgbench %s\ngo %s %s/%s\nkernel tier %s (available: %v)\ncpu %s\n",
+		version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, kernel.Tier(), kernel.Tiers(), cpuid.CPU.BrandName)
+	return nil
+}

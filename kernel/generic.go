@@ -1,0 +1,157 @@
+package kernel
+
+import "math"
+
+// The pure-Go reference kernels. They are always compiled, are the oracle of
+// the tests, and are what the purego/noasm builds and CPUs without a
+// supported vector unit run. Each is the plain loop of the exported
+// function's documentation.
+
+func affineGeneric(out, bias, in, m []float32, nc, nin, nout int) {
+	for c := 0; c < nc; c++ {
+		o := out[c*nout : (c+1)*nout]
+		if bias != nil {
+			copy(o, bias[:nout])
+		} else {
+			clear(o)
+		}
+		x := in[c*nin : (c+1)*nin]
+		for j, v := range x {
+			if v == 0 {
+				continue // exact: 0·m adds nothing (m is finite)
+			}
+			row := m[j*nout : (j+1)*nout]
+			for k := range o {
+				o[k] += v * row[k]
+			}
+		}
+	}
+}
+
+func sumRowsGeneric(out, m []float32, stride int, idx []int32, n int) {
+	for _, j := range idx {
+		row := m[int(j)*stride : int(j)*stride+n]
+		for k := range out[:n] {
+			out[k] += row[k]
+		}
+	}
+}
+
+func indicesGeneric(idx []int32, s []float32) int {
+	n := 0
+	for i, v := range s {
+		if v != 0 {
+			idx[n] = int32(i)
+			n++
+		}
+	}
+	return n
+}
+
+func sigmoidGeneric(dst, src []float32) {
+	for i, x := range src {
+		dst[i] = sigmoidRef(x)
+	}
+}
+
+func softplusGeneric(dst, src []float32) {
+	for i, x := range src {
+		dst[i] = softplusRef(x)
+	}
+}
+
+func bernoulliGeneric(dst, p []float32, s *Stream) {
+	var blk [Lanes]uint32
+	for i := 0; i < len(p); i += Lanes {
+		s.next(&blk)
+		for l := 0; l < Lanes && i+l < len(p); l++ {
+			dst[i+l] = b2f(uniform(blk[l]) < p[i+l])
+		}
+	}
+}
+
+func sigmoidBernoulliGeneric(prob, state, pre []float32, s *Stream) {
+	var blk [Lanes]uint32
+	for i := 0; i < len(pre); i += Lanes {
+		s.next(&blk)
+		for l := 0; l < Lanes && i+l < len(pre); l++ {
+			p := sigmoidRef(pre[i+l])
+			prob[i+l] = p
+			state[i+l] = b2f(uniform(blk[l]) < p)
+		}
+	}
+}
+
+func b2f(b bool) float32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func addRowsGeneric(g []float32, n int, idx []int32, a float32, v []float32) {
+	for _, j := range idx {
+		row := g[int(j)*n : int(j)*n+n]
+		for k := range row {
+			row[k] += a * v[k]
+		}
+	}
+}
+
+func axpyGeneric(y []float32, a float32, x []float32) {
+	for i, v := range x {
+		y[i] += a * v
+	}
+}
+
+// finiteCheck folds w·0 into acc: acc stays 0 while every w is finite and
+// becomes NaN at the first NaN or ±Inf. The assembly does the same per lane.
+func finiteCheck(acc, w float32) float32 { return acc + w*0 }
+
+func updateNCGGeneric(w, ap, a, c, g []float32, alpha, alphaA, gamma float32) float32 {
+	var bad float32
+	for k := range w {
+		w0, gk := w[k], g[k]
+		nw := w0 + alpha*gk*a[k]
+		p := ap[k] + alphaA*gk*w0
+		p = float32(math.Min(math.Max(float64(p), 0), 1))
+		var na float32
+		if p >= gamma {
+			na = 1
+		}
+		w[k], ap[k], a[k], c[k], g[k] = nw, p, na, nw*na, 0
+		bad = finiteCheck(bad, nw)
+	}
+	return bad
+}
+
+func updateMaskedGeneric(w, a, c, g []float32, alpha float32) float32 {
+	var bad float32
+	for k := range w {
+		nw := w[k] + alpha*g[k]*a[k]
+		w[k], c[k], g[k] = nw, nw*a[k], 0
+		bad = finiteCheck(bad, nw)
+	}
+	return bad
+}
+
+func updateDenseGeneric(w, c, g []float32, alpha float32) float32 {
+	var bad float32
+	for k := range w {
+		nw := w[k] + alpha*g[k]
+		w[k], g[k] = nw, 0
+		bad = finiteCheck(bad, nw)
+	}
+	if c != nil {
+		copy(c, w)
+	}
+	return bad
+}
+
+func transposeGeneric(dst, src []float32, rows, cols int) {
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			dst[j*rows+i] = src[i*cols+j]
+		}
+	}
+}

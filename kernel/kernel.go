@@ -1,0 +1,456 @@
+// Package kernel holds the float32 inner loops of RBM training and evaluation:
+// block matrix products (dense and binary-state forms), sigmoid and softplus,
+// Bernoulli sampling from per-chain random streams, sparse gradient
+// accumulation and the fused parameter updates.
+//
+// Every kernel has a pure-Go reference (generic.go, always compiled) and, where
+// the CPU allows, an assembly version: AVX2+FMA and AVX-512 on amd64, NEON on
+// arm64. The tier is detected once at start-up from CPU features; the
+// environment variable NCG_KERNEL=generic|avx2|avx512|neon forces one, and the
+// build tags purego or noasm build the pure-Go code only.
+//
+// Layout conventions: matrices are row-major float32 with no padding. A block
+// of nc chains is an nc×n matrix, one chain per row. Binary states are float32
+// 0 or 1. The functions here check lengths and panic on a programming error
+// (a slice too short for the stated shape), like the standard library's copy
+// helpers; they never see user input directly. Assembly trusts the lengths.
+//
+// This package must not allocate in the functions called per minibatch and
+// must not keep state besides the chosen tier.
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// impl is one tier's set of kernels. A nil field falls back to the generic
+// version, so a tier can be built up kernel by kernel.
+type impl struct {
+	name string
+	// affine: out[c*nout+o] = bias[o] + Σ_j in[c*nin+j]·m[j*nout+o].
+	affine func(out, bias, in, m []float32, nc, nin, nout int)
+	// sumRows: out[o] += Σ_{j∈idx} m[j*stride+o] for o < n.
+	sumRows func(out, m []float32, stride int, idx []int32, n int)
+	// indices: positions of the non-zero entries of s, returns the count.
+	indices func(idx []int32, s []float32) int
+	// sigmoid, softplus: element-wise, dst may alias src.
+	sigmoid  func(dst, src []float32)
+	softplus func(dst, src []float32)
+	// bernoulli: dst[i] = 1 if u_i < p[i] else 0.
+	bernoulli func(dst, p []float32, s *Stream)
+	// sigmoidBernoulli: prob = σ(pre); state = 1 if u_i < prob[i].
+	sigmoidBernoulli func(prob, state, pre []float32, s *Stream)
+	// addRows: g[j*n+o] += a·v[o] for j ∈ idx, o < n.
+	addRows func(g []float32, n int, idx []int32, a float32, v []float32)
+	// axpy: y[i] += a·x[i].
+	axpy func(y []float32, a float32, x []float32)
+	// updates: see the exported functions. They return a value that is 0 when
+	// every new weight is finite and NaN otherwise.
+	updateNCG    func(w, ap, a, c, g []float32, alpha, alphaA, gamma float32) float32
+	updateMasked func(w, a, c, g []float32, alpha float32) float32
+	updateDense  func(w, c, g []float32, alpha float32) float32
+	transpose    func(dst, src []float32, rows, cols int)
+}
+
+var (
+	generic = &impl{
+		name:             "generic",
+		affine:           affineGeneric,
+		sumRows:          sumRowsGeneric,
+		indices:          indicesGeneric,
+		sigmoid:          sigmoidGeneric,
+		softplus:         softplusGeneric,
+		bernoulli:        bernoulliGeneric,
+		sigmoidBernoulli: sigmoidBernoulliGeneric,
+		addRows:          addRowsGeneric,
+		axpy:             axpyGeneric,
+		updateNCG:        updateNCGGeneric,
+		updateMasked:     updateMaskedGeneric,
+		updateDense:      updateDenseGeneric,
+		transpose:        transposeGeneric,
+	}
+	// available lists the tiers this CPU and build support, best first; the
+	// architecture files append to it in init.
+	available []*impl
+	cur       *impl
+)
+
+// register adds an assembly tier (best first) after filling its missing
+// kernels from the generic set.
+func register(t *impl) {
+	fillGeneric(t)
+	available = append(available, t)
+}
+
+func fillGeneric(t *impl) {
+	if t.affine == nil {
+		t.affine = generic.affine
+	}
+	if t.sumRows == nil {
+		t.sumRows = generic.sumRows
+	}
+	if t.indices == nil {
+		t.indices = generic.indices
+	}
+	if t.sigmoid == nil {
+		t.sigmoid = generic.sigmoid
+	}
+	if t.softplus == nil {
+		t.softplus = generic.softplus
+	}
+	if t.bernoulli == nil {
+		t.bernoulli = generic.bernoulli
+	}
+	if t.sigmoidBernoulli == nil {
+		t.sigmoidBernoulli = generic.sigmoidBernoulli
+	}
+	if t.addRows == nil {
+		t.addRows = generic.addRows
+	}
+	if t.axpy == nil {
+		t.axpy = generic.axpy
+	}
+	if t.updateNCG == nil {
+		t.updateNCG = generic.updateNCG
+	}
+	if t.updateMasked == nil {
+		t.updateMasked = generic.updateMasked
+	}
+	if t.updateDense == nil {
+		t.updateDense = generic.updateDense
+	}
+	if t.transpose == nil {
+		t.transpose = generic.transpose
+	}
+}
+
+// EnvVar names the environment variable that forces a tier.
+const EnvVar = "NCG_KERNEL"
+
+// tierErr records a bad NCG_KERNEL value; Init reports it.
+var tierErr error
+
+func init() {
+	// Architecture files register their tiers in their own init functions,
+	// whose order against this one is not guaranteed; so the choice is made
+	// on first use by choose().
+	available = append(available, generic)
+}
+
+var once sync.Once
+
+// choose picks the tier once: NCG_KERNEL if set, else the best available.
+func choose() { once.Do(pick) }
+
+func pick() {
+	sort.SliceStable(available, func(i, j int) bool { return rank(available[i].name) > rank(available[j].name) })
+	cur = available[0]
+	if v := strings.TrimSpace(os.Getenv(EnvVar)); v != "" {
+		if err := SetTier(v); err != nil {
+			tierErr = err
+		}
+	}
+}
+
+func rank(name string) int {
+	switch name {
+	case "avx512":
+		return 3
+	case "avx2", "neon":
+		return 2
+	}
+	return 0
+}
+
+// Init reports whether the NCG_KERNEL setting was honoured. Commands call it
+// at start-up to turn a bad setting into a clear error; library users may
+// ignore it (the best tier is used instead).
+func Init() error {
+	choose()
+	return tierErr
+}
+
+// Tier names the tier in use: "avx512", "avx2", "neon" or "generic".
+func Tier() string {
+	choose()
+	return cur.name
+}
+
+// Tiers lists the tiers this CPU and build can run, best first.
+func Tiers() []string {
+	choose()
+	out := make([]string, len(available))
+	for i, t := range available {
+		out[i] = t.name
+	}
+	return out
+}
+
+// SetTier forces a tier by name. It returns an error, and keeps the current
+// tier, if this CPU or build lacks it. Not safe to call while kernels run.
+func SetTier(name string) error {
+	choose()
+	for _, t := range available {
+		if t.name == name {
+			cur = t
+			return nil
+		}
+	}
+	switch name {
+	case "generic", "avx2", "avx512", "neon":
+		return fmt.Errorf("%s=%s: this CPU or build does not support tier %q (available: %s)", EnvVar, name, name, strings.Join(Tiers(), ", "))
+	}
+	return fmt.Errorf("%s=%s: unknown tier (want generic, avx2, avx512 or neon)", EnvVar, name)
+}
+
+// UseTier forces a tier and returns a function that restores the previous
+// one, for tests and benchmarks: defer kernel.UseTier("generic")().
+func UseTier(name string) (restore func(), err error) {
+	prev := Tier()
+	if err := SetTier(name); err != nil {
+		return func() {}, err
+	}
+	return func() { _ = SetTier(prev) }, nil
+}
+
+func need(what string, have, want int) {
+	if have < want {
+		panic(fmt.Sprintf("kernel: %s has length %d, need %d", what, have, want))
+	}
+}
+
+// Affine computes the dense block product
+//
+//	for c < nc, o < nout: out[c*nout+o] = bias[o] + Σ_{j<nin} in[c*nin+j] * m[j*nout+o]
+//
+// m is nin×nout row-major (one row per input unit). With m = Cᵀ (X×H) this is
+// the hidden pre-activation b + Cx of each chain; with m = C (H×X) the
+// visible pre-activation d + Cᵀh. A nil bias means zero.
+func Affine(out, bias, in, m []float32, nc, nin, nout int) {
+	choose()
+	if nc <= 0 || nout <= 0 {
+		return
+	}
+	need("out", len(out), nc*nout)
+	need("in", len(in), nc*nin)
+	need("m", len(m), nin*nout)
+	if bias != nil {
+		need("bias", len(bias), nout)
+	}
+	cur.affine(out[:nc*nout], bias, in[:nc*nin], m[:nin*nout], nc, nin, nout)
+}
+
+// SumRows adds the rows of m named by idx to out:
+//
+//	for o < n: out[o] += Σ_{j ∈ idx} m[j*stride+o]
+//
+// It is the binary-state product: when a chain's state is 0/1, its product
+// with m is the sum of the rows where the state is 1. idx entries must be
+// valid rows (checked).
+func SumRows(out, m []float32, stride int, idx []int32, n int) {
+	choose()
+	if n <= 0 {
+		return
+	}
+	need("out", len(out), n)
+	checkRows("m", m, stride, idx, n)
+	cur.sumRows(out[:n], m, stride, idx, n)
+}
+
+func checkRows(what string, m []float32, stride int, idx []int32, n int) {
+	if stride < n {
+		panic(fmt.Sprintf("kernel: %s stride %d < row length %d", what, stride, n))
+	}
+	for _, j := range idx {
+		if j < 0 || int(j)*stride+n > len(m) {
+			panic(fmt.Sprintf("kernel: %s row %d out of range (len %d, stride %d)", what, j, len(m), stride))
+		}
+	}
+}
+
+// Indices writes the positions of the non-zero entries of s, in increasing
+// order, to idx and returns how many there are. idx must be at least len(s)
+// long.
+func Indices(idx []int32, s []float32) int {
+	choose()
+	need("idx", len(idx), len(s))
+	if len(s) == 0 {
+		return 0
+	}
+	return cur.indices(idx, s)
+}
+
+// Sigmoid sets dst[i] = 1/(1+exp(-src[i])). dst may alias src exactly.
+//
+// Accuracy: relative error ≤ 1e-6 against the float64 value for
+// src ≥ -88; below -88 the result is 0 (the true value is < 6.1e-39, below
+// float32's smallest normal number). σ(+Inf) = 1, σ(-Inf) = 0. The result is
+// exactly 1 from about 17 upwards, as rounding to float32 demands.
+func Sigmoid(dst, src []float32) {
+	choose()
+	need("dst", len(dst), len(src))
+	if len(src) == 0 {
+		return
+	}
+	cur.sigmoid(dst[:len(src)], src)
+}
+
+// Softplus sets dst[i] = log(1+exp(src[i])), computed stably as
+// max(x,0) + log1p(exp(-|x|)). Accuracy: absolute error ≤ 1e-6·max(1,|result|).
+// softplus(+Inf) = +Inf, softplus(-Inf) = 0.
+func Softplus(dst, src []float32) {
+	choose()
+	need("dst", len(dst), len(src))
+	if len(src) == 0 {
+		return
+	}
+	cur.softplus(dst[:len(src)], src)
+}
+
+// Bernoulli draws binary states: dst[i] = 1 if u_i < p[i] else 0, with u_i the
+// i-th uniform of the stream (see Stream for how draws are laid out).
+func Bernoulli(dst, p []float32, s *Stream) {
+	choose()
+	need("dst", len(dst), len(p))
+	if len(p) == 0 {
+		return
+	}
+	cur.bernoulli(dst[:len(p)], p, s)
+}
+
+// SigmoidBernoulli computes prob[i] = σ(pre[i]) (as Sigmoid) and draws
+// state[i] = 1 if u_i < prob[i] else 0, in one pass. prob may alias pre.
+func SigmoidBernoulli(prob, state, pre []float32, s *Stream) {
+	choose()
+	need("prob", len(prob), len(pre))
+	need("state", len(state), len(pre))
+	if len(pre) == 0 {
+		return
+	}
+	cur.sigmoidBernoulli(prob[:len(pre)], state[:len(pre)], pre, s)
+}
+
+// AddRows accumulates a·v into the rows of g named by idx:
+//
+//	for j ∈ idx, o < n: g[j*n+o] += a * v[o]
+//
+// With g = Gᵀ (X×H), idx the active visible units of a chain and v its hidden
+// probabilities, this is the gradient term ĥ xᵀ for a binary x.
+func AddRows(g []float32, n int, idx []int32, a float32, v []float32) {
+	choose()
+	if n <= 0 || len(idx) == 0 {
+		return
+	}
+	need("v", len(v), n)
+	checkRows("g", g, n, idx, n)
+	cur.addRows(g, n, idx, a, v[:n])
+}
+
+// Axpy sets y[i] += a·x[i].
+func Axpy(y []float32, a float32, x []float32) {
+	choose()
+	need("y", len(y), len(x))
+	if len(x) == 0 {
+		return
+	}
+	cur.axpy(y[:len(x)], a, x)
+}
+
+// UpdateNCG applies the fused NCG step of SPEC §2 to every element k, in one
+// pass, and clears the gradient for the next minibatch:
+//
+//	w0 := w[k]
+//	w[k]  = w0 + alpha*g[k]*a[k]                  (inactive weights are frozen)
+//	ap[k] = min(max(ap[k] + alphaA*g[k]*w0, 0), 1)
+//	a[k]  = 1 if ap[k] >= gamma else 0
+//	c[k]  = w[k]*a[k]
+//	g[k]  = 0
+//
+// g holds the minibatch's summed gradient, so alpha and alphaA are the
+// learning rates divided by the batch size. It reports false if any new
+// weight is NaN or ±Inf (which a NaN or Inf in g or w causes).
+func UpdateNCG(w, ap, a, c, g []float32, alpha, alphaA, gamma float32) (finite bool) {
+	choose()
+	n := len(w)
+	need("ap", len(ap), n)
+	need("a", len(a), n)
+	need("c", len(c), n)
+	need("g", len(g), n)
+	if n == 0 {
+		return true
+	}
+	return cur.updateNCG(w, ap[:n], a[:n], c[:n], g[:n], alpha, alphaA, gamma) == 0
+}
+
+// UpdateMasked is the update of a model with a fixed mask (line, random, SET
+// between rewirings):
+//
+//	w[k] += alpha*g[k]*a[k]; c[k] = w[k]*a[k]; g[k] = 0
+//
+// It reports false if any new weight is not finite.
+func UpdateMasked(w, a, c, g []float32, alpha float32) (finite bool) {
+	choose()
+	n := len(w)
+	need("a", len(a), n)
+	need("c", len(c), n)
+	need("g", len(g), n)
+	if n == 0 {
+		return true
+	}
+	return cur.updateMasked(w, a[:n], c[:n], g[:n], alpha) == 0
+}
+
+// UpdateDense is the update of a dense model, and of biases (c = nil):
+//
+//	w[k] += alpha*g[k]; c[k] = w[k] (if c != nil); g[k] = 0
+//
+// It reports false if any new weight is not finite.
+func UpdateDense(w, c, g []float32, alpha float32) (finite bool) {
+	choose()
+	n := len(w)
+	if c != nil {
+		need("c", len(c), n)
+		c = c[:n]
+	}
+	need("g", len(g), n)
+	if n == 0 {
+		return true
+	}
+	return cur.updateDense(w, c, g[:n], alpha) == 0
+}
+
+// Transpose writes the rows×cols row-major matrix src into dst as cols×rows:
+// dst[j*rows+i] = src[i*cols+j].
+func Transpose(dst, src []float32, rows, cols int) {
+	choose()
+	if rows <= 0 || cols <= 0 {
+		return
+	}
+	need("src", len(src), rows*cols)
+	need("dst", len(dst), rows*cols)
+	cur.transpose(dst[:rows*cols], src[:rows*cols], rows, cols)
+}
+
+// sigmoidFloor is the input below which Sigmoid returns exactly 0.
+const sigmoidFloor = -88
+
+// sigmoidRef is the float64 definition the kernels are held to.
+func sigmoidRef(x float32) float32 {
+	if x < sigmoidFloor {
+		return 0
+	}
+	return float32(1 / (1 + math.Exp(-float64(x))))
+}
+
+func softplusRef(x float32) float32 {
+	v := float64(x)
+	if math.IsInf(v, 1) {
+		return float32(v)
+	}
+	return float32(math.Max(v, 0) + math.Log1p(math.Exp(-math.Abs(v))))
+}
