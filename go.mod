@@ -4,4 +4,8 @@ go 1.26.8
 
 require github.com/klauspost/cpuid/v2 v2.4.2
 
-require golang.org/x/sys v0.41.0 // indirect
+require (
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.41.0 // indirect
+	gonum.org/v1/gonum v0.17.0 // indirect
+)

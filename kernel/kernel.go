@@ -454,3 +454,71 @@ func softplusRef(x float32) float32 {
 	}
 	return float32(math.Max(v, 0) + math.Log1p(math.Exp(-math.Abs(v))))
 }
+
+// BinaryTile is the column width of the tiles AffineBinary works in: every
+// chain of a block sums its rows of one tile of m before the next tile, so
+// the tile (nin × BinaryTile floats) is read from cache, not memory.
+var BinaryTile = 128
+
+// DenseThreshold is the fraction of ones above which AffineBinary uses the
+// dense product: summing rows costs about this much more per one than an
+// FMA pass per input (measured by BenchmarkKernel/*/binary vs dense).
+var DenseThreshold = 0.35
+
+// AffineBinary is Affine for binary inputs (every in value 0 or 1). It
+// builds each chain's list of ones in idx (length ≥ nc*nin) and sums the
+// rows of m they name, in column tiles shared by the block; when more than
+// DenseThreshold of the inputs are ones it uses the dense product instead.
+// It returns the number of ones, which callers use for statistics.
+func AffineBinary(out, bias, in, m []float32, nc, nin, nout int, idx []int32) int {
+	choose()
+	if nc <= 0 || nout <= 0 {
+		return 0
+	}
+	need("out", len(out), nc*nout)
+	need("in", len(in), nc*nin)
+	need("m", len(m), nin*nout)
+	need("idx", len(idx), nc*nin)
+	if bias != nil {
+		need("bias", len(bias), nout)
+	}
+	// Per-chain counts are kept at the end of idx's own chain segment:
+	// chain c's ones are idx[c*nin : c*nin+count[c]].
+	var counts [maxBlock]int
+	total := 0
+	if nc > maxBlock {
+		panic(fmt.Sprintf("kernel: AffineBinary block of %d chains > %d", nc, maxBlock))
+	}
+	for c := 0; c < nc; c++ {
+		if nin > 0 {
+			counts[c] = cur.indices(idx[c*nin:(c+1)*nin], in[c*nin:(c+1)*nin])
+		}
+		total += counts[c]
+	}
+	if float64(total) > DenseThreshold*float64(nc*nin) {
+		cur.affine(out[:nc*nout], bias, in[:nc*nin], m[:nin*nout], nc, nin, nout)
+		return total
+	}
+	for c := 0; c < nc; c++ {
+		o := out[c*nout : (c+1)*nout]
+		if bias != nil {
+			copy(o, bias[:nout])
+		} else {
+			clear(o)
+		}
+	}
+	for t0 := 0; t0 < nout; t0 += BinaryTile {
+		tw := min(BinaryTile, nout-t0)
+		for c := 0; c < nc; c++ {
+			if counts[c] == 0 {
+				continue
+			}
+			cur.sumRows(out[c*nout+t0:c*nout+t0+tw], m[t0:], nout, idx[c*nin:c*nin+counts[c]], tw)
+		}
+	}
+	return total
+}
+
+// maxBlock is the largest block AffineBinary takes (its counts live on the
+// stack so that it never allocates).
+const maxBlock = 256

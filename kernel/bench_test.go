@@ -1,0 +1,175 @@
+package kernel
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// Benchmarks on the MNIST shapes (H = 500, X = 784), one sub-benchmark per
+// tier: BenchmarkKernel/<kernel>/<tier>/<shape>, plus gonum's BLAS as the
+// baseline under the tier name "gonum". Compare tiers as ratios in one run;
+// benchstat reads the output directly.
+
+const benchH, benchX = 500, 784
+
+func randSlice(r *rand.Rand, n int, lo, hi float32) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = lo + (hi-lo)*r.Float32()
+	}
+	return s
+}
+
+func binarySlice(r *rand.Rand, n int, p float64) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = b2f(r.Float64() < p)
+	}
+	return s
+}
+
+func forEachTier(b *testing.B, f func(b *testing.B)) {
+	for _, tier := range Tiers() {
+		b.Run(tier, func(b *testing.B) {
+			restore, err := UseTier(tier)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer restore()
+			f(b)
+		})
+	}
+}
+
+func setFlops(b *testing.B, flops float64) {
+	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+func BenchmarkKernel(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	m := randSlice(r, benchX*benchH, -1, 1) // Cᵀ: X×H
+	bias := randSlice(r, benchH, -1, 1)
+	ncs := []int{8, 16, 64}
+	shape := func(nc int) string { return fmt.Sprintf("x%d-h%d-c%d", benchX, benchH, nc) }
+	flops := func(nc int) float64 { return 2.0 * float64(nc*benchX*benchH) }
+	probs := randSlice(r, 64*benchX, 0, 1)
+	states := binarySlice(r, 64*benchX, 0.13) // MNIST's density
+	out := make([]float32, 64*benchH)
+	idx := make([]int32, 64*benchX)
+	b.Run("dense", func(b *testing.B) {
+		for _, nc := range ncs {
+			b.Run("gonum/"+shape(nc), func(b *testing.B) {
+				impl := gonum.Implementation{}
+				for i := 0; i < b.N; i++ {
+					// out (nc×H) = probs (nc×X) · m (X×H), bias left out.
+					impl.Sgemm(blas.NoTrans, blas.NoTrans, nc, benchH, benchX, 1, probs, benchX, m, benchH, 0, out, benchH)
+				}
+				setFlops(b, flops(nc))
+			})
+		}
+		forEachTier(b, func(b *testing.B) {
+			for _, nc := range ncs {
+				b.Run(shape(nc), func(b *testing.B) {
+					for i := 0; i < b.N; i++ {
+						Affine(out, bias, probs, m, nc, benchX, benchH)
+					}
+					setFlops(b, flops(nc))
+				})
+			}
+		})
+	})
+	// The binary-state product at 13% density, same shapes; GFLOP/s counts
+	// the dense-equivalent work, so it compares directly with the dense form.
+	b.Run("binary13", func(b *testing.B) {
+		forEachTier(b, func(b *testing.B) {
+			for _, nc := range ncs {
+				b.Run(shape(nc), func(b *testing.B) {
+					b.ReportAllocs()
+					for i := 0; i < b.N; i++ {
+						AffineBinary(out, bias, states, m, nc, benchX, benchH, idx)
+					}
+					setFlops(b, flops(nc))
+				})
+			}
+		})
+	})
+	n := 64 * benchH
+	src := randSlice(r, n, -8, 8)
+	dst := make([]float32, n)
+	st := make([]float32, n)
+	s := NewStream(1, 2)
+	ew := func(name string, f func()) {
+		b.Run(name, func(b *testing.B) {
+			forEachTier(b, func(b *testing.B) {
+				b.Run(fmt.Sprintf("n%d", n), func(b *testing.B) {
+					b.SetBytes(int64(4 * n))
+					for i := 0; i < b.N; i++ {
+						f()
+					}
+				})
+			})
+		})
+	}
+	ew("sigmoid", func() { Sigmoid(dst, src) })
+	ew("softplus", func() { Softplus(dst, src) })
+	ew("bernoulli", func() { Bernoulli(st, dst, &s) })
+	ew("sigmoidbernoulli", func() { SigmoidBernoulli(dst, st, src, &s) })
+	pos := make([]int32, n)
+	ew("indices", func() { Indices(pos, st) })
+
+	// Gradient accumulation: one chain's ĥ added to its 13% active rows.
+	g := make([]float32, benchX*benchH)
+	v := randSlice(r, benchH, 0, 1)
+	ones := binarySlice(r, benchX, 0.13)
+	rows := make([]int32, benchX)
+	k := Indices(rows, ones)
+	b.Run("addrows", func(b *testing.B) {
+		forEachTier(b, func(b *testing.B) {
+			b.Run(fmt.Sprintf("x%d-h%d-rows%d", benchX, benchH, k), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					AddRows(g, benchH, rows[:k], 0.5, v)
+				}
+				setFlops(b, 2*float64(k*benchH))
+			})
+		})
+	})
+
+	// The fused updates stream H×X matrices; "copy" is the reference: a
+	// copy of the same number of bytes read and written (NCG reads w, ap, a,
+	// g and writes w, ap, a, c, g: 9 arrays).
+	nn := benchX * benchH
+	w, ap, a, c := randSlice(r, nn, -1, 1), randSlice(r, nn, 0, 1), binarySlice(r, nn, 0.5), make([]float32, nn)
+	gg := make([]float32, nn)
+	big := make([]float32, 9*nn)
+	bigDst := make([]float32, 9*nn)
+	b.Run("update/copy/x784-h500", func(b *testing.B) {
+		b.SetBytes(int64(4 * 9 * nn))
+		for i := 0; i < b.N; i++ {
+			copy(bigDst[:9*nn/2], big[:9*nn/2])
+		}
+	})
+	b.Run("updatencg", func(b *testing.B) {
+		forEachTier(b, func(b *testing.B) {
+			b.Run("x784-h500", func(b *testing.B) {
+				b.SetBytes(int64(4 * 9 * nn))
+				for i := 0; i < b.N; i++ {
+					UpdateNCG(w, ap, a, c, gg, 1e-4, 1e-4, 0.5)
+				}
+			})
+		})
+	})
+	b.Run("transpose", func(b *testing.B) {
+		forEachTier(b, func(b *testing.B) {
+			b.Run("x784-h500", func(b *testing.B) {
+				b.SetBytes(int64(4 * 2 * nn))
+				for i := 0; i < b.N; i++ {
+					Transpose(c, w, benchX, benchH)
+				}
+			})
+		})
+	})
+}

@@ -1,0 +1,17 @@
+//go:build !purego && !noasm && gc
+
+package kernel
+
+import "github.com/klauspost/cpuid/v2"
+
+// Gate exactly on what each tier's assembly uses: AVX2 and FMA3 together
+// (never FMA3 alone); AVX512F with DQ and BW for the AVX-512 tier (VL is
+// implied on every CPU that has all three, but checked too).
+func init() {
+	if cpuid.CPU.Supports(cpuid.AVX2, cpuid.FMA3) {
+		register(avx2Kernels)
+	}
+	if cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ, cpuid.AVX512BW, cpuid.AVX512VL) {
+		register(avx512Kernels)
+	}
+}

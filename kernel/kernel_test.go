@@ -1,0 +1,551 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"testing"
+)
+
+// Differential tests: every tier this CPU supports against the generic
+// reference, at many lengths (0 to beyond four times the widest unroll),
+// slice offsets 0–3, with guard values around every output.
+
+func TestMain(m *testing.M) {
+	if err := Init(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "kernel: tier %s, available %v\n", Tier(), Tiers())
+	os.Exit(m.Run())
+}
+
+// asmTiers are the tiers other than generic that run here. The tests call
+// their functions directly, so they test every tier whatever NCG_KERNEL says.
+func asmTiers(t testing.TB) []*impl {
+	choose()
+	var out []*impl
+	for _, im := range available {
+		if im.name != "generic" {
+			out = append(out, im)
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("no assembly tier on this CPU/build: the generic code is the only tier")
+	}
+	return out
+}
+
+// lengths covers every tail up to and beyond four times the widest unroll
+// (64 floats = 4 ZMM registers).
+func lengths() []int {
+	var ls []int
+	for n := 0; n <= 300; n++ {
+		ls = append(ls, n)
+	}
+	return append(ls, 500, 511, 512, 513, 784, 1023, 1025)
+}
+
+const guard = float32(-12345.5)
+
+// padded returns a slice of length n at offset off inside a guarded buffer,
+// and a check function that fails if anything outside was written.
+func padded(t testing.TB, r *rand.Rand, n, off int, fill func(*rand.Rand) float32) ([]float32, func(string)) {
+	buf := make([]float32, n+off+8)
+	for i := range buf {
+		buf[i] = guard
+	}
+	s := buf[off : off+n : off+n]
+	for i := range s {
+		s[i] = fill(r)
+	}
+	return s, func(what string) {
+		t.Helper()
+		for i := 0; i < off; i++ {
+			if buf[i] != guard {
+				t.Fatalf("%s: wrote before the slice at offset %d", what, i-off)
+			}
+		}
+		for i := off + n; i < len(buf); i++ {
+			if buf[i] != guard {
+				t.Fatalf("%s: wrote past the end at %d (len %d)", what, i-off, n)
+			}
+		}
+	}
+}
+
+func uni(lo, hi float32) func(*rand.Rand) float32 {
+	return func(r *rand.Rand) float32 { return lo + (hi-lo)*r.Float32() }
+}
+
+func bits01(p float64) func(*rand.Rand) float32 {
+	return func(r *rand.Rand) float32 { return b2f(r.Float64() < p) }
+}
+
+func near(got, want, tol float32) bool {
+	if math.IsNaN(float64(want)) {
+		return math.IsNaN(float64(got))
+	}
+	if math.IsInf(float64(want), 0) {
+		return got == want
+	}
+	return float32(math.Abs(float64(got-want))) <= tol
+}
+
+func TestAffine(t *testing.T) {
+	for _, im := range asmTiers(t) {
+		r := rand.New(rand.NewPCG(1, 2))
+		for _, nc := range []int{1, 2, 3, 4, 5, 7, 8, 9, 16} {
+			for _, nout := range []int{1, 3, 7, 8, 15, 16, 17, 31, 33, 64, 65, 100, 129} {
+				for _, nin := range []int{0, 1, 2, 5, 13} {
+					off := (nc + nout + nin) % 4
+					in, _ := padded(t, r, nc*nin, off, bits01(0.5))
+					for i := range in {
+						if r.IntN(3) == 0 {
+							in[i] = r.Float32()
+						}
+					}
+					m, _ := padded(t, r, nin*nout, off, uni(-1, 1))
+					bias, _ := padded(t, r, nout, off, uni(-1, 1))
+					want := make([]float32, nc*nout)
+					affineGeneric(want, bias, in, m, nc, nin, nout)
+					for _, b := range [][]float32{bias, nil} {
+						if b == nil {
+							affineGeneric(want, nil, in, m, nc, nin, nout)
+						}
+						got, check := padded(t, r, nc*nout, off, uni(-9, 9))
+						im.affine(got, b, in, m, nc, nin, nout)
+						check(im.name + " affine")
+						for i := range want {
+							if !near(got[i], want[i], 1e-5*float32(nin+1)) {
+								t.Fatalf("%s affine nc=%d nin=%d nout=%d bias=%v: out[%d] = %g, want %g", im.name, nc, nin, nout, b != nil, i, got[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestSumRows(t *testing.T) {
+	for _, im := range asmTiers(t) {
+		r := rand.New(rand.NewPCG(3, 4))
+		for _, n := range lengths() {
+			off := n % 4
+			stride := n + r.IntN(5)
+			rows := 1 + r.IntN(40)
+			m, _ := padded(t, r, rows*stride, 0, uni(-1, 1))
+			idx := make([]int32, r.IntN(rows+1))
+			for i := range idx {
+				idx[i] = int32(r.IntN(rows))
+			}
+			if n > 0 && rows*stride < (rows-1)*stride+n {
+				continue
+			}
+			want := make([]float32, n)
+			for i := range want {
+				want[i] = float32(i%7) - 3
+			}
+			got, check := padded(t, r, n, off, uni(0, 0))
+			copy(got, want)
+			sumRowsGeneric(want, m, stride, idx, n)
+			im.sumRows(got, m, stride, idx, n)
+			check(im.name + " sumRows")
+			for i := range want {
+				if !near(got[i], want[i], 1e-5*float32(len(idx)+1)) {
+					t.Fatalf("%s sumRows n=%d rows=%d: out[%d] = %g, want %g", im.name, n, len(idx), i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func TestIndices(t *testing.T) {
+	for _, im := range asmTiers(t) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for _, n := range lengths() {
+			for _, p := range []float64{0, 0.13, 0.5, 1} {
+				s, _ := padded(t, r, n, n%4, bits01(p))
+				want := make([]int32, n)
+				got := make([]int32, n+4)
+				for i := range got {
+					got[i] = -7
+				}
+				k := indicesGeneric(want, s)
+				if g := im.indices(got[:n], s); g != k {
+					t.Fatalf("%s indices n=%d p=%g: count %d, want %d", im.name, n, p, g, k)
+				}
+				for i := 0; i < k; i++ {
+					if got[i] != want[i] {
+						t.Fatalf("%s indices n=%d: idx[%d] = %d, want %d", im.name, n, i, got[i], want[i])
+					}
+				}
+				for i := n; i < len(got); i++ {
+					if got[i] != -7 {
+						t.Fatalf("%s indices n=%d: wrote past the end", im.name, n)
+					}
+				}
+			}
+		}
+	}
+}
+
+// specialInputs are the values every element-wise kernel must handle.
+var specialInputs = []float32{0, float32(math.Copysign(0, -1)), 1, -1, 17, -17, 20, -20, 80, -80, 87, -87, 87.5, -87.5, 88, -88, 88.5, -88.5, 89, -89, 100, -100, 1e6, -1e6,
+	float32(math.Inf(1)), float32(math.Inf(-1)), 1e-30, -1e-30, 3.4e38, -3.4e38}
+
+func TestSigmoidSoftplus(t *testing.T) {
+	for _, im := range asmTiers(t) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for _, n := range lengths() {
+			src, _ := padded(t, r, n, n%4, uni(-30, 30))
+			for i := range src {
+				if r.IntN(4) == 0 {
+					src[i] = specialInputs[r.IntN(len(specialInputs))]
+				}
+			}
+			got, check := padded(t, r, n, (n+1)%4, uni(0, 0))
+			im.sigmoid(got, src)
+			check(im.name + " sigmoid")
+			for i, x := range src {
+				want := sigmoidRef(x)
+				if !near(got[i], want, 1e-6*want+3e-45) {
+					t.Fatalf("%s sigmoid(%g) = %g, want %g (rel err %g)", im.name, x, got[i], want, (got[i]-want)/want)
+				}
+			}
+			im.softplus(got, src)
+			check(im.name + " softplus")
+			for i, x := range src {
+				want := softplusRef(x)
+				if !near(got[i], want, 1e-6*float32(math.Max(1, float64(want)))) {
+					t.Fatalf("%s softplus(%g) = %g, want %g", im.name, x, got[i], want)
+				}
+			}
+			// In place.
+			cp := append([]float32(nil), src...)
+			im.sigmoid(cp, cp)
+			for i, x := range src {
+				if want := sigmoidRef(x); !near(cp[i], want, 1e-6*want+3e-45) {
+					t.Fatalf("%s sigmoid in place(%g) = %g, want %g", im.name, x, cp[i], want)
+				}
+			}
+		}
+	}
+}
+
+// TestSigmoidDense sweeps a fine grid for the worst relative error.
+func TestSigmoidDense(t *testing.T) {
+	for _, im := range asmTiers(t) {
+		var src []float32
+		for x := float32(-90); x <= 30; x += 0.000731 {
+			src = append(src, x)
+		}
+		got := make([]float32, len(src))
+		im.sigmoid(got, src)
+		worst := 0.0
+		for i, x := range src {
+			want := float64(sigmoidRef(x))
+			if want < 1.2e-38 {
+				if math.Abs(float64(got[i])-want) > 3e-45 {
+					t.Fatalf("%s sigmoid(%g) = %g, want %g", im.name, x, got[i], want)
+				}
+				continue
+			}
+			worst = math.Max(worst, math.Abs(float64(got[i])-want)/want)
+		}
+		t.Logf("%s sigmoid: worst relative error %.3g over %d points", im.name, worst, len(src))
+		if worst > 1e-6 {
+			t.Fatalf("%s sigmoid: relative error %g > 1e-6", im.name, worst)
+		}
+		im.softplus(got, src)
+		worst = 0
+		for i, x := range src {
+			want := float64(softplusRef(x))
+			worst = math.Max(worst, math.Abs(float64(got[i])-want)/math.Max(1, want))
+		}
+		t.Logf("%s softplus: worst error %.3g", im.name, worst)
+		if worst > 1e-6 {
+			t.Fatalf("%s softplus: error %g > 1e-6", im.name, worst)
+		}
+	}
+}
+
+func TestBernoulli(t *testing.T) {
+	for _, im := range asmTiers(t) {
+		r := rand.New(rand.NewPCG(9, 10))
+		for _, n := range lengths() {
+			p, _ := padded(t, r, n, n%4, uni(0, 1))
+			for i := range p {
+				switch r.IntN(8) {
+				case 0:
+					p[i] = 0
+				case 1:
+					p[i] = 1
+				}
+			}
+			s1 := NewStream(uint64(n), 77)
+			s2 := s1
+			want := make([]float32, n)
+			bernoulliGeneric(want, p, &s1)
+			got, check := padded(t, r, n, (n+3)%4, uni(0, 0))
+			im.bernoulli(got, p, &s2)
+			check(im.name + " bernoulli")
+			if s1 != s2 {
+				t.Fatalf("%s bernoulli n=%d: stream state differs from the generic code's", im.name, n)
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%s bernoulli n=%d: state[%d] = %g, want %g (p %g)", im.name, n, i, got[i], want[i], p[i])
+				}
+			}
+		}
+	}
+}
+
+func TestSigmoidBernoulli(t *testing.T) {
+	for _, im := range asmTiers(t) {
+		r := rand.New(rand.NewPCG(11, 12))
+		for _, n := range lengths() {
+			pre, _ := padded(t, r, n, n%4, uni(-8, 8))
+			for i := range pre {
+				if r.IntN(6) == 0 {
+					pre[i] = specialInputs[r.IntN(len(specialInputs))]
+				}
+			}
+			s1 := NewStream(uint64(n), 78)
+			s2, s3 := s1, s1
+			u := make([]float32, n)
+			s3.Uniforms(u)
+			wantP, wantS := make([]float32, n), make([]float32, n)
+			sigmoidBernoulliGeneric(wantP, wantS, pre, &s1)
+			gotP, checkP := padded(t, r, n, (n+1)%4, uni(0, 0))
+			gotS, checkS := padded(t, r, n, (n+2)%4, uni(0, 0))
+			im.sigmoidBernoulli(gotP, gotS, pre, &s2)
+			checkP(im.name + " sigmoidBernoulli prob")
+			checkS(im.name + " sigmoidBernoulli state")
+			if s1 != s2 {
+				t.Fatalf("%s sigmoidBernoulli n=%d: stream state differs", im.name, n)
+			}
+			for i := range wantP {
+				if !near(gotP[i], wantP[i], 1e-6*wantP[i]+3e-45) {
+					t.Fatalf("%s sigmoidBernoulli: prob[%d] = σ(%g) = %g, want %g", im.name, i, pre[i], gotP[i], wantP[i])
+				}
+				// Compare sampled bits only where the draw is not within
+				// 1e-6 of the probability (rounding may decide those).
+				if math.Abs(float64(u[i]-wantP[i])) > 1e-6 && gotS[i] != wantS[i] {
+					t.Fatalf("%s sigmoidBernoulli: state[%d] = %g, want %g (u %g, p %g)", im.name, i, gotS[i], wantS[i], u[i], wantP[i])
+				}
+			}
+			// prob aliasing pre.
+			cp := append([]float32(nil), pre...)
+			s4 := NewStream(uint64(n), 78)
+			im.sigmoidBernoulli(cp, gotS, cp, &s4)
+			for i := range cp {
+				if !near(cp[i], wantP[i], 1e-6*wantP[i]+3e-45) {
+					t.Fatalf("%s sigmoidBernoulli in place: prob[%d] = %g, want %g", im.name, i, cp[i], wantP[i])
+				}
+			}
+		}
+	}
+}
+
+func TestAddRowsAxpy(t *testing.T) {
+	for _, im := range asmTiers(t) {
+		r := rand.New(rand.NewPCG(13, 14))
+		for _, n := range lengths() {
+			rows := 1 + r.IntN(20)
+			g, check := padded(t, r, rows*n, n%4, uni(-1, 1))
+			want := append([]float32(nil), g...)
+			idx := make([]int32, r.IntN(rows+1))
+			for i := range idx {
+				idx[i] = int32(r.IntN(rows))
+			}
+			v, _ := padded(t, r, n, (n+1)%4, uni(0, 1))
+			a := float32(r.IntN(3)) - 1 + 0.25
+			addRowsGeneric(want, n, idx, a, v)
+			im.addRows(g, n, idx, a, v)
+			check(im.name + " addRows")
+			for i := range want {
+				if !near(g[i], want[i], 1e-5*float32(len(idx)+1)) {
+					t.Fatalf("%s addRows n=%d: g[%d] = %g, want %g", im.name, n, i, g[i], want[i])
+				}
+			}
+			y, checkY := padded(t, r, n, (n+2)%4, uni(-1, 1))
+			wy := append([]float32(nil), y...)
+			axpyGeneric(wy, a, v)
+			im.axpy(y, a, v)
+			checkY(im.name + " axpy")
+			for i := range wy {
+				if !near(y[i], wy[i], 1e-6) {
+					t.Fatalf("%s axpy n=%d: y[%d] = %g, want %g", im.name, n, i, y[i], wy[i])
+				}
+			}
+		}
+	}
+}
+
+func TestUpdates(t *testing.T) {
+	for _, im := range asmTiers(t) {
+		r := rand.New(rand.NewPCG(15, 16))
+		const gamma = 0.5
+		for _, n := range lengths() {
+			off := n % 4
+			mk := func(f func(*rand.Rand) float32) ([]float32, func(string)) { return padded(t, r, n, off, f) }
+			w, cw := mk(uni(-1, 1))
+			ap, cap_ := mk(uni(-0.2, 1.2))
+			a, ca := mk(bits01(0.5))
+			c, cc := mk(uni(0, 0))
+			g, cg := mk(uni(-3, 3))
+			for i := range ap { // keep the threshold decision clear of rounding
+				if math.Abs(float64(ap[i]-gamma)) < 0.05 {
+					ap[i] = gamma + 0.1
+				}
+			}
+			ww, wap, wa, wc, wg := clone(w), clone(ap), clone(a), clone(c), clone(g)
+			const alpha, alphaA = 0.002, 0.01
+			if b := updateNCGGeneric(ww, wap, wa, wc, wg, alpha, alphaA, gamma); b != 0 {
+				t.Fatal("generic updateNCG reports non-finite values")
+			}
+			if b := im.updateNCG(w, ap, a, c, g, alpha, alphaA, gamma); b != 0 {
+				t.Fatalf("%s updateNCG n=%d reports non-finite values (%g)", im.name, n, b)
+			}
+			for _, chk := range []func(string){cw, cap_, ca, cc, cg} {
+				chk(im.name + " updateNCG")
+			}
+			cmp := func(what string, got, want []float32, tol float32) {
+				t.Helper()
+				for i := range want {
+					if !near(got[i], want[i], tol) {
+						t.Fatalf("%s %s n=%d: [%d] = %g, want %g", im.name, what, n, i, got[i], want[i])
+					}
+				}
+			}
+			cmp("updateNCG w", w, ww, 1e-6)
+			cmp("updateNCG ap", ap, wap, 1e-6)
+			cmp("updateNCG a", a, wa, 0)
+			cmp("updateNCG c", c, wc, 1e-6)
+			cmp("updateNCG g", g, wg, 0)
+
+			copy(g, wg)
+			for i := range g {
+				g[i] = r.Float32()*6 - 3
+			}
+			wg = clone(g)
+			if im.updateMasked(w, a, c, g, alpha) != 0 || updateMaskedGeneric(ww, wa, wc, wg, alpha) != 0 {
+				t.Fatalf("%s updateMasked reports non-finite values", im.name)
+			}
+			cmp("updateMasked w", w, ww, 1e-6)
+			cmp("updateMasked c", c, wc, 1e-6)
+			cmp("updateMasked g", g, wg, 0)
+
+			for i := range g {
+				g[i] = r.Float32()*6 - 3
+			}
+			wg = clone(g)
+			if im.updateDense(w, c, g, alpha) != 0 || updateDenseGeneric(ww, wc, wg, alpha) != 0 {
+				t.Fatalf("%s updateDense reports non-finite values", im.name)
+			}
+			cmp("updateDense w", w, ww, 1e-6)
+			cmp("updateDense c", c, wc, 1e-6)
+			for i := range g {
+				g[i] = 1
+			}
+			if im.updateDense(w, nil, g, alpha) != 0 {
+				t.Fatalf("%s updateDense(c=nil) reports non-finite values", im.name)
+			}
+			cw("updateDense nil c")
+
+			// A NaN or Inf anywhere in g must be reported.
+			if n > 0 {
+				for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+					k := r.IntN(n)
+					g[k] = bad
+					if im.updateNCG(w, ap, a, c, g, alpha, alphaA, gamma) == 0 {
+						t.Fatalf("%s updateNCG n=%d: %g at %d not reported", im.name, n, bad, k)
+					}
+					g[k] = bad
+					if im.updateMasked(w, a, c, g, alpha) == 0 {
+						t.Fatalf("%s updateMasked n=%d: %g at %d not reported", im.name, n, bad, k)
+					}
+					g[k] = bad
+					if im.updateDense(w, c, g, alpha) == 0 {
+						t.Fatalf("%s updateDense n=%d: %g at %d not reported", im.name, n, bad, k)
+					}
+					for i := range w { // the NaN went into w; start clean
+						w[i], g[i] = r.Float32(), 0
+					}
+				}
+			}
+		}
+	}
+}
+
+func clone(s []float32) []float32 { return append([]float32(nil), s...) }
+
+func TestTranspose(t *testing.T) {
+	for _, im := range asmTiers(t) {
+		r := rand.New(rand.NewPCG(17, 18))
+		for _, rows := range []int{1, 2, 3, 7, 8, 9, 15, 16, 17, 33, 100} {
+			for _, cols := range []int{1, 2, 5, 8, 9, 16, 17, 31, 64, 65} {
+				src, _ := padded(t, r, rows*cols, 1, uni(-1, 1))
+				want := make([]float32, rows*cols)
+				transposeGeneric(want, src, rows, cols)
+				got, check := padded(t, r, rows*cols, 2, uni(0, 0))
+				im.transpose(got, src, rows, cols)
+				check(im.name + " transpose")
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("%s transpose %d×%d: [%d] = %g, want %g", im.name, rows, cols, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestExportedChecks: the exported functions reject short slices and bad
+// indices with a panic naming the argument, before any assembly runs.
+func TestExportedChecks(t *testing.T) {
+	mustPanic := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s: no panic", name)
+			}
+		}()
+		f()
+	}
+	mustPanic("Affine short m", func() { Affine(make([]float32, 4), nil, make([]float32, 4), make([]float32, 3), 2, 2, 2) })
+	mustPanic("SumRows bad row", func() { SumRows(make([]float32, 2), make([]float32, 4), 2, []int32{2}, 2) })
+	mustPanic("AddRows negative row", func() { AddRows(make([]float32, 4), 2, []int32{-1}, 1, make([]float32, 2)) })
+	mustPanic("Sigmoid short dst", func() { Sigmoid(make([]float32, 1), make([]float32, 2)) })
+	mustPanic("UpdateNCG short g", func() {
+		UpdateNCG(make([]float32, 3), make([]float32, 3), make([]float32, 3), make([]float32, 3), make([]float32, 2), 1, 1, 0.5)
+	})
+}
+
+func TestSetTier(t *testing.T) {
+	if err := SetTier("nonsense"); err == nil {
+		t.Error("SetTier(nonsense) succeeded")
+	}
+	restore, err := UseTier("generic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Tier() != "generic" {
+		t.Errorf("Tier() = %s after UseTier(generic)", Tier())
+	}
+	restore()
+	for _, name := range []string{"avx2", "avx512", "neon"} {
+		supported := false
+		for _, a := range Tiers() {
+			supported = supported || a == name
+		}
+		if err := SetTier(name); (err == nil) != supported {
+			t.Errorf("SetTier(%s) error %v, supported %v", name, err, supported)
+		}
+		restore()
+	}
+}
