@@ -60,6 +60,7 @@ func BenchmarkKernel(b *testing.B) {
 	states := binarySlice(r, 64*benchX, 0.13) // MNIST's density
 	out := make([]float32, 64*benchH)
 	idx := make([]int32, 64*benchX)
+	counts := make([]int32, 64)
 	b.Run("dense", func(b *testing.B) {
 		for _, nc := range ncs {
 			b.Run("gonum/"+shape(nc), func(b *testing.B) {
@@ -90,7 +91,7 @@ func BenchmarkKernel(b *testing.B) {
 				b.Run(shape(nc), func(b *testing.B) {
 					b.ReportAllocs()
 					for i := 0; i < b.N; i++ {
-						AffineBinary(out, bias, states, m, nc, benchX, benchH, idx)
+						AffineBinary(out, bias, states, m, nc, benchX, benchH, idx, counts)
 					}
 					setFlops(b, flops(nc))
 				})

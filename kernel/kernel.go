@@ -466,34 +466,34 @@ var BinaryTile = 128
 var DenseThreshold = 0.35
 
 // AffineBinary is Affine for binary inputs (every in value 0 or 1). It
-// builds each chain's list of ones in idx (length ≥ nc*nin) and sums the
-// rows of m they name, in column tiles shared by the block; when more than
-// DenseThreshold of the inputs are ones it uses the dense product instead.
-// It returns the number of ones, which callers use for statistics.
-func AffineBinary(out, bias, in, m []float32, nc, nin, nout int, idx []int32) int {
+// writes each chain's ones to idx (chain c's at idx[c*nin : c*nin+counts[c]],
+// increasing) and sums the rows of m they name, in column tiles shared by
+// the block; when more than DenseThreshold of the inputs are ones it uses
+// the dense product instead. idx needs nc*nin entries, counts nc. It returns
+// the total number of ones. Callers keep idx and counts for the gradient.
+func AffineBinary(out, bias, in, m []float32, nc, nin, nout int, idx, counts []int32) int {
 	choose()
-	if nc <= 0 || nout <= 0 {
+	if nc <= 0 {
 		return 0
 	}
 	need("out", len(out), nc*nout)
 	need("in", len(in), nc*nin)
 	need("m", len(m), nin*nout)
 	need("idx", len(idx), nc*nin)
+	need("counts", len(counts), nc)
 	if bias != nil {
 		need("bias", len(bias), nout)
 	}
-	// Per-chain counts are kept at the end of idx's own chain segment:
-	// chain c's ones are idx[c*nin : c*nin+count[c]].
-	var counts [maxBlock]int
 	total := 0
-	if nc > maxBlock {
-		panic(fmt.Sprintf("kernel: AffineBinary block of %d chains > %d", nc, maxBlock))
-	}
 	for c := 0; c < nc; c++ {
+		counts[c] = 0
 		if nin > 0 {
-			counts[c] = cur.indices(idx[c*nin:(c+1)*nin], in[c*nin:(c+1)*nin])
+			counts[c] = int32(cur.indices(idx[c*nin:(c+1)*nin], in[c*nin:(c+1)*nin]))
 		}
-		total += counts[c]
+		total += int(counts[c])
+	}
+	if nout <= 0 {
+		return total
 	}
 	if float64(total) > DenseThreshold*float64(nc*nin) {
 		cur.affine(out[:nc*nout], bias, in[:nc*nin], m[:nin*nout], nc, nin, nout)
@@ -513,12 +513,9 @@ func AffineBinary(out, bias, in, m []float32, nc, nin, nout int, idx []int32) in
 			if counts[c] == 0 {
 				continue
 			}
-			cur.sumRows(out[c*nout+t0:c*nout+t0+tw], m[t0:], nout, idx[c*nin:c*nin+counts[c]], tw)
+			cur.sumRows(out[c*nout+t0:c*nout+t0+tw], m[t0:], nout, idx[c*nin:c*nin+int(counts[c])], tw)
 		}
 	}
 	return total
 }
 
-// maxBlock is the largest block AffineBinary takes (its counts live on the
-// stack so that it never allocates).
-const maxBlock = 256

@@ -549,3 +549,61 @@ func TestSetTier(t *testing.T) {
 		restore()
 	}
 }
+
+func TestAffineBinary(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, p := range []float64{0, 0.05, 0.13, 0.5, 1} {
+		for _, nc := range []int{1, 3, 16} {
+			for _, shape := range [][2]int{{1, 1}, {7, 300}, {784, 500}, {500, 784}} {
+				nin, nout := shape[0], shape[1]
+				in := binarySliceT(r, nc*nin, p)
+				m := make([]float32, nin*nout)
+				for i := range m {
+					m[i] = r.Float32()*2 - 1
+				}
+				bias := make([]float32, nout)
+				for i := range bias {
+					bias[i] = r.Float32()
+				}
+				want := make([]float32, nc*nout)
+				affineGeneric(want, bias, in, m, nc, nin, nout)
+				got := make([]float32, nc*nout)
+				idx := make([]int32, nc*nin)
+				counts := make([]int32, nc)
+				total := AffineBinary(got, bias, in, m, nc, nin, nout, idx, counts)
+				ones := 0
+				for c := 0; c < nc; c++ {
+					k := 0
+					for j := 0; j < nin; j++ {
+						if in[c*nin+j] != 0 {
+							if int(counts[c]) <= k || idx[c*nin+k] != int32(j) {
+								t.Fatalf("p=%g nc=%d: chain %d's index list is wrong at %d", p, nc, c, k)
+							}
+							k++
+						}
+					}
+					if k != int(counts[c]) {
+						t.Fatalf("chain %d: count %d, want %d", c, counts[c], k)
+					}
+					ones += k
+				}
+				if total != ones {
+					t.Fatalf("total %d, want %d", total, ones)
+				}
+				for i := range want {
+					if !near(got[i], want[i], 1e-4) {
+						t.Fatalf("p=%g nc=%d %v: out[%d] = %g, want %g", p, nc, shape, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+func binarySliceT(r *rand.Rand, n int, p float64) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = b2f(r.Float64() < p)
+	}
+	return s
+}
