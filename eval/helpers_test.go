@@ -1,0 +1,133 @@
+package eval
+
+import (
+	"compress/gzip"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// dataDir finds the shared data folder: $NCG_DATA, else ../../shared/data
+// relative to this package's directory.
+func dataDir() string {
+	if d := os.Getenv("NCG_DATA"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "shared", "data")
+}
+
+// needFile returns the path of a shared data file or skips the test.
+func needFile(tb testing.TB, rel string) string {
+	tb.Helper()
+	p := filepath.Join(dataDir(), rel)
+	if _, err := os.Stat(p); err != nil {
+		tb.Skipf("data file %s not found (set NCG_DATA to the shared data folder): %v", p, err)
+	}
+	return p
+}
+
+// readIDXImages reads a gzipped IDX3 image file: n images of rows×cols bytes.
+func readIDXImages(path string) (pix []uint8, n, size int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	var hdr [16]byte
+	if _, err := io.ReadFull(zr, hdr[:]); err != nil {
+		return nil, 0, 0, fmt.Errorf("%s: header: %w", path, err)
+	}
+	if m := binary.BigEndian.Uint32(hdr[:]); m != 0x00000803 {
+		return nil, 0, 0, fmt.Errorf("%s: magic 0x%08x, want 0x00000803", path, m)
+	}
+	n = int(binary.BigEndian.Uint32(hdr[4:]))
+	size = int(binary.BigEndian.Uint32(hdr[8:])) * int(binary.BigEndian.Uint32(hdr[12:]))
+	pix = make([]uint8, n*size)
+	if _, err := io.ReadFull(zr, pix); err != nil {
+		return nil, 0, 0, fmt.Errorf("%s: pixels: %w", path, err)
+	}
+	return pix, n, size, nil
+}
+
+// binarise draws each pixel as a 1 with probability pixel/255 (fixed seed).
+func binarise(pix []uint8, seed uint64) []uint8 {
+	rng := rand.New(rand.NewPCG(seed, 0x6d6e697374))
+	out := make([]uint8, len(pix))
+	for k, p := range pix {
+		if rng.Float64()*255 < float64(p) {
+			out[k] = 1
+		}
+	}
+	return out
+}
+
+type mnistSet struct {
+	x    []uint8
+	n, X int
+}
+
+var (
+	mnistOnce             sync.Once
+	mnistTrain, mnistTest mnistSet
+	mnistErr              error
+)
+
+// loadMNIST returns the stochastically binarised training and test images
+// (seeds 1 and 2), or skips.
+func loadMNIST(tb testing.TB) (train, test mnistSet) {
+	tb.Helper()
+	trp := needFile(tb, "mnist/train-images-idx3-ubyte.gz")
+	tep := needFile(tb, "mnist/t10k-images-idx3-ubyte.gz")
+	mnistOnce.Do(func() {
+		pix, n, size, err := readIDXImages(trp)
+		if err != nil {
+			mnistErr = err
+			return
+		}
+		mnistTrain = mnistSet{binarise(pix, 1), n, size}
+		pix, n, size, err = readIDXImages(tep)
+		if err != nil {
+			mnistErr = err
+			return
+		}
+		mnistTest = mnistSet{binarise(pix, 2), n, size}
+	})
+	if mnistErr != nil {
+		tb.Fatal(mnistErr)
+	}
+	return mnistTrain, mnistTest
+}
+
+func loadCD25(tb testing.TB) *Model {
+	tb.Helper()
+	m, err := LoadMATModel(needFile(tb, "reference/mnistvh_CD25.mat"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// randomModel returns a model with weights ~ N(0, scale²) and biases ~ N(0, 1/4).
+func randomModel(X, H int, scale float64, seed uint64) *Model {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	m := &Model{H: H, X: X, C: make([]float32, X*H), B: make([]float32, H), D: make([]float32, X)}
+	for k := range m.C {
+		m.C[k] = float32(rng.NormFloat64() * scale)
+	}
+	for k := range m.B {
+		m.B[k] = float32(rng.NormFloat64() * 0.5)
+	}
+	for k := range m.D {
+		m.D[k] = float32(rng.NormFloat64() * 0.5)
+	}
+	return m
+}

@@ -1,0 +1,170 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ncg-rbm/ncg/kernel"
+)
+
+// Model is the view of a binary RBM that evaluation needs.
+//
+// C holds the acting weights (W ⊙ A) visible-major, X×H row-major:
+// C[j*H+i] is the weight between visible unit j and hidden unit i. This is
+// the layout the engine stores, so a trained model is passed without a copy.
+// B holds the H hidden biases and D the X visible biases.
+type Model struct {
+	H, X int
+	C    []float32
+	B    []float32
+	D    []float32
+}
+
+// Validate checks the shapes and that every parameter is finite.
+func (m *Model) Validate() error {
+	if m == nil {
+		return errors.New("eval: nil model")
+	}
+	if m.H <= 0 || m.X <= 0 {
+		return fmt.Errorf("eval: model has H=%d hidden and X=%d visible units; both must be positive", m.H, m.X)
+	}
+	if m.H > math.MaxInt32 || m.X > math.MaxInt32 || m.H*m.X/m.H != m.X {
+		return fmt.Errorf("eval: model size %d×%d is too large", m.X, m.H)
+	}
+	if len(m.C) != m.X*m.H {
+		return fmt.Errorf("eval: model weights C have length %d, want X·H = %d·%d = %d", len(m.C), m.X, m.H, m.X*m.H)
+	}
+	if len(m.B) != m.H {
+		return fmt.Errorf("eval: model hidden biases B have length %d, want H = %d", len(m.B), m.H)
+	}
+	if len(m.D) != m.X {
+		return fmt.Errorf("eval: model visible biases D have length %d, want X = %d", len(m.D), m.X)
+	}
+	for _, p := range []struct {
+		name string
+		v    []float32
+	}{{"C", m.C}, {"B", m.B}, {"D", m.D}} {
+		for k, v := range p.v {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("eval: model parameter %s[%d] = %v is not finite", p.name, k, v)
+			}
+		}
+	}
+	return nil
+}
+
+// transposed returns Cᵀ, H×X row-major: row i holds hidden unit i's weights
+// to every visible unit.
+func (m *Model) transposed() []float32 {
+	t := make([]float32, len(m.C))
+	kernel.Transpose(t, m.C, m.X, m.H)
+	return t
+}
+
+// checkData validates n rows of X binary values.
+func checkData(x []uint8, n, X int) error {
+	if n < 0 {
+		return fmt.Errorf("eval: negative number of rows %d", n)
+	}
+	if X > 0 && n > math.MaxInt/X {
+		return fmt.Errorf("eval: %d rows of %d units is too large", n, X)
+	}
+	if len(x) != n*X {
+		return fmt.Errorf("eval: data has %d bytes, want %d rows × %d units = %d", len(x), n, X, n*X)
+	}
+	for k, v := range x {
+		if v > 1 {
+			return fmt.Errorf("eval: data row %d unit %d has value %d; want 0 or 1", k/X, k%X, v)
+		}
+	}
+	return nil
+}
+
+// activeIndices writes the positions of the ones of a binary row to idx and
+// returns the prefix.
+func activeIndices(idx []int32, row []uint8) []int32 {
+	n := 0
+	for j, v := range row {
+		if v != 0 {
+			idx[n] = int32(j)
+			n++
+		}
+	}
+	return idx[:n]
+}
+
+// sum64 adds float32 values in float64 with four accumulators (a fixed
+// order, so the result is reproducible).
+func sum64(v []float32) float64 {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		s0 += float64(v[i])
+		s1 += float64(v[i+1])
+		s2 += float64(v[i+2])
+		s3 += float64(v[i+3])
+	}
+	for ; i < len(v); i++ {
+		s0 += float64(v[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// workerCount turns the user's worker setting into a positive count no
+// larger than the number of pieces of work.
+func workerCount(workers, pieces int) int {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if workers > pieces {
+		workers = pieces
+	}
+	if workers < 1 {
+		workers = 1
+	}
+	return workers
+}
+
+// parallel calls fn(w, i) for every piece i < n on `workers` goroutines;
+// w < workers identifies the goroutine (for its scratch buffers). Pieces are
+// handed out dynamically, so callers must make each piece's result depend on
+// i only. After the first error no new piece starts; it returns the error of
+// the lowest-numbered piece that failed. (A minimal errgroup with a limit:
+// the module does not require golang.org/x/sync.)
+func parallel(n, workers int, fn func(w, i int) error) error {
+	if n <= 0 {
+		return nil
+	}
+	workers = workerCount(workers, n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := fn(w, i); err != nil {
+					errs[i] = err
+					failed.Store(true)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
