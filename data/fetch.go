@@ -1,0 +1,376 @@
+package data
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// File is one file of the data directory layout.
+type File struct {
+	Set  string // "mnist", "mushrooms", "connect-4" or "reference"
+	Path string // relative to the data directory, slash-separated
+	What string
+	// source ("mnist" or "libsvm") and remote (path under the source's base
+	// URL) say where to download the file; source is "" when it cannot be
+	// downloaded (the paper's split files, the reference model).
+	source, remote string
+	MD5            string // MD5 of the file's bytes as published ("" if unknown)
+	RawMD5         string // MD5 of its decompressed bytes ("" if unknown)
+	// Rows and Features, when MD5 and RawMD5 are unknown, are checked by
+	// parsing the file (Format "libsvm" or "split").
+	Rows, Features int
+	Format         string
+}
+
+// Downloadable reports whether Fetch can download the file.
+func (f File) Downloadable() bool { return f.source != "" }
+
+// Default download locations.
+var (
+	// DefaultMNISTBaseURLs are tried in order.
+	DefaultMNISTBaseURLs = []string{"https://ossci-datasets.s3.amazonaws.com/mnist/", "http://yann.lecun.com/exdb/mnist/"}
+	DefaultLIBSVMBaseURL = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/"
+)
+
+// Files lists every file of the data directory layout that the project
+// knows. The MD5 checksums are those of the data README: the canonical
+// MNIST .gz files (train images also by the MD5 of its decompressed bytes,
+// so a locally re-compressed copy verifies) and the LIBSVM mushrooms file.
+// The LIBSVM connect-4 file has no published checksum: it is checked by
+// parsing it (67557 rows of 126 binary features).
+func Files() []File {
+	return []File{
+		{Set: "mnist", Path: "mnist/" + MNISTTrainImages, What: "MNIST training images (IDX, 60000×28×28)",
+			source: "mnist", remote: MNISTTrainImages, MD5: "f68b3c2dcbeaaa9fbdd348bbdeb94873", RawMD5: "6bbc9ace898e44ae57da46a324031adb"},
+		{Set: "mnist", Path: "mnist/" + MNISTTrainLabels, What: "MNIST training labels (IDX, 60000)",
+			source: "mnist", remote: MNISTTrainLabels, MD5: "d53e105ee54ea40749a09fcbcd1e9432"},
+		{Set: "mnist", Path: "mnist/" + MNISTTestImages, What: "MNIST test images (IDX, 10000×28×28)",
+			source: "mnist", remote: MNISTTestImages, MD5: "9fb629c4189551a2d022fa330f9573f3"},
+		{Set: "mnist", Path: "mnist/" + MNISTTestLabels, What: "MNIST test labels (IDX, 10000)",
+			source: "mnist", remote: MNISTTestLabels, MD5: "ec29112dd5afa0611ce80d1b7f02629c"},
+		{Set: "mushrooms", Path: "mushrooms/mushrooms", What: "LIBSVM mushrooms (8124×112, labels 1/2)",
+			source: "libsvm", remote: "binary/mushrooms", MD5: "2a52251de564d72e772b25211a84f5f8"},
+		{Set: "mushrooms", Path: "mushrooms/mushrooms-train.data", What: "the paper's mushrooms train split (2000)",
+			Rows: 2000, Features: 112, Format: FormatSplit},
+		{Set: "mushrooms", Path: "mushrooms/mushrooms-test.data", What: "the paper's mushrooms test split (6124)",
+			Rows: 6124, Features: 112, Format: FormatSplit},
+		{Set: "connect-4", Path: "connect-4/connect-4", What: "LIBSVM connect-4 (67557×126, labels -1/0/1)",
+			source: "libsvm", remote: "multiclass/connect-4", Rows: 67557, Features: 126, Format: FormatLIBSVM},
+		{Set: "connect-4", Path: "connect-4/connect-4-train.data", What: "the paper's connect-4 train split (16000)",
+			Rows: 16000, Features: 126, Format: FormatSplit},
+		{Set: "reference", Path: "reference/mnistvh_CD25.mat", What: "reference MNIST RBM (Salakhutdinov & Murray 2008)"},
+	}
+}
+
+// FetchOptions configures [Fetch].
+type FetchOptions struct {
+	// Mirror, when set, replaces every canonical location: file F of the
+	// layout (e.g. mnist/train-images-idx3-ubyte.gz) is fetched from
+	// Mirror/F only. A data directory served over HTTP is such a mirror.
+	Mirror string
+	// MNISTBaseURLs and LIBSVMBaseURL replace the defaults when set.
+	MNISTBaseURLs []string
+	LIBSVMBaseURL string
+	Client        *http.Client // nil means a client with a 10-minute timeout
+	Log           io.Writer    // progress messages; nil discards them
+	Force         bool         // download even files already present and valid
+}
+
+// MaxDownload bounds the size of one downloaded file.
+const MaxDownload = 512 << 20
+
+// URLs returns the locations Fetch tries for f, in order.
+func (f File) URLs(o FetchOptions) []string {
+	if !f.Downloadable() {
+		return nil
+	}
+	if o.Mirror != "" {
+		return []string{strings.TrimSuffix(o.Mirror, "/") + "/" + f.Path}
+	}
+	var bases []string
+	switch f.source {
+	case "mnist":
+		bases = o.MNISTBaseURLs
+		if bases == nil {
+			bases = DefaultMNISTBaseURLs
+		}
+	case "libsvm":
+		bases = []string{o.LIBSVMBaseURL}
+		if o.LIBSVMBaseURL == "" {
+			bases = []string{DefaultLIBSVMBaseURL}
+		}
+	}
+	urls := make([]string, len(bases))
+	for i, b := range bases {
+		urls[i] = strings.TrimSuffix(b, "/") + "/" + f.remote
+	}
+	return urls
+}
+
+// FetchNames are the sets Fetch accepts ("all" fetches every one).
+var FetchNames = []string{"mnist", "mushrooms", "connect-4"}
+
+// Fetch downloads the downloadable files of set name ("mnist", "mushrooms",
+// "connect-4" or "all") into dir, skipping files already present and valid
+// unless opts.Force. Each file is verified (MD5, or parsed when no checksum
+// is known) before it is moved into place: it is written to a temporary
+// file in the same directory, synced and renamed, so a failed or corrupt
+// download never leaves a file behind. If some files cannot be fetched the
+// error says which URLs failed and where to place the files by hand.
+//
+// The paper's split files cannot be downloaded: for mushrooms Fetch gets
+// the LIBSVM file, from which Load makes a seeded split when the split files
+// are absent; likewise connect-4.
+func Fetch(ctx context.Context, name, dir string, opts FetchOptions) error {
+	var files []File
+	for _, f := range Files() {
+		if f.Downloadable() && (name == "all" || f.Set == name || (name == "connect4" && f.Set == "connect-4")) {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("data: cannot fetch %q (want one of %s, or all)", name, strings.Join(FetchNames, ", "))
+	}
+	log := opts.Log
+	if log == nil {
+		log = io.Discard
+	}
+	client := opts.Client
+	if client == nil {
+		client = &http.Client{Timeout: 10 * time.Minute}
+	}
+	var failed []File
+	var errs []string
+	for _, f := range files {
+		dst := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if !opts.Force {
+			if _, err := os.Stat(dst); err == nil {
+				st := Verify(dir, f)
+				if st.OK {
+					fmt.Fprintf(log, "%s: present, %s\n", dst, st.Check)
+					continue
+				}
+				fmt.Fprintf(log, "%s: present but %s: downloading again\n", dst, st.Check)
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		var ferrs []string
+		ok := false
+		for _, u := range f.URLs(opts) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			fmt.Fprintf(log, "downloading %s\n", u)
+			check, err := download(ctx, client, u, dst, f)
+			if err != nil {
+				fmt.Fprintf(log, "  failed: %v\n", err)
+				ferrs = append(ferrs, fmt.Sprintf("%s: %v", u, err))
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				continue
+			}
+			fmt.Fprintf(log, "  → %s (%s)\n", dst, check)
+			ok = true
+			break
+		}
+		if !ok {
+			failed = append(failed, f)
+			errs = append(errs, ferrs...)
+		}
+	}
+	if failed == nil {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "data: could not fetch %d file(s) of %s:\n", len(failed), name)
+	for _, e := range errs {
+		fmt.Fprintf(&b, "  %s\n", e)
+	}
+	b.WriteString("Download them by hand and place them as follows (URL → path):\n")
+	for _, f := range failed {
+		urls := f.URLs(FetchOptions{})
+		fmt.Fprintf(&b, "  %s → %s\n", urls[0], filepath.Join(dir, filepath.FromSlash(f.Path)))
+	}
+	return errors.New(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// download fetches u into dst atomically, verifying it as f.
+func download(ctx context.Context, client *http.Client, u, dst string, f File) (check string, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("HTTP %s", resp.Status)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	n, err := io.Copy(tmp, io.LimitReader(resp.Body, MaxDownload+1))
+	if err != nil {
+		return "", err
+	}
+	if n > MaxDownload {
+		return "", fmt.Errorf("larger than %d bytes", MaxDownload)
+	}
+	if resp.ContentLength >= 0 && n != resp.ContentLength {
+		return "", fmt.Errorf("got %d of %d bytes", n, resp.ContentLength)
+	}
+	if err = tmp.Sync(); err != nil {
+		return "", err
+	}
+	if err = tmp.Close(); err != nil {
+		return "", err
+	}
+	st := verifyPath(tmp.Name(), f)
+	if !st.OK {
+		return "", fmt.Errorf("%s; not saved", st.Check)
+	}
+	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
+		return "", err
+	}
+	if err = os.Rename(tmp.Name(), dst); err != nil {
+		return "", err
+	}
+	if d, err := os.Open(filepath.Dir(dst)); err == nil {
+		d.Sync() // make the rename durable; not all systems support it
+		d.Close()
+	}
+	return fmt.Sprintf("%d bytes, %s", n, st.Check), nil
+}
+
+// FileStatus is what [Info] and [Verify] found about a file.
+type FileStatus struct {
+	File
+	FullPath string
+	Present  bool
+	Size     int64
+	Verified bool   // a checksum or content check passed
+	OK       bool   // present and no check failed
+	Check    string // what was checked and the outcome, in words
+}
+
+// Info returns the status of every file of [Files] in dir, verifying those
+// present.
+func Info(dir string) []FileStatus {
+	var out []FileStatus
+	for _, f := range Files() {
+		out = append(out, Verify(dir, f))
+	}
+	return out
+}
+
+// Verify checks one file of the layout in dir.
+func Verify(dir string, f File) FileStatus {
+	return verifyPath(filepath.Join(dir, filepath.FromSlash(f.Path)), f)
+}
+
+func verifyPath(path string, f File) FileStatus {
+	st := FileStatus{File: f, FullPath: path}
+	fi, err := os.Stat(path)
+	if err != nil {
+		st.Check = "missing"
+		return st
+	}
+	st.Present, st.Size = true, fi.Size()
+	if f.MD5 != "" || f.RawMD5 != "" {
+		sum, err := md5File(path, false)
+		if err != nil {
+			st.Check = err.Error()
+			return st
+		}
+		if sum == f.MD5 {
+			st.Verified, st.OK, st.Check = true, true, "MD5 ok"
+			return st
+		}
+		if f.RawMD5 != "" {
+			raw, err := md5File(path, true)
+			if err != nil {
+				st.Check = "MD5 mismatch: " + err.Error()
+				return st
+			}
+			if raw == f.RawMD5 {
+				st.Verified, st.OK, st.Check = true, true, "MD5 of decompressed bytes ok"
+				return st
+			}
+			sum = raw + " decompressed"
+		}
+		want := f.MD5
+		if want == "" {
+			want = f.RawMD5
+		}
+		st.Check = fmt.Sprintf("MD5 mismatch: got %s, want %s", sum, want)
+		return st
+	}
+	if f.Format != "" {
+		var s *Set
+		var err error
+		switch f.Format {
+		case FormatLIBSVM:
+			s, err = ReadLIBSVMFile(path, f.Features)
+		case FormatSplit:
+			s, _, err = ReadSplitFile(path)
+		}
+		switch {
+		case err != nil:
+			st.Check = "unreadable: " + err.Error()
+		case s.N != f.Rows || s.D != f.Features:
+			st.Check = fmt.Sprintf("content check failed: %d×%d, want %d×%d", s.N, s.D, f.Rows, f.Features)
+		default:
+			st.Verified, st.OK, st.Check = true, true, fmt.Sprintf("no checksum known; content ok (%d×%d)", s.N, s.D)
+		}
+		return st
+	}
+	st.OK, st.Check = true, "no checksum known"
+	return st
+}
+
+// md5File returns the hex MD5 of a file's bytes, or of its decompressed
+// bytes if raw (a file that is not gzip is hashed as it is).
+func md5File(path string, raw bool) (string, error) {
+	h := md5.New()
+	if raw {
+		in, err := openInput(path)
+		if err != nil {
+			return "", err
+		}
+		defer in.close()
+		if _, err := io.Copy(h, in.r); err != nil {
+			return "", err
+		}
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		if _, err := io.Copy(h, f); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

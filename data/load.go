@@ -1,0 +1,384 @@
+package data
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Dir returns the data directory: flagValue (a -data-dir flag) if not
+// empty, else $NCG_DATA if set, else <user cache dir>/ncg (e.g.
+// ~/.cache/ncg on Linux), else "ncg-data" in the working directory. Inside
+// it the layout is mnist/, mushrooms/, connect-4/ as in [Files].
+func Dir(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if d := os.Getenv("NCG_DATA"); d != "" {
+		return d
+	}
+	if c, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(c, "ncg")
+	}
+	return "ncg-data"
+}
+
+// Options configures [Load]. The zero value loads the defaults: data from
+// Dir(""), stochastic binarisation with seed 0, 4×4 bars and stripes, split
+// seed 0, a 20% hold-out.
+type Options struct {
+	Dir          string       // data directory; "" means Dir("")
+	Binarization Binarization // for MNIST and other IDX images
+	BASSize      int          // bars-and-stripes side n; 0 means 4
+	// BASSamples > 0 makes the bars-and-stripes training set that many
+	// images sampled uniformly (seed SplitSeed) instead of every pattern;
+	// the test set is still every pattern.
+	BASSamples int
+	SplitSeed  uint64  // seed of every shuffle-split and hold-out
+	HoldOut    float64 // fraction held out as a test set when no test data exists; 0 means 0.2
+	// For a file path: its Format ("idx", "libsvm", "split"; "" detects),
+	// the number of LIBSVM features (0 infers it) and an optional test
+	// file of the same format.
+	Format      string
+	NumFeatures int
+	TestPath    string
+}
+
+// Names are the built-in data set names Load knows.
+var Names = []string{"bas", "mnist", "mushrooms", "connect-4"}
+
+// Load returns the training and test sets of a built-in data set or of a
+// file:
+//
+//   - "bas": all 2^(n+1)−2 n×n bars-and-stripes images (n = BASSize,
+//     default 4) as both train and test (two copies), or BASSamples sampled
+//     training images.
+//   - "mnist": the 60000 training and 10000 test images of mnist/, labelled,
+//     binarised by opts.Binarization (PCG stream 1 for train, 2 for test).
+//   - "mushrooms", "connect-4": the paper's splits (2000/6124 and
+//     16000/51557, 112 and 126 units, 2 and 3 classes); see [LoadPaperSplit]
+//     for the files used and the fallbacks when some are absent.
+//   - anything else is a file path: train is the file (format
+//     opts.Format or detected), test is opts.TestPath or nil.
+//
+// Source of each set says exactly which files, seeds and fallbacks made it.
+func Load(name string, opts Options) (train, test *Set, err error) {
+	dir := Dir(opts.Dir)
+	switch name {
+	case "bas":
+		n := opts.BASSize
+		if n == 0 {
+			n = 4
+		}
+		all, err := BarsAndStripes(n)
+		if err != nil {
+			return nil, nil, err
+		}
+		test = all
+		if opts.BASSamples > 0 {
+			train, err = SampleBarsAndStripes(n, opts.BASSamples, opts.SplitSeed)
+			if err != nil {
+				return nil, nil, err
+			}
+		} else {
+			train = &Set{Name: all.Name, N: all.N, D: all.D, X: append([]uint8(nil), all.X...), Source: all.Source}
+		}
+		train.Name, test.Name = train.Name+"-train", test.Name+"-test"
+		return train, test, nil
+	case "mnist":
+		return loadMNIST(dir, opts)
+	case "mushrooms", "connect-4", "connect4":
+		return LoadPaperSplit(name, opts)
+	}
+	if _, err := os.Stat(name); err != nil {
+		return nil, nil, fmt.Errorf("data: %q is neither a known data set (%s) nor a readable file: %w",
+			name, strings.Join(Names, ", "), err)
+	}
+	train, err = LoadFile(name, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if opts.TestPath != "" {
+		if test, err = LoadFile(opts.TestPath, opts); err != nil {
+			return nil, nil, err
+		}
+		if test.D != train.D {
+			return nil, nil, fmt.Errorf("data: %s has %d units per row but %s has %d", name, train.D, opts.TestPath, test.D)
+		}
+	}
+	return train, test, nil
+}
+
+// MNIST file names in the mnist/ directory.
+const (
+	MNISTTrainImages = "train-images-idx3-ubyte.gz"
+	MNISTTrainLabels = "train-labels-idx1-ubyte.gz"
+	MNISTTestImages  = "t10k-images-idx3-ubyte.gz"
+	MNISTTestLabels  = "t10k-labels-idx1-ubyte.gz"
+)
+
+func loadMNIST(dir string, opts Options) (train, test *Set, err error) {
+	p := func(f string) string { return filepath.Join(dir, "mnist", f) }
+	if err := need("mnist", p(MNISTTrainImages), p(MNISTTrainLabels), p(MNISTTestImages), p(MNISTTestLabels)); err != nil {
+		return nil, nil, err
+	}
+	train, err = ReadMNIST(p(MNISTTrainImages), p(MNISTTrainLabels), opts.Binarization, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	test, err = ReadMNIST(p(MNISTTestImages), p(MNISTTestLabels), opts.Binarization, 2)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range []*Set{train, test} {
+		if s.D != 784 || s.NumClasses > 10 {
+			return nil, nil, fmt.Errorf("data: %s: %d units, %d classes: not MNIST (784 units, 10 classes)", s.Name, s.D, s.NumClasses)
+		}
+		s.NumClasses = 10
+		s.ClassNames = []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
+	}
+	train.Name, test.Name = "mnist-train", "mnist-test"
+	return train, test, nil
+}
+
+// need returns an error naming the missing files, if any.
+func need(set string, paths ...string) error {
+	var miss []string
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			miss = append(miss, p)
+		}
+	}
+	if miss == nil {
+		return nil
+	}
+	return fmt.Errorf("data: %s: missing %s (run 'ncgbench data fetch %s', or set -data-dir or NCG_DATA to the data directory)",
+		set, strings.Join(miss, ", "), set)
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// paperSet describes one of the paper's LIBSVM-derived sets.
+type paperSet struct {
+	name, libsvm, train, test string
+	nTrain, features          int
+	classNames                []string
+}
+
+var paperSets = map[string]paperSet{
+	"mushrooms": {"mushrooms", "mushrooms/mushrooms", "mushrooms/mushrooms-train.data", "mushrooms/mushrooms-test.data",
+		2000, 112, []string{"1", "2"}},
+	"connect-4": {"connect-4", "connect-4/connect-4", "connect-4/connect-4-train.data", "connect-4/connect-4-test.data",
+		16000, 126, []string{"-1", "0", "1"}},
+}
+
+// LoadPaperSplit loads "mushrooms" or "connect-4" from opts.Dir, using the
+// first of these that the files present allow:
+//
+//  1. the paper's split files <name>-train.data and <name>-test.data;
+//  2. the paper's training split file, with the test set made of the rows of
+//     the full LIBSVM file that are not in it (the paper's test set: the
+//     split files are a partition of the LIBSVM file, labels in the same
+//     order);
+//  3. the full LIBSVM file, split by [Split] with opts.SplitSeed into
+//     2000/6124 (mushrooms) or 16000/51557 (connect-4) rows;
+//  4. the paper's training split file alone, with a seeded hold-out of
+//     opts.HoldOut (default 20%) of its rows as the test set, which is then
+//     NOT the paper's test set.
+//
+// Class names are the LIBSVM labels ("1","2" for mushrooms, "-1","0","1"
+// for connect-4) whichever files are used. Source says which case applied.
+func LoadPaperSplit(name string, opts Options) (train, test *Set, err error) {
+	if name == "connect4" {
+		name = "connect-4"
+	}
+	ps, ok := paperSets[name]
+	if !ok {
+		return nil, nil, fmt.Errorf("data: no paper split for %q", name)
+	}
+	dir := Dir(opts.Dir)
+	p := func(f string) string { return filepath.Join(dir, filepath.FromSlash(f)) }
+	haveTrain, haveTest, haveFull := exists(p(ps.train)), exists(p(ps.test)), exists(p(ps.libsvm))
+	readSplit := func(f string) (*Set, error) {
+		s, _, err := ReadSplitFile(p(f))
+		if err == nil && (s.D != ps.features || s.NumClasses != len(ps.classNames)) {
+			err = fmt.Errorf("data: %s: %d units and %d classes, want %d and %d", p(f), s.D, s.NumClasses, ps.features, len(ps.classNames))
+		}
+		return s, err
+	}
+	readFull := func() (*Set, error) {
+		s, err := ReadLIBSVMFile(p(ps.libsvm), ps.features)
+		if err == nil && s.NumClasses != len(ps.classNames) {
+			err = fmt.Errorf("data: %s: %d classes, want %d", p(ps.libsvm), s.NumClasses, len(ps.classNames))
+		}
+		return s, err
+	}
+	switch {
+	case haveTrain && haveTest:
+		if train, err = readSplit(ps.train); err != nil {
+			return nil, nil, err
+		}
+		if test, err = readSplit(ps.test); err != nil {
+			return nil, nil, err
+		}
+		test.Source += "; the paper's test split"
+	case haveTrain && haveFull:
+		if train, err = readSplit(ps.train); err != nil {
+			return nil, nil, err
+		}
+		full, err := readFull()
+		if err != nil {
+			return nil, nil, err
+		}
+		if test, err = difference(full, train); err != nil {
+			return nil, nil, err
+		}
+		test.Source = fmt.Sprintf("the %d rows of %s not in %s (the paper's test split)", test.N, p(ps.libsvm), p(ps.train))
+	case haveFull:
+		full, err := readFull()
+		if err != nil {
+			return nil, nil, err
+		}
+		if full.N <= ps.nTrain {
+			return nil, nil, fmt.Errorf("data: %s: %d rows, want more than %d", p(ps.libsvm), full.N, ps.nTrain)
+		}
+		train, test = Split(full, ps.nTrain, opts.SplitSeed)
+		train.Source += " (split files absent: a seeded split of the LIBSVM file, not the paper's exact split)"
+		test.Source += " (split files absent: a seeded split of the LIBSVM file, not the paper's exact split)"
+	case haveTrain:
+		all, err := readSplit(ps.train)
+		if err != nil {
+			return nil, nil, err
+		}
+		f := opts.HoldOut
+		if f == 0 {
+			f = 0.2
+		}
+		if !(f > 0 && f < 1) {
+			return nil, nil, fmt.Errorf("data: hold-out fraction %v not in (0, 1)", opts.HoldOut)
+		}
+		nTest := int(math.Round(f * float64(all.N)))
+		if nTest < 1 || nTest >= all.N {
+			return nil, nil, fmt.Errorf("data: hold-out of %v of %d rows leaves no train or test rows", f, all.N)
+		}
+		train, test = Split(all, all.N-nTest, opts.SplitSeed)
+		note := fmt.Sprintf(" (%s and %s absent: test is a seeded %.0f%% hold-out of the paper's training split, NOT the paper's test set)",
+			p(ps.test), p(ps.libsvm), 100*f)
+		train.Source += note
+		test.Source += note
+	default:
+		return nil, nil, fmt.Errorf("data: %s: none of %s, %s found (run 'ncgbench data fetch %s', or set -data-dir or NCG_DATA to the data directory)",
+			name, p(ps.train), p(ps.libsvm), name)
+	}
+	for _, s := range []*Set{train, test} {
+		s.ClassNames = append([]string(nil), ps.classNames...)
+	}
+	train.Name, test.Name = name+"-train", name+"-test"
+	return train, test, nil
+}
+
+// difference returns the rows of full (in file order) that are not in part,
+// matching rows by units and label, each row of part used once. It fails if
+// a row of part is not in full.
+func difference(full, part *Set) (*Set, error) {
+	if full.D != part.D || full.NumClasses != part.NumClasses {
+		return nil, fmt.Errorf("data: %s and %s differ in shape", full.Name, part.Name)
+	}
+	key := func(s *Set, i int) string {
+		return string(append(append([]byte(nil), s.Row(i)...), byte(s.Label(i)), byte(s.Label(i)>>8)))
+	}
+	left := make(map[string]int, part.N)
+	for i := 0; i < part.N; i++ {
+		left[key(part, i)]++
+	}
+	var idx []int
+	for i := 0; i < full.N; i++ {
+		k := key(full, i)
+		if left[k] > 0 {
+			left[k]--
+			continue
+		}
+		idx = append(idx, i)
+	}
+	if full.N-len(idx) != part.N {
+		return nil, fmt.Errorf("data: %d of the %d rows of %s are not in %s: they are not a split of it",
+			part.N-(full.N-len(idx)), part.N, part.Source, full.Source)
+	}
+	return full.Subset(idx), nil
+}
+
+// Formats LoadFile knows.
+const (
+	FormatIDX    = "idx"
+	FormatLIBSVM = "libsvm"
+	FormatSplit  = "split"
+)
+
+// DetectFormat reports the format of a plain or gzip file from its content:
+// "idx" if it starts with the IDX magic 00 00 08, "split" if its first line
+// is a "Key: value" header line starting with a letter, else "libsvm".
+func DetectFormat(path string) (string, error) {
+	in, err := openInput(path)
+	if err != nil {
+		return "", err
+	}
+	defer in.close()
+	return detect(in.r, path)
+}
+
+func detect(r io.Reader, name string) (string, error) {
+	head := make([]byte, 512)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return "", err
+	}
+	head = head[:n]
+	if n == 0 {
+		return "", fmt.Errorf("%s: byte offset 0: empty file", name)
+	}
+	if n >= 3 && head[0] == 0 && head[1] == 0 && head[2] == 0x08 {
+		return FormatIDX, nil
+	}
+	first, _, _ := bytes.Cut(head, []byte("\n"))
+	first = bytes.TrimSpace(first)
+	if len(first) > 0 && (first[0]|0x20 >= 'a' && first[0]|0x20 <= 'z') && bytes.Contains(first, []byte(":")) {
+		return FormatSplit, nil
+	}
+	return FormatLIBSVM, nil
+}
+
+// LoadFile reads one data file of format opts.Format, or of the detected
+// format when that is empty. An IDX image file is binarised by
+// opts.Binarization (PCG stream 1); its labels are read from the file of the
+// same name with "-labels-idx1-ubyte" for "-images-idx3-ubyte", when present.
+func LoadFile(path string, opts Options) (*Set, error) {
+	format := opts.Format
+	if format == "" {
+		var err error
+		if format, err = DetectFormat(path); err != nil {
+			return nil, err
+		}
+	}
+	switch format {
+	case FormatIDX:
+		labels := ""
+		if b := filepath.Base(path); strings.Contains(b, "-images-idx3-ubyte") {
+			l := filepath.Join(filepath.Dir(path), strings.Replace(b, "-images-idx3-ubyte", "-labels-idx1-ubyte", 1))
+			if exists(l) {
+				labels = l
+			}
+		}
+		return ReadMNIST(path, labels, opts.Binarization, 1)
+	case FormatLIBSVM:
+		return ReadLIBSVMFile(path, opts.NumFeatures)
+	case FormatSplit:
+		s, _, err := ReadSplitFile(path)
+		return s, err
+	}
+	return nil, errors.New("data: unknown format " + format + " (want idx, libsvm or split)")
+}

@@ -1,0 +1,101 @@
+package data
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+)
+
+// gzipMagic is the first two bytes of every gzip stream.
+var gzipMagic = [2]byte{0x1f, 0x8b}
+
+// input is an opened, possibly decompressed, data source.
+type input struct {
+	r    io.Reader // decompressed bytes
+	name string    // file name for error messages
+	gz   bool      // the source was gzip-compressed
+	// size is the number of decompressed bytes if known (a plain file's or
+	// in-memory reader's length, or a gzip trailer's ISIZE when the
+	// compressed size is known), else −1. It is only a hint for allocation.
+	size  int64
+	close func() error
+}
+
+// sniff wraps r, decompressing it if it starts with the gzip magic.
+// size is r's length if known, else −1.
+func sniff(r io.Reader, name string, size int64) (*input, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, err := br.Peek(2)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	in := &input{r: br, name: name, size: size, close: func() error { return nil }}
+	if len(head) == 2 && head[0] == gzipMagic[0] && head[1] == gzipMagic[1] {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: gzip header: %w", name, err)
+		}
+		in.r = &gzipErrReader{zr: zr, name: name}
+		in.gz = true
+		in.size = -1
+	}
+	return in, nil
+}
+
+// gzipErrReader names the file in decompression errors.
+type gzipErrReader struct {
+	zr   *gzip.Reader
+	name string
+}
+
+func (g *gzipErrReader) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	if err != nil && err != io.EOF {
+		if err == io.ErrUnexpectedEOF {
+			err = fmt.Errorf("gzip stream truncated: %w", err)
+		}
+		err = fmt.Errorf("%s: decompressing: %w", g.name, err)
+	}
+	return n, err
+}
+
+// lenOf returns the remaining length of in-memory readers, else −1.
+func lenOf(r io.Reader) int64 {
+	if l, ok := r.(interface{ Len() int }); ok {
+		return int64(l.Len())
+	}
+	return -1
+}
+
+// openInput opens path for reading, decompressing gzip. The caller must
+// call in.close.
+func openInput(path string) (*input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	isize := int64(-1)
+	if size >= 20 { // gzip trailer: CRC32, ISIZE (uncompressed size mod 2³²)
+		var t [4]byte
+		if _, err := f.ReadAt(t[:], size-4); err == nil {
+			isize = int64(binary.LittleEndian.Uint32(t[:]))
+		}
+	}
+	in, err := sniff(f, path, size)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if in.gz {
+		in.size = isize
+	}
+	in.close = f.Close
+	return in, nil
+}
