@@ -1,0 +1,614 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ncg-rbm/ncg/kernel"
+)
+
+// randomData makes n rows of d binary units with a few repeated patterns
+// (so that there is something to learn) and labels.
+func randomData(seed uint64, n, d, classes int) *Data {
+	r := rand.New(rand.NewPCG(seed, 0))
+	protos := make([][]uint8, max(classes, 3))
+	for p := range protos {
+		protos[p] = make([]uint8, d)
+		for j := range protos[p] {
+			if r.Float64() < 0.3 {
+				protos[p][j] = 1
+			}
+		}
+	}
+	out := &Data{N: n, D: d, X: make([]uint8, n*d), Classes: classes}
+	if classes > 0 {
+		out.Labels = make([]int32, n)
+	}
+	for i := 0; i < n; i++ {
+		p := r.IntN(len(protos))
+		for j := 0; j < d; j++ {
+			v := protos[p][j]
+			if r.Float64() < 0.05 {
+				v ^= 1
+			}
+			out.X[i*d+j] = v
+		}
+		if classes > 0 {
+			out.Labels[i] = int32(p % classes)
+		}
+	}
+	return out
+}
+
+func smallConfig(method Method) Config {
+	c := DefaultConfig()
+	c.Method, c.Hidden, c.K, c.Batch, c.LR, c.LRConn, c.Epochs = method, 24, 3, 10, 0.05, 0.25, 2
+	c.V, c.Density, c.Epsilon = 9, 0.4, 3
+	return c
+}
+
+var allMethods = []Method{Dense, NCG, Line, Random, SET}
+
+// reference runs one CD-k minibatch exactly as SPEC §2 states it, in
+// float64 loops over the paper's H×X indexing, drawing the same uniforms
+// as the engine (the same streams, consumed call by call), and applies the
+// update to a copy of m.
+func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, streams []kernel.Stream) *Model {
+	t.Helper()
+	m := m0.Clone()
+	X, H, D := m.X, m.H, m.D
+	w := func(i, j int) float64 { return float64(m0.W[j*H+i]) }
+	c := func(i, j int) float64 { return float64(m0.C[j*H+i]) }
+	sig := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
+	G := make([]float64, X*H) // [i*X+j]
+	gb, gd := make([]float64, H), make([]float64, X)
+	B := float64(len(rows))
+	for s, r := range rows {
+		st := streams[s]
+		x0 := make([]float64, X)
+		for j := 0; j < D; j++ {
+			x0[j] = float64(d.X[int(r)*D+j])
+		}
+		if d.Classes > 0 {
+			x0[D+int(d.Labels[r])] = 1
+		}
+		up := func(x []float64) []float64 {
+			p := make([]float64, H)
+			for i := range p {
+				a := float64(m0.B[i])
+				for j := 0; j < X; j++ {
+					a += c(i, j) * x[j]
+				}
+				p[i] = sig(a)
+			}
+			return p
+		}
+		down := func(h []float64) []float64 {
+			p := make([]float64, X)
+			for j := range p {
+				a := float64(m0.V[j])
+				for i := 0; i < H; i++ {
+					a += c(i, j) * h[i]
+				}
+				p[j] = sig(a)
+			}
+			return p
+		}
+		sample := func(p []float64) []float64 {
+			u := make([]float32, len(p))
+			st.Uniforms(u)
+			out := make([]float64, len(p))
+			for k := range p {
+				if float64(u[k]) < p[k] {
+					out[k] = 1
+				}
+			}
+			return out
+		}
+		hpos := up(x0)
+		h := sample(hpos)
+		x := x0
+		for step := 1; step <= cfg.K; step++ {
+			x = sample(down(h))
+			if step < cfg.K {
+				h = sample(up(x))
+			}
+		}
+		hneg := up(x)
+		for i := 0; i < H; i++ {
+			for j := 0; j < X; j++ {
+				G[i*X+j] += (hpos[i]*x0[j] - hneg[i]*x[j]) / B
+			}
+			gb[i] += (hpos[i] - hneg[i]) / B
+		}
+		for j := 0; j < X; j++ {
+			gd[j] += (x0[j] - x[j]) / B
+		}
+	}
+	for i := 0; i < H; i++ {
+		for j := 0; j < X; j++ {
+			k := j*H + i
+			g := G[i*X+j]
+			label := j >= D
+			switch {
+			case cfg.Method == Dense || label:
+				m.W[k] = float32(w(i, j) + cfg.LR*g)
+			case cfg.Method == NCG:
+				m.W[k] = float32(w(i, j) + cfg.LR*g*float64(m0.A[k]))
+				ap := math.Min(math.Max(float64(m0.AP[k])+cfg.LRConn*g*w(i, j), 0), 1)
+				m.AP[k] = float32(ap)
+				m.A[k] = 0
+				if ap >= cfg.Gamma {
+					m.A[k] = 1
+				}
+			default:
+				m.W[k] = float32(w(i, j) + cfg.LR*g*float64(m0.A[k]))
+			}
+			m.C[k] = m.W[k] * m.A[k]
+		}
+		m.B[i] = float32(float64(m0.B[i]) + cfg.LR*gb[i])
+	}
+	for j := 0; j < X; j++ {
+		m.V[j] = float32(float64(m0.V[j]) + cfg.LR*gd[j])
+	}
+	return m
+}
+
+func TestMinibatchMatchesSpec(t *testing.T) {
+	for _, method := range allMethods {
+		for _, classes := range []int{0, 3} {
+			d := randomData(3, 40, 21, classes)
+			cfg := smallConfig(method)
+			cfg.Hidden, cfg.Batch, cfg.K = 7, 5, 3
+			tr, err := New(cfg, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := []int32{4, 17, 0, 33, 9}
+			m0 := tr.Model().Clone()
+			streams := append([]kernel.Stream(nil), tr.streams...)
+			if _, err := tr.Step(rows); err != nil {
+				t.Fatal(err)
+			}
+			tr.Close()
+			want := reference(t, m0, cfg, d, rows, streams)
+			got := tr.Model()
+			cmp := func(name string, a, b []float32, tol float64) {
+				t.Helper()
+				for k := range a {
+					if math.Abs(float64(a[k]-b[k])) > tol {
+						t.Fatalf("%s classes=%d: %s[%d] = %g, want %g", method, classes, name, k, a[k], b[k])
+					}
+				}
+			}
+			cmp("W", got.W, want.W, 1e-5)
+			cmp("A", got.A, want.A, 0)
+			cmp("C", got.C, want.C, 1e-5)
+			cmp("b", got.B, want.B, 1e-5)
+			cmp("d", got.V, want.V, 1e-5)
+			if method == NCG {
+				cmp("A′", got.AP, want.AP, 1e-5)
+			}
+			// The hidden-major copy follows C.
+			for j := 0; j < got.X; j++ {
+				for i := 0; i < got.H; i++ {
+					if got.CH[i*got.X+j] != got.C[j*got.H+i] {
+						t.Fatalf("CH is not the transpose of C at (%d, %d)", i, j)
+					}
+				}
+			}
+		}
+	}
+}
+
+// paramsEqual reports the first parameter that differs in any bit.
+func paramsEqual(a, b *Model) string {
+	names := []string{"W", "A", "AP", "C", "CH", "B", "V"}
+	as := [][]float32{a.W, a.A, a.AP, a.C, a.CH, a.B, a.V}
+	bs := [][]float32{b.W, b.A, b.AP, b.C, b.CH, b.B, b.V}
+	for p := range as {
+		if len(as[p]) != len(bs[p]) {
+			return names[p] + " length"
+		}
+		for k := range as[p] {
+			if math.Float32bits(as[p][k]) != math.Float32bits(bs[p][k]) {
+				return names[p]
+			}
+		}
+	}
+	return ""
+}
+
+func train(t *testing.T, cfg Config, d *Data) *Model {
+	t.Helper()
+	tr, err := New(cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Train(context.Background(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return tr.Model()
+}
+
+func TestSameResultAnyWorkers(t *testing.T) {
+	d := randomData(5, 157, 40, 0) // a last partial batch of 7
+	for _, method := range allMethods {
+		for _, pcd := range []bool{false, true} {
+			cfg := smallConfig(method)
+			cfg.PCD = pcd
+			cfg.Workers = 1
+			ref := train(t, cfg, d)
+			for _, w := range []int{2, 3, 8} {
+				cfg.Workers = w
+				if p := paramsEqual(ref, train(t, cfg, d)); p != "" {
+					t.Fatalf("%s pcd=%v: %s differs between 1 and %d workers", method, pcd, p, w)
+				}
+			}
+			for _, procs := range []int{1, 2, 8} {
+				old := runtime.GOMAXPROCS(procs)
+				cfg.Workers = 0
+				m := train(t, cfg, d)
+				runtime.GOMAXPROCS(old)
+				if p := paramsEqual(ref, m); p != "" {
+					t.Fatalf("%s pcd=%v: %s differs with GOMAXPROCS=%d", method, pcd, p, procs)
+				}
+			}
+			cfg.Workers = 2
+			if p := paramsEqual(ref, train(t, cfg, d)); p != "" {
+				t.Fatalf("%s: a repeated run differs in %s", method, p)
+			}
+		}
+	}
+}
+
+func TestSeedChangesResult(t *testing.T) {
+	d := randomData(5, 60, 30, 0)
+	cfg := smallConfig(NCG)
+	a := train(t, cfg, d)
+	cfg.Seed++
+	if paramsEqual(a, train(t, cfg, d)) == "" {
+		t.Fatal("seeds 1 and 2 gave the same model")
+	}
+}
+
+func TestResumeIsBitIdentical(t *testing.T) {
+	d := randomData(6, 95, 30, 2)
+	for _, method := range []Method{NCG, SET, Dense} {
+		for _, pcd := range []bool{false, true} {
+			cfg := smallConfig(method)
+			cfg.Epochs, cfg.PCD = 3, pcd
+			want := train(t, cfg, d)
+
+			dir := t.TempDir()
+			ckpt := filepath.Join(dir, "run.ckpt")
+			tr, err := New(cfg, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			batches := 0
+			tr.afterBatch = func() { // stop in the middle of epoch 2
+				if batches++; batches == 14 {
+					cancel()
+				}
+			}
+			err = tr.Train(ctx, Options{Checkpoint: ckpt})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Train after cancel: %v", err)
+			}
+			if tr.Epoch() != 1 || tr.batch != 4 {
+				t.Fatalf("stopped at epoch %d batch %d, want 1, 4", tr.Epoch(), tr.batch)
+			}
+			tr2, err := Resume(ckpt, d, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tr2.Train(context.Background(), Options{Checkpoint: ckpt}); err != nil {
+				t.Fatal(err)
+			}
+			if p := paramsEqual(want, tr2.Model()); p != "" {
+				t.Fatalf("%s pcd=%v: resumed run differs in %s", method, pcd, p)
+			}
+		}
+	}
+}
+
+func TestCorruptCheckpoint(t *testing.T) {
+	d := randomData(6, 30, 12, 0)
+	tr, err := New(smallConfig(NCG), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "c.ckpt")
+	if err := tr.SaveCheckpoint(path); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := os.ReadFile(path)
+	cases := map[string][]byte{
+		"truncated": good[:len(good)/2],
+		"flipped":   append(append([]byte(nil), good[:100]...), append([]byte{good[100] ^ 1}, good[101:]...)...),
+		"empty":     {},
+		"not ours":  []byte("hello world, this is not a checkpoint at all, but long enough"),
+	}
+	for name, b := range cases {
+		p := filepath.Join(t.TempDir(), name)
+		os.WriteFile(p, b, 0o644)
+		if _, err := Resume(p, d, 1); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s checkpoint: error %v, want one naming the file", name, err)
+		}
+	}
+	other := randomData(7, 31, 12, 0)
+	if _, err := Resume(path, other, 1); err == nil {
+		t.Error("a checkpoint was resumed on data of another shape")
+	}
+	// The temporary file of the atomic write is gone.
+	ents, _ := os.ReadDir(filepath.Dir(path))
+	if len(ents) != 1 {
+		t.Errorf("checkpoint dir holds %d files, want 1", len(ents))
+	}
+}
+
+func TestValidate(t *testing.T) {
+	good := smallConfig(NCG)
+	cases := []struct {
+		edit func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Hidden = 0 }, "hidden"},
+		{func(c *Config) { c.K = 0 }, "k = 0"},
+		{func(c *Config) { c.Batch = 0 }, "batch"},
+		{func(c *Config) { c.LR = -1 }, "lr"},
+		{func(c *Config) { c.LR = math.NaN() }, "lr"},
+		{func(c *Config) { c.LRConn = math.Inf(1) }, "lr-conn"},
+		{func(c *Config) { c.Gamma = 1 }, "gamma"},
+		{func(c *Config) { c.Gamma = 0 }, "gamma"},
+		{func(c *Config) { c.P = 1.5 }, "p ="},
+		{func(c *Config) { c.Method = Random; c.Density = -0.1 }, "density"},
+		{func(c *Config) { c.Method = Line; c.V = 0 }, "v = 0"},
+		{func(c *Config) { c.Method = Line; c.V = 31 }, "v = 31"},
+		{func(c *Config) { c.Method = SET; c.Epsilon = 0 }, "epsilon"},
+		{func(c *Config) { c.Method = SET; c.Zeta = 1 }, "zeta"},
+		{func(c *Config) { c.Method = "sparse" }, "method"},
+		{func(c *Config) { c.Init = "ones" }, "init"},
+	}
+	d := randomData(1, 20, 30, 0)
+	if _, err := New(good, d); err != nil {
+		t.Fatalf("good config rejected: %v", err)
+	}
+	for _, tc := range cases {
+		c := good
+		tc.edit(&c)
+		_, err := New(c, d)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("want an error mentioning %q, got %v", tc.want, err)
+		}
+	}
+	bad := *d
+	bad.X = append([]uint8(nil), d.X...)
+	bad.X[65] = 2
+	if _, err := New(good, &bad); err == nil || !strings.Contains(err.Error(), "row 2") {
+		t.Errorf("value 2 in the data: %v", err)
+	}
+	short := *d
+	short.X = d.X[:10]
+	if _, err := New(good, &short); err == nil {
+		t.Error("data of the wrong width accepted")
+	}
+}
+
+func TestNaNStopsTraining(t *testing.T) {
+	d := randomData(2, 50, 20, 0)
+	cfg := smallConfig(Dense)
+	cfg.LR, cfg.InitScale = 3e38, 1e30 // the first updates overflow float32
+	tr, err := New(cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = tr.Train(context.Background(), Options{})
+	var ne *NumericalError
+	if !errors.As(err, &ne) || ne.Epoch != 1 || !strings.Contains(err.Error(), "minibatch") {
+		t.Fatalf("want a NumericalError in epoch 1, got %v", err)
+	}
+	t.Log(err)
+}
+
+func TestInitialisation(t *testing.T) {
+	d := randomData(1, 20, 784, 10)
+	cfg := smallConfig(NCG)
+	cfg.Hidden, cfg.P = 500, 0.1
+	tr, _ := New(cfg, d)
+	m := tr.Model()
+	n := m.D * m.H
+	ones := 0
+	for k := 0; k < n; k++ {
+		a, ap, w := m.A[k], m.AP[k], m.W[k]
+		if (a == 1) != (ap >= 0.5) || ap < 0 || ap > 1 {
+			t.Fatalf("A′ %g inconsistent with A %g", ap, a)
+		}
+		if m.C[k] != w*a || w < -1 || w > 1 {
+			t.Fatalf("C ≠ W⊙A at the start, or W outside U(-1,1)")
+		}
+		ones += int(a)
+	}
+	if dens := float64(ones) / float64(n); math.Abs(dens-0.1) > 0.005 {
+		t.Errorf("initial density %.4f, want 0.1", dens)
+	}
+	for k := n; k < len(m.A); k++ {
+		if m.A[k] != 1 {
+			t.Fatal("a label connection is absent at the start")
+		}
+	}
+	if got := lineStarts(784, 500); got[0] != 0 || got[1] != 2 || got[391] != 782 || got[392] != 1 || got[393] != 3 || got[499] != 215 {
+		t.Errorf("line starts %v…%v", got[:3], got[390:395])
+	}
+}
+
+func TestLabelConnectionsNeverThresholded(t *testing.T) {
+	d := randomData(4, 120, 30, 3)
+	cfg := smallConfig(NCG)
+	cfg.LRConn, cfg.Gamma, cfg.P, cfg.Epochs = 5, 0.9, 0.05, 3 // aggressive pruning
+	m := train(t, cfg, d)
+	for k := m.D * m.H; k < len(m.A); k++ {
+		if m.A[k] != 1 || m.C[k] != m.W[k] {
+			t.Fatal("a label connection was thresholded")
+		}
+	}
+}
+
+func TestNCGChangesConnectivity(t *testing.T) {
+	d := randomData(4, 200, 40, 0)
+	cfg := smallConfig(NCG)
+	cfg.P, cfg.Epochs = 0.1, 3
+	tr, _ := New(cfg, d)
+	before := append([]float32(nil), tr.Model().A...)
+	var recs []Record
+	if err := tr.Train(context.Background(), Options{OnEpoch: func(r Record) error { recs = append(recs, r); return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	added, removed := 0, 0
+	for k, a := range tr.Model().A {
+		switch {
+		case a == 1 && before[k] == 0:
+			added++
+		case a == 0 && before[k] == 1:
+			removed++
+		}
+	}
+	if added == 0 {
+		t.Error("NCG added no connection: the gradient of absent connections is not used")
+	}
+	if len(recs) != 3 || recs[2].Epoch != 3 || recs[0].DegreeMax < recs[0].DegreeMin || recs[2].Density <= 0 {
+		t.Errorf("records %+v", recs)
+	}
+	t.Logf("added %d, removed %d; density %.3f → %.3f", added, removed, 0.1, recs[2].Density)
+}
+
+func TestSETKeepsDensity(t *testing.T) {
+	d := randomData(4, 100, 40, 0)
+	cfg := smallConfig(SET)
+	cfg.Epochs = 4
+	tr, _ := New(cfg, d)
+	start := tr.Model().Connectivity().Active
+	before := append([]float32(nil), tr.Model().A...)
+	if err := tr.Train(context.Background(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	m := tr.Model()
+	if m.Connectivity().Active != start {
+		t.Errorf("SET changed the number of connections: %d → %d", start, m.Connectivity().Active)
+	}
+	moved := 0
+	for k := range before {
+		if before[k] != m.A[k] {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Error("SET never rewired")
+	}
+}
+
+func TestReconstructionImproves(t *testing.T) {
+	d := randomData(8, 300, 40, 0)
+	for _, method := range allMethods {
+		cfg := smallConfig(method)
+		cfg.Epochs, cfg.InitScale = 8, 0.1
+		var first, last float64
+		tr, _ := New(cfg, d)
+		tr.Train(context.Background(), Options{OnEpoch: func(r Record) error {
+			if r.Epoch == 1 {
+				first = r.ReconError
+			}
+			last = r.ReconError
+			return nil
+		}})
+		if !(last < first*0.9) {
+			t.Errorf("%s: reconstruction error %.4f → %.4f, want a clear fall", method, first, last)
+		}
+	}
+}
+
+func TestPCDChainsPersist(t *testing.T) {
+	d := randomData(9, 40, 20, 0)
+	cfg := smallConfig(Dense)
+	cfg.PCD, cfg.K, cfg.LR, cfg.Batch = true, 1, 0, 4 // LR 0: the model stays put
+	tr, _ := New(cfg, d)
+	defer tr.Close()
+	if _, err := tr.Step([]int32{0, 1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	state := append([]float32(nil), tr.pcd...)
+	streams := append([]kernel.Stream(nil), tr.streams...)
+	if _, err := tr.Step([]int32{4, 5, 6, 7}); err != nil {
+		t.Fatal(err)
+	}
+	// Replay chain 0 from the saved persistent state: the positive phase
+	// draws H numbers, then the chain draws h from the persistent state and
+	// x from h.
+	m := tr.Model()
+	x, h := m.X, m.H
+	st := streams[0]
+	pre, prob, hs := make([]float32, h), make([]float32, h), make([]float32, h)
+	x0 := make([]float32, x)
+	for j := range x0 {
+		x0[j] = float32(d.X[4*d.D+j])
+	}
+	kernel.Affine(pre, m.B, x0, m.C, 1, x, h)
+	kernel.SigmoidBernoulli(prob, hs, pre, &st)
+	kernel.Affine(pre, m.B, state[:x], m.C, 1, x, h)
+	kernel.SigmoidBernoulli(prob, hs, pre, &st)
+	vpre, xs := make([]float32, x), make([]float32, x)
+	kernel.Affine(vpre, m.V, hs, m.CH, 1, h, x)
+	kernel.SigmoidBernoulli(vpre, xs, vpre, &st)
+	for j := range xs {
+		if xs[j] != tr.pcd[j] {
+			t.Fatalf("chain 0 did not continue from its persistent state (unit %d)", j)
+		}
+	}
+	same := true
+	for j := range xs {
+		same = same && xs[j] == x0[j]
+	}
+	if same {
+		t.Fatal("the persistent chain equals the data: nothing was tested")
+	}
+}
+
+func TestSweep(t *testing.T) {
+	d := randomData(10, 80, 20, 0)
+	var cfgs []Config
+	for _, m := range []Method{Dense, NCG, Line} {
+		for s := uint64(1); s <= 2; s++ {
+			c := smallConfig(m)
+			c.Seed = s
+			cfgs = append(cfgs, c)
+		}
+	}
+	results := map[int]*Model{}
+	err := Sweep(context.Background(), cfgs, d, SweepOptions{Parallel: 3}, func(r RunResult) {
+		if r.Err != nil {
+			t.Errorf("run %d: %v", r.Index, r.Err)
+			return
+		}
+		if len(r.Records) != r.Config.Epochs {
+			t.Errorf("run %d: %d records", r.Index, len(r.Records))
+		}
+		results[r.Index] = r.Model
+	})
+	if err != nil || len(results) != len(cfgs) {
+		t.Fatalf("sweep: %v, %d results", err, len(results))
+	}
+	for i, c := range cfgs {
+		if p := paramsEqual(results[i], train(t, c, d)); p != "" {
+			t.Errorf("sweep run %d differs from a lone run in %s", i, p)
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/ncg-rbm/ncg/kernel"
+)
+
+// Model is an RBM with a connectivity mask. All X×H matrices are
+// visible-major: element [j*H+i] joins visible unit j and hidden unit i.
+type Model struct {
+	X int // visible units: D data units, then X−D label units
+	D int // data units
+	H int // hidden units
+
+	W  []float32 // weights (X×H); an inactive weight keeps its value, frozen
+	A  []float32 // mask, 0 or 1 (X×H); label rows are always 1
+	AP []float32 // connection strength A′ in [0, 1] (X×H); NCG only, else nil
+	C  []float32 // acting weights W⊙A (X×H)
+	CH []float32 // C hidden-major (H×X), for the down pass
+	B  []float32 // hidden biases (H)
+	V  []float32 // visible biases (X)
+}
+
+func newModel(x, d, h int, ncg bool) *Model {
+	n := x * h
+	m := &Model{X: x, D: d, H: h,
+		W: make([]float32, n), A: make([]float32, n), C: make([]float32, n), CH: make([]float32, n),
+		B: make([]float32, h), V: make([]float32, x)}
+	if ncg {
+		m.AP = make([]float32, n)
+	}
+	return m
+}
+
+// initModel draws the parameters of a new run (SPEC §3–4) from rng.
+func initModel(cfg Config, x, d int, rng *rand.Rand) *Model {
+	h := cfg.Hidden
+	m := newModel(x, d, h, cfg.Method == NCG)
+	a := float32(cfg.InitScale)
+	for k := range m.W {
+		switch cfg.Init {
+		case "uniform":
+			m.W[k] = a * (2*rng.Float32() - 1)
+		case "normal":
+			m.W[k] = a * float32(rng.NormFloat64())
+		}
+	}
+	data := m.A[:d*h]
+	switch cfg.Method {
+	case Dense:
+		fill(data, 1)
+	case NCG:
+		g := float32(cfg.Gamma)
+		for k := range data {
+			if rng.Float64() < cfg.P {
+				data[k] = 1
+				m.AP[k] = g + (1-g)*rng.Float32()
+			} else {
+				m.AP[k] = g * rng.Float32()
+			}
+		}
+		fill(m.AP[d*h:], 1)
+	case Line:
+		for i, start := range lineStarts(d, h) {
+			for t := 0; t < cfg.V; t++ {
+				data[((start+t)%d)*h+i] = 1
+			}
+		}
+	case Random:
+		erdosRenyi(data, cfg.Density, rng)
+	case SET:
+		erdosRenyi(data, setDensity(cfg, d), rng)
+	}
+	fill(m.A[d*h:], 1) // label connections are always present
+	m.refreshC()
+	return m
+}
+
+func fill(s []float32, v float32) {
+	for i := range s {
+		s[i] = v
+	}
+}
+
+func erdosRenyi(a []float32, p float64, rng *rand.Rand) {
+	for k := range a {
+		if rng.Float64() < p {
+			a[k] = 1
+		}
+	}
+}
+
+func setDensity(cfg Config, d int) float64 {
+	return cfg.Epsilon * float64(d+cfg.Hidden) / float64(d*cfg.Hidden)
+}
+
+// lineStarts spreads the first visible unit of each hidden unit's line
+// evenly, as the authors' code does: step = ⌈D/H⌉, start i·step, and once
+// that passes D it wraps to odd offsets (for D = 784, H = 500: 0, 2, …,
+// 782, then 1, 3, 5, …): start = (i·step mod D) + ⌊i·step / D⌋.
+func lineStarts(d, h int) []int {
+	step := (d + h - 1) / h
+	s := make([]int, h)
+	for i := range s {
+		v := i * step
+		s[i] = (v%d + v/d) % d
+	}
+	return s
+}
+
+// refreshC recomputes C = W⊙A and its hidden-major copy.
+func (m *Model) refreshC() {
+	for k := range m.C {
+		m.C[k] = m.W[k] * m.A[k]
+	}
+	m.transposeC()
+}
+
+// Connectivity summarises the data connections (label rows excluded).
+type Connectivity struct {
+	Density              float64 // active data connections / (D·H)
+	DegreeMin, DegreeMax int     // active data connections per hidden unit
+	DegreeMean           float64
+	Active               int
+}
+
+// Connectivity returns the density and hidden-degree statistics.
+func (m *Model) Connectivity() Connectivity {
+	deg := m.Degrees()
+	c := Connectivity{DegreeMin: math.MaxInt}
+	for _, v := range deg {
+		c.Active += v
+		c.DegreeMin = min(c.DegreeMin, v)
+		c.DegreeMax = max(c.DegreeMax, v)
+	}
+	c.DegreeMean = float64(c.Active) / float64(m.H)
+	c.Density = float64(c.Active) / float64(m.D*m.H)
+	return c
+}
+
+// Degrees returns each hidden unit's number of active data connections.
+func (m *Model) Degrees() []int {
+	deg := make([]int, m.H)
+	for j := 0; j < m.D; j++ {
+		row := m.A[j*m.H : (j+1)*m.H]
+		for i, a := range row {
+			if a != 0 {
+				deg[i]++
+			}
+		}
+	}
+	return deg
+}
+
+// rewireSET is SET's step after an epoch (Mocanu et al. 2018): among the
+// active data connections, remove the fraction ζ of the positive weights
+// closest to zero and ζ of the negative weights closest to zero, then grow
+// as many new connections at random empty places with small random weights
+// (uniform in ±0.01·InitScale, at least ±0.01).
+func (m *Model) rewireSET(zeta, scale float64, rng *rand.Rand) {
+	n := m.D * m.H
+	var pos, neg []int
+	for k := 0; k < n; k++ {
+		if m.A[k] == 0 {
+			continue
+		}
+		if m.W[k] > 0 {
+			pos = append(pos, k)
+		} else {
+			neg = append(neg, k)
+		}
+	}
+	sort.SliceStable(pos, func(a, b int) bool { return m.W[pos[a]] < m.W[pos[b]] })
+	sort.SliceStable(neg, func(a, b int) bool { return m.W[neg[a]] > m.W[neg[b]] })
+	removed := 0
+	for _, list := range [][]int{pos, neg} {
+		cut := int(zeta * float64(len(list)))
+		for _, k := range list[:cut] {
+			m.A[k], m.W[k], m.C[k] = 0, 0, 0
+			removed++
+		}
+	}
+	empty := n - (len(pos) + len(neg) - removed)
+	if removed > empty {
+		removed = empty
+	}
+	w := float32(0.01 * math.Max(scale, 1))
+	for removed > 0 {
+		k := rng.IntN(n)
+		if m.A[k] != 0 {
+			continue
+		}
+		m.A[k] = 1
+		m.W[k] = w * (2*rng.Float32() - 1)
+		removed--
+	}
+	m.refreshC()
+}
+
+// Clone returns a deep copy.
+func (m *Model) Clone() *Model {
+	c := *m
+	for _, p := range []*[]float32{&c.W, &c.A, &c.AP, &c.C, &c.CH, &c.B, &c.V} {
+		if *p != nil {
+			*p = append([]float32(nil), (*p)...)
+		}
+	}
+	return &c
+}
+
+func (m *Model) String() string {
+	return fmt.Sprintf("RBM %d visible (%d data) × %d hidden", m.X, m.D, m.H)
+}
+
+// transposeC rebuilds the hidden-major copy CH from C.
+func (m *Model) transposeC() { kernel.Transpose(m.CH, m.C, m.X, m.H) }

@@ -1,0 +1,402 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"github.com/ncg-rbm/ncg/kernel"
+)
+
+// blockSize is the number of chains a task advances together, so that the
+// tiles of C read for one chain are reused by the others from cache. It is
+// fixed, not derived from the number of workers, because a block's density
+// picks the product's form, and results must not depend on the workers.
+const blockSize = 8
+
+// rowChunk is the number of visible rows of the gradient and update a task
+// handles (rows are independent in both).
+const rowChunk = 16
+
+// Random-generator keys: every source of randomness of a run is keyed by
+// (Seed, one of these), so none depends on the order of another's use.
+const (
+	keyInit    = 1 << 40
+	keyShuffle = 2 << 40 // + epoch
+	keySET     = 3 << 40 // + epoch
+	// Chain streams use the plain batch-slot index as the key.
+)
+
+// Record is the summary of one epoch, delivered to OnEpoch.
+type Record struct {
+	Epoch      int     // 1-based
+	Seconds    float64 // wall time of the epoch's training (evaluation excluded)
+	ReconError float64 // mean squared error of the first reconstruction, per data unit
+	Connectivity
+	Eval map[string]float64 // what Evaluate returned, when it ran this epoch
+}
+
+// Options are what a caller attaches to a run beyond its Config.
+type Options struct {
+	// OnEpoch receives each epoch's record; an error stops training (after
+	// the checkpoint, if any, is written) and is returned.
+	OnEpoch func(Record) error
+	// Evaluate, if set, runs after every EvalEvery-th epoch and after the
+	// last; its results go into the record.
+	Evaluate  func(m *Model, epoch int) (map[string]float64, error)
+	EvalEvery int
+	// Checkpoint, if set, is the file written after every epoch and when
+	// training is cancelled.
+	Checkpoint string
+}
+
+// NumericalError reports a NaN or Inf found during training.
+type NumericalError struct {
+	Epoch, Batch int    // both 1-based
+	Param        string // which parameter or statistic
+}
+
+func (e *NumericalError) Error() string {
+	return fmt.Sprintf("epoch %d, minibatch %d: %s became NaN or Inf (try a smaller learning rate)", e.Epoch, e.Batch, e.Param)
+}
+
+// Trainer holds a run in progress: model, chain streams, position.
+type Trainer struct {
+	cfg  Config
+	data *Data
+	m    *Model
+
+	epoch   int // completed epochs
+	batch   int // completed minibatches of the current epoch
+	streams []kernel.Stream
+	pcd     []float32 // persistent chain states (Batch×X), PCD only
+	pcdInit bool
+
+	// Scratch, sized once (no allocation per minibatch).
+	perm                   []int32
+	gT, gB, gV             []float32
+	x0, xs, vpre           []float32 // Batch×X
+	h, hpre, hpos, hneg    []float32 // Batch×H
+	posIdx, negIdx, tmpIdx []int32   // Batch×X
+	hIdx                   []int32   // Batch×H
+	posCnt, negCnt, tmpCnt []int32
+	hCnt                   []int32
+	recon                  []float64 // per slot
+	rowOK                  []bool    // per row chunk
+	nb                     int       // size of the current minibatch
+	pool                   *pool
+	next                   atomic.Int64
+	blockFn, rowFn         func(int)
+	afterBatch             func() // test hook
+}
+
+// New validates the configuration against the data and draws a new model.
+func New(cfg Config, d *Data) (*Trainer, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(d.D); err != nil {
+		return nil, err
+	}
+	x := d.D + d.Classes
+	rng := rand.New(rand.NewPCG(cfg.Seed, keyInit))
+	t := &Trainer{cfg: cfg, data: d, m: initModel(cfg, x, d.D, rng)}
+	t.alloc()
+	return t, nil
+}
+
+func (t *Trainer) alloc() {
+	b, x, h := t.cfg.Batch, t.m.X, t.m.H
+	t.streams = make([]kernel.Stream, b)
+	for s := range t.streams {
+		t.streams[s] = kernel.NewStream(t.cfg.Seed, uint64(s))
+	}
+	if t.cfg.PCD {
+		t.pcd = make([]float32, b*x)
+	}
+	t.perm = make([]int32, t.data.N)
+	t.gT, t.gB, t.gV = make([]float32, x*h), make([]float32, h), make([]float32, x)
+	t.x0, t.xs, t.vpre = make([]float32, b*x), make([]float32, b*x), make([]float32, b*x)
+	t.h, t.hpre, t.hpos, t.hneg = make([]float32, b*h), make([]float32, b*h), make([]float32, b*h), make([]float32, b*h)
+	t.posIdx, t.negIdx, t.tmpIdx = make([]int32, b*x), make([]int32, b*x), make([]int32, b*x)
+	t.hIdx = make([]int32, b*h)
+	t.posCnt, t.negCnt, t.tmpCnt, t.hCnt = make([]int32, b), make([]int32, b), make([]int32, b), make([]int32, b)
+	t.recon = make([]float64, b)
+	t.rowOK = make([]bool, (x+rowChunk-1)/rowChunk)
+	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
+}
+
+// Model returns the model being trained (shared, not a copy).
+func (t *Trainer) Model() *Model { return t.m }
+
+// Config returns the run's configuration.
+func (t *Trainer) Config() Config { return t.cfg }
+
+// Epoch returns the number of completed epochs.
+func (t *Trainer) Epoch() int { return t.epoch }
+
+func (t *Trainer) workers() int {
+	if t.cfg.Workers > 0 {
+		return t.cfg.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// Train runs the remaining epochs up to cfg.Epochs. When ctx is cancelled
+// it finishes the current minibatch, writes the checkpoint (if
+// opts.Checkpoint is set) and returns an error wrapping ctx.Err().
+func (t *Trainer) Train(ctx context.Context, opts Options) error {
+	if err := kernel.Init(); err != nil {
+		return err
+	}
+	t.pool = newPool(t.workers())
+	defer t.pool.close()
+	for t.epoch < t.cfg.Epochs {
+		rec, err := t.runEpoch(ctx)
+		if err != nil {
+			if ctx.Err() != nil && opts.Checkpoint != "" {
+				if cerr := t.SaveCheckpoint(opts.Checkpoint); cerr != nil {
+					return errors.Join(err, cerr)
+				}
+			}
+			return err
+		}
+		if opts.Evaluate != nil && (t.epoch == t.cfg.Epochs || (opts.EvalEvery > 0 && t.epoch%opts.EvalEvery == 0)) {
+			ev, err := opts.Evaluate(t.m, t.epoch)
+			if err != nil {
+				return fmt.Errorf("epoch %d: evaluation: %w", t.epoch, err)
+			}
+			rec.Eval = ev
+		}
+		if opts.Checkpoint != "" {
+			if err := t.SaveCheckpoint(opts.Checkpoint); err != nil {
+				return err
+			}
+		}
+		if opts.OnEpoch != nil {
+			if err := opts.OnEpoch(rec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// shuffle sets perm to the order of the given epoch (0-based): a fresh
+// permutation from (Seed, epoch) for every epoch, the first included.
+func (t *Trainer) shuffle(epoch int) {
+	for i := range t.perm {
+		t.perm[i] = int32(i)
+	}
+	rng := rand.New(rand.NewPCG(t.cfg.Seed, keyShuffle+uint64(epoch)))
+	rng.Shuffle(len(t.perm), func(i, j int) { t.perm[i], t.perm[j] = t.perm[j], t.perm[i] })
+}
+
+func (t *Trainer) runEpoch(ctx context.Context) (Record, error) {
+	start := time.Now()
+	t.shuffle(t.epoch)
+	n, bs := t.data.N, t.cfg.Batch
+	batches := (n + bs - 1) / bs
+	var recon float64
+	for t.batch < batches {
+		if err := ctx.Err(); err != nil {
+			return Record{}, fmt.Errorf("training stopped at epoch %d, minibatch %d: %w", t.epoch+1, t.batch, err)
+		}
+		lo := t.batch * bs
+		r, err := t.minibatch(t.perm[lo:min(lo+bs, n)])
+		if err != nil {
+			return Record{}, err
+		}
+		recon += r
+		t.batch++
+		if t.afterBatch != nil {
+			t.afterBatch()
+		}
+	}
+	if t.cfg.Method == SET {
+		t.m.rewireSET(t.cfg.Zeta, t.cfg.InitScale, rand.New(rand.NewPCG(t.cfg.Seed, keySET+uint64(t.epoch))))
+	}
+	t.epoch++
+	t.batch = 0
+	rec := Record{Epoch: t.epoch, Seconds: time.Since(start).Seconds(), Connectivity: t.m.Connectivity()}
+	rec.ReconError = recon / float64(n*t.m.D)
+	return rec, nil
+}
+
+// Step runs one minibatch of the given sample indices (for benchmarks and
+// tests; Train is the normal entry). It returns the summed reconstruction
+// error.
+func (t *Trainer) Step(rows []int32) (float64, error) {
+	if t.pool == nil {
+		t.pool = newPool(t.workers())
+	}
+	return t.minibatch(rows)
+}
+
+// Close releases the goroutines Step started. Train needs no Close.
+func (t *Trainer) Close() {
+	if t.pool != nil {
+		t.pool.close()
+		t.pool = nil
+	}
+}
+
+// minibatch runs CD-k on the given samples and updates the parameters.
+func (t *Trainer) minibatch(rows []int32) (float64, error) {
+	m, d := t.m, t.data
+	x := m.X
+	t.nb = len(rows)
+	for c, r := range rows {
+		dst := t.x0[c*x : (c+1)*x]
+		src := d.X[int(r)*d.D : (int(r)+1)*d.D]
+		for j, v := range src {
+			dst[j] = float32(v)
+		}
+		if d.Classes > 0 {
+			clear(dst[d.D:])
+			dst[d.D+int(d.Labels[r])] = 1
+		}
+	}
+	if t.cfg.PCD && !t.pcdInit {
+		copy(t.pcd, t.x0[:t.nb*x]) // chains start at the first batch's data
+		if t.nb == t.cfg.Batch {
+			t.pcdInit = true
+		}
+	}
+	blocks := (t.nb + blockSize - 1) / blockSize
+	t.pool.run(blocks, t.blockFn, &t.next)
+	t.pool.run(len(t.rowOK), t.rowFn, &t.next)
+
+	// Biases, in slot order.
+	h := m.H
+	var recon float64
+	for c := 0; c < t.nb; c++ {
+		kernel.Axpy(t.gB, 1, t.hpos[c*h:(c+1)*h])
+		kernel.Axpy(t.gB, -1, t.hneg[c*h:(c+1)*h])
+		kernel.Axpy(t.gV, 1, t.x0[c*x:(c+1)*x])
+		kernel.Axpy(t.gV, -1, t.xs[c*x:(c+1)*x])
+		recon += t.recon[c]
+	}
+	alpha := float32(t.cfg.LR / float64(t.nb))
+	for k, ok := range t.rowOK {
+		if !ok {
+			return 0, &NumericalError{t.epoch + 1, t.batch + 1, fmt.Sprintf("W (visible rows %d–%d)", k*rowChunk, min((k+1)*rowChunk, x)-1)}
+		}
+	}
+	if !kernel.UpdateDense(m.B, nil, t.gB, alpha) {
+		return 0, &NumericalError{t.epoch + 1, t.batch + 1, "hidden bias b"}
+	}
+	if !kernel.UpdateDense(m.V, nil, t.gV, alpha) {
+		return 0, &NumericalError{t.epoch + 1, t.batch + 1, "visible bias d"}
+	}
+	if math.IsNaN(recon) || math.IsInf(recon, 0) {
+		return 0, &NumericalError{t.epoch + 1, t.batch + 1, "reconstruction error"}
+	}
+	m.transposeC()
+	return recon, nil
+}
+
+// chainBlock advances the chains of one block through CD-k (SPEC §2).
+func (t *Trainer) chainBlock(blk int) {
+	m := t.m
+	x, h := m.X, m.H
+	c0 := blk * blockSize
+	c1 := min(c0+blockSize, t.nb)
+	nc := c1 - c0
+	x0, xs, vpre := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x]
+	hs, hpre, hpos, hneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hpos[c0*h:c1*h], t.hneg[c0*h:c1*h]
+	posIdx, posCnt := t.posIdx[c0*x:c1*x], t.posCnt[c0:c1]
+
+	// Positive phase: ĥ⁺ = σ(b + C x), and h sampled from it (CD's first
+	// step). The index lists of x are kept for the gradient.
+	kernel.AffineBinary(hpre, m.B, x0, m.C, nc, x, h, posIdx, posCnt)
+	for c := 0; c < nc; c++ {
+		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
+	}
+	if t.cfg.PCD {
+		// The negative chain continues from the persistent state instead.
+		copy(xs, t.pcd[c0*x:c1*x])
+		kernel.AffineBinary(hpre, m.B, xs, m.C, nc, x, h, t.tmpIdx[c0*x:c1*x], t.tmpCnt[c0:c1])
+		for c := 0; c < nc; c++ {
+			kernel.SigmoidBernoulli(hpre[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
+		}
+	}
+	for s := 1; s <= t.cfg.K; s++ {
+		kernel.AffineBinary(vpre, m.V, hs, m.CH, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1])
+		for c := 0; c < nc; c++ {
+			kernel.SigmoidBernoulli(vpre[c*x:(c+1)*x], xs[c*x:(c+1)*x], vpre[c*x:(c+1)*x], &t.streams[c0+c])
+		}
+		if s == 1 {
+			for c := 0; c < nc; c++ {
+				var e float64
+				for j := 0; j < m.D; j++ {
+					d := float64(x0[c*x+j] - vpre[c*x+j])
+					e += d * d
+				}
+				t.recon[c0+c] = e
+			}
+		}
+		if s < t.cfg.K {
+			kernel.AffineBinary(hpre, m.B, xs, m.C, nc, x, h, t.tmpIdx[c0*x:c1*x], t.tmpCnt[c0:c1])
+			for c := 0; c < nc; c++ {
+				kernel.SigmoidBernoulli(hpre[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
+			}
+		}
+	}
+	// Negative statistics: ĥ⁻ = σ(b + C x̃) (probabilities, not samples).
+	kernel.AffineBinary(hpre, m.B, xs, m.C, nc, x, h, t.negIdx[c0*x:c1*x], t.negCnt[c0:c1])
+	kernel.Sigmoid(hneg, hpre)
+	if t.cfg.PCD {
+		copy(t.pcd[c0*x:c1*x], xs)
+	}
+}
+
+// rowTask accumulates the gradient of one chunk of visible rows, in slot
+// order (positive terms, then negative), and applies the update to them.
+func (t *Trainer) rowTask(k int) {
+	m := t.m
+	x, h := m.X, m.H
+	j0, j1 := int32(k*rowChunk), int32(min((k+1)*rowChunk, x))
+	for c := 0; c < t.nb; c++ {
+		idx := clip(t.posIdx[c*x:c*x+int(t.posCnt[c])], j0, j1)
+		kernel.AddRows(t.gT, h, idx, 1, t.hpos[c*h:(c+1)*h])
+	}
+	for c := 0; c < t.nb; c++ {
+		idx := clip(t.negIdx[c*x:c*x+int(t.negCnt[c])], j0, j1)
+		kernel.AddRows(t.gT, h, idx, -1, t.hneg[c*h:(c+1)*h])
+	}
+	alpha := float32(t.cfg.LR / float64(t.nb))
+	ok := true
+	// Data rows by the method's rule; label rows are always present.
+	d0, d1 := int(j0), min(int(j1), m.D)
+	if d0 < d1 {
+		lo, hi := d0*h, d1*h
+		switch t.cfg.Method {
+		case Dense:
+			ok = kernel.UpdateDense(m.W[lo:hi], m.C[lo:hi], t.gT[lo:hi], alpha)
+		case NCG:
+			alphaA := float32(t.cfg.LRConn / float64(t.nb))
+			ok = kernel.UpdateNCG(m.W[lo:hi], m.AP[lo:hi], m.A[lo:hi], m.C[lo:hi], t.gT[lo:hi], alpha, alphaA, float32(t.cfg.Gamma))
+		default:
+			ok = kernel.UpdateMasked(m.W[lo:hi], m.A[lo:hi], m.C[lo:hi], t.gT[lo:hi], alpha)
+		}
+	}
+	if l0 := max(int(j0), m.D); l0 < int(j1) {
+		lo, hi := l0*h, int(j1)*h
+		ok = kernel.UpdateDense(m.W[lo:hi], m.C[lo:hi], t.gT[lo:hi], alpha) && ok
+	}
+	t.rowOK[k] = ok
+}
+
+// clip returns the part of the increasing list idx within [lo, hi).
+func clip(idx []int32, lo, hi int32) []int32 {
+	a := sort.Search(len(idx), func(i int) bool { return idx[i] >= lo })
+	b := a + sort.Search(len(idx)-a, func(i int) bool { return idx[a+i] >= hi })
+	return idx[a:b]
+}
