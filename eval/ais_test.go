@@ -1,0 +1,187 @@
+package eval
+
+import (
+	"math"
+	"testing"
+
+	"github.com/ncg-rbm/ncg/kernel"
+)
+
+func TestSchedules(t *testing.T) {
+	b := DefaultSchedule()
+	if len(b) != 14501 {
+		t.Fatalf("default schedule has %d values, want 14501", len(b))
+	}
+	if b[0] != 0 || b[500] != 0.5 || b[4500] != 0.9 || b[14500] != 1 {
+		t.Errorf("knots: %v %v %v %v", b[0], b[500], b[4500], b[14500])
+	}
+	for _, c := range []struct {
+		k    int
+		step float64
+	}{{1, 1e-3}, {499, 1e-3}, {501, 1e-4}, {4499, 1e-4}, {4501, 1e-5}, {14500, 1e-5}} {
+		if d := b[c.k] - b[c.k-1]; math.Abs(d-c.step) > 1e-12 {
+			t.Errorf("step %d is %v, want %v", c.k, d, c.step)
+		}
+	}
+	if err := checkSchedule(b); err != nil {
+		t.Error(err)
+	}
+	if u := UniformSchedule(4); len(u) != 5 || u[1] != 0.25 || u[4] != 1 {
+		t.Errorf("uniform schedule %v", u)
+	}
+	if _, err := PiecewiseSchedule([]float64{0, 0.5, 0.4, 1}, []int{1, 1, 1}); err == nil {
+		t.Error("decreasing knots accepted")
+	}
+	if err := checkSchedule([]float64{0, 0.6, 0.5, 1}); err == nil {
+		t.Error("decreasing schedule accepted")
+	}
+}
+
+// uniformData draws n rows from independent Bernoulli(0.5) units.
+func someData(m *Model, n int, seed uint64) []uint8 {
+	st := kernel.NewStream(seed, 0)
+	u := make([]float32, n*m.X)
+	st.Uniforms(u)
+	x := make([]uint8, len(u))
+	for k, v := range u {
+		if v < 0.3 {
+			x[k] = 1
+		}
+	}
+	return x
+}
+
+// TestAISVsExact: on small models whose log Z is known exactly, the exact
+// value lies inside the ±3σ bounds for nearly every seed, and the error
+// shrinks as the runs and intervals grow.
+func TestAISVsExact(t *testing.T) {
+	type cfg struct{ runs, k int }
+	small, large := cfg{20, 200}, cfg{100, 2000}
+	var errSmall, errLarge float64
+	inside, models := 0, 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		X, H := 12+int(seed%3)*4, 8+int(seed%3)*2 // 12..20 visible, 8..12 hidden
+		m := randomModel(X, H, 0.5, seed)
+		exact, err := ExactLogZ(m, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 200
+		dA, err := BaseRate(someData(m, n, seed), n, X, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models++
+		for _, c := range []cfg{small, large} {
+			res, err := AIS(m, AISConfig{Runs: c.runs, Betas: UniformSchedule(c.k), Seed: seed, BaseBias: dA})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := math.Abs(res.LogZ - exact)
+			if c == small {
+				errSmall += e
+			} else {
+				errLarge += e
+				if res.LogZLo <= exact && exact <= res.LogZHi {
+					inside++
+				} else {
+					t.Logf("seed %d (X=%d H=%d): exact %.4f outside [%.4f, %.4f]", seed, X, H, exact, res.LogZLo, res.LogZHi)
+				}
+			}
+			if res.Runs != c.runs || res.Intervals != c.k || len(res.LogWeights) != c.runs || res.Seed != seed {
+				t.Errorf("result records runs %d intervals %d weights %d seed %d", res.Runs, res.Intervals, len(res.LogWeights), res.Seed)
+			}
+		}
+	}
+	t.Logf("mean |error|: %.4f (20 runs, 200 intervals), %.4f (100 runs, 2000 intervals); exact inside ±3σ for %d/%d", errSmall/float64(models), errLarge/float64(models), inside, models)
+	if inside < 9 {
+		t.Errorf("exact log Z inside the ±3σ bounds for %d of %d models, want ≥ 9", inside, models)
+	}
+	if !(errLarge < errSmall) {
+		t.Errorf("error did not shrink: %.4f → %.4f", errSmall, errLarge)
+	}
+	if errLarge/float64(models) > 0.02 {
+		t.Errorf("mean |error| %.4f with 100 runs × 2000 intervals, want ≤ 0.02", errLarge/float64(models))
+	}
+}
+
+// TestAISDeterminism: the same seed gives bit-identical log weights for 1,
+// 2 and 3 workers; another seed gives different ones.
+func TestAISDeterminism(t *testing.T) {
+	m := randomModel(30, 20, 0.3, 5)
+	base := make([]float32, m.X)
+	for j := range base {
+		base[j] = -0.5
+	}
+	run := func(workers int, seed uint64) *AISResult {
+		res, err := AIS(m, AISConfig{Runs: 13, Betas: UniformSchedule(300), Seed: seed, Workers: workers, BaseBias: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	ref := run(1, 42)
+	for _, w := range []int{2, 3} {
+		got := run(w, 42)
+		for r := range ref.LogWeights {
+			if math.Float64bits(got.LogWeights[r]) != math.Float64bits(ref.LogWeights[r]) {
+				t.Fatalf("workers %d: run %d log weight %v, workers 1: %v", w, r, got.LogWeights[r], ref.LogWeights[r])
+			}
+		}
+		if got.LogZ != ref.LogZ || got.LogZLo != ref.LogZLo || got.LogZHi != ref.LogZHi {
+			t.Errorf("workers %d: estimate differs", w)
+		}
+	}
+	if other := run(2, 43); other.LogWeights[0] == ref.LogWeights[0] {
+		t.Error("seeds 42 and 43 gave the same first log weight")
+	}
+}
+
+// TestAISIncrementalMatchesFresh: the incremental products change only
+// rounding, not the estimate.
+func TestAISIncrementalMatchesFresh(t *testing.T) {
+	m := randomModel(60, 40, 0.3, 9)
+	cfg := AISConfig{Runs: 8, Betas: UniformSchedule(500), Seed: 1}
+	a, err := AIS(m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	incremental = false
+	defer func() { incremental = true }()
+	b, err := AIS(m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(a.LogZ-b.LogZ) > 0.05 {
+		t.Errorf("incremental %.5f, fresh %.5f", a.LogZ, b.LogZ)
+	}
+}
+
+func TestAISEstimateBounds(t *testing.T) {
+	// Weights 1, 1, 1, 5: mean 2, sample std 2, 3σ/√4 = 3 > mean.
+	lw := []float64{0, 0, 0, math.Log(5)}
+	est, lo, hi := aisEstimate(lw, 10)
+	if math.Abs(est-(10+math.Log(2))) > 1e-12 || !math.IsInf(lo, -1) || math.Abs(hi-(10+math.Log(5))) > 1e-12 {
+		t.Errorf("est %v lo %v hi %v", est, lo, hi)
+	}
+	// Huge log weights do not overflow.
+	est, lo, hi = aisEstimate([]float64{1000, 1000.1, 999.9}, 0)
+	if math.IsInf(est, 0) || !(lo < est && est < hi) {
+		t.Errorf("est %v lo %v hi %v", est, lo, hi)
+	}
+}
+
+func TestBaseRate(t *testing.T) {
+	x := []uint8{1, 0, 1, 0, 1, 1} // 3 rows × 2 units
+	d, err := BaseRate(x, 3, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// unit 0: (3+1)/(3+2) = 0.8; unit 1: (1+1)/5 = 0.4.
+	if math.Abs(float64(d[0])-math.Log(0.8/0.2)) > 1e-6 || math.Abs(float64(d[1])-math.Log(0.4/0.6)) > 1e-6 {
+		t.Errorf("base rate %v", d)
+	}
+	if _, err := BaseRate(x, 3, 2, 0); err == nil {
+		t.Error("zero pseudo-count accepted")
+	}
+}
