@@ -1,0 +1,154 @@
+package eval
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestClassifyConstructed: hidden unit k links data unit k and label k, so
+// the active data unit names the class under both rules.
+func TestClassifyConstructed(t *testing.T) {
+	const D, L, H = 3, 3, 3
+	m := &Model{H: H, X: D + L, C: make([]float32, (D+L)*H), B: make([]float32, H), D: make([]float32, D+L)}
+	for k := 0; k < 3; k++ {
+		m.C[k*H+k] = 5
+		m.C[(D+k)*H+k] = 5
+		m.B[k] = -5
+	}
+	x := []uint8{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0}
+	labels := []int{0, 1, 2, 0} // the last row is wrong on purpose
+	for name, f := range map[string]func(*Model, []uint8, int, int, []int, int) (*Classification, error){
+		"paper": ClassifyPaper, "exact": ClassifyExact,
+	} {
+		res, err := f(m, x, 4, L, labels, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []int{0, 1, 2, 1}
+		for r := range want {
+			if res.Pred[r] != want[r] {
+				t.Errorf("%s: row %d predicted %d, want %d", name, r, res.Pred[r], want[r])
+			}
+		}
+		if res.Accuracy != 0.75 {
+			t.Errorf("%s: accuracy %v, want 0.75", name, res.Accuracy)
+		}
+	}
+	if _, err := ClassifyPaper(m, x, 4, L, []int{0, 1, 3, 0}, 1); err == nil || !strings.Contains(err.Error(), "label 3") {
+		t.Errorf("bad label: %v", err)
+	}
+	if _, err := ClassifyExact(m, x, 4, 6, labels, 1); err == nil {
+		t.Error("L = X accepted")
+	}
+}
+
+// TestClassifyBruteForce compares both rules with float64 computations from
+// their definitions on every data vector of a random model.
+func TestClassifyBruteForce(t *testing.T) {
+	const D, L, H = 6, 3, 5
+	for seed := uint64(1); seed <= 4; seed++ {
+		m := randomModel(D+L, H, 1.5, seed)
+		n := 1 << D
+		x := make([]uint8, n*D)
+		labels := make([]int, n)
+		for r := 0; r < n; r++ {
+			for j := 0; j < D; j++ {
+				x[r*D+j] = uint8(r >> j & 1)
+			}
+			labels[r] = r % L
+		}
+		paper, err := ClassifyPaper(m, x, n, L, labels, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact, err := ClassifyExact(m, x, n, L, labels, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		okP, okE := 0, 0
+		for r := 0; r < n; r++ {
+			row := x[r*D : (r+1)*D]
+			// Exact: p(y|x) ∝ exp(−F(x, y)), the hidden units summed out.
+			full := make([]uint8, D+L)
+			copy(full, row)
+			var negF [L]float64
+			for y := 0; y < L; y++ {
+				clear(full[D:])
+				full[D+y] = 1
+				negF[y] = -bruteFreeEnergy(m, full)
+			}
+			// Paper: label units at 0.5, mean-field hidden, label scores.
+			var score [L]float64
+			for y := 0; y < L; y++ {
+				score[y] = float64(m.D[D+y])
+			}
+			for i := 0; i < H; i++ {
+				a := float64(m.B[i])
+				for j := 0; j < D; j++ {
+					a += float64(row[j]) * float64(m.C[j*H+i])
+				}
+				for y := 0; y < L; y++ {
+					a += 0.5 * float64(m.C[(D+y)*H+i])
+				}
+				hi := 1 / (1 + math.Exp(-a))
+				for y := 0; y < L; y++ {
+					score[y] += float64(m.C[(D+y)*H+i]) * hi
+				}
+			}
+			if p := exact.Pred[r]; negF[p] < maxOf(negF[:])-1e-5 {
+				t.Errorf("seed %d row %d: exact rule picked %d, −F = %v", seed, r, p, negF)
+			}
+			if p := paper.Pred[r]; score[p] < maxOf(score[:])-1e-5 {
+				t.Errorf("seed %d row %d: paper rule picked %d, scores %v", seed, r, p, score)
+			}
+			if exact.Pred[r] == labels[r] {
+				okE++
+			}
+			if paper.Pred[r] == labels[r] {
+				okP++
+			}
+		}
+		if exact.Accuracy != float64(okE)/float64(n) || paper.Accuracy != float64(okP)/float64(n) {
+			t.Errorf("seed %d: accuracies %v %v, want %v %v", seed, exact.Accuracy, paper.Accuracy, float64(okE)/float64(n), float64(okP)/float64(n))
+		}
+	}
+}
+
+func maxOf(v []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range v {
+		m = math.Max(m, x)
+	}
+	return m
+}
+
+func TestConnectivity(t *testing.T) {
+	// X = 4 (3 data + 1 label), H = 3.
+	mask := []float32{
+		1, 0, 1,
+		1, 0, 0,
+		1, 1, 0,
+		1, 1, 1, // label row: not counted
+	}
+	deg, err := HiddenDegrees(mask, 4, 3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deg[0] != 3 || deg[1] != 1 || deg[2] != 1 {
+		t.Errorf("degrees %v, want [3 1 1]", deg)
+	}
+	c, err := ConnectivityStats(mask, 4, 3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MinDegree != 1 || c.MaxDegree != 3 || math.Abs(c.MeanDegree-5.0/3) > 1e-12 || math.Abs(c.Density-5.0/9) > 1e-12 {
+		t.Errorf("stats %+v", c)
+	}
+	if _, err := ConnectivityStats(mask[:11], 4, 3, 3); err == nil {
+		t.Error("short mask accepted")
+	}
+	if _, err := ConnectivityStats(mask, 4, 3, 5); err == nil {
+		t.Error("D > X accepted")
+	}
+}
