@@ -40,6 +40,9 @@ type Record struct {
 	ReconError float64 // mean squared error of the first reconstruction, per data unit
 	Connectivity
 	Eval map[string]float64 // what Evaluate returned, when it ran this epoch
+	// Checkpoint is true when a checkpoint is written right after OnEpoch
+	// returns, so callers can save their own records at the same points.
+	Checkpoint bool
 }
 
 // Options are what a caller attaches to a run beyond its Config.
@@ -51,9 +54,11 @@ type Options struct {
 	// last; its results go into the record.
 	Evaluate  func(m *Model, epoch int) (map[string]float64, error)
 	EvalEvery int
-	// Checkpoint, if set, is the file written after every epoch and when
-	// training is cancelled.
-	Checkpoint string
+	// Checkpoint, if set, is the file written when training is cancelled,
+	// after the last epoch, and after any epoch that ends at least
+	// CheckpointEvery after the previous checkpoint (0: after every epoch).
+	Checkpoint      string
+	CheckpointEvery time.Duration
 }
 
 // NumericalError reports a NaN or Inf found during training.
@@ -157,6 +162,7 @@ func (t *Trainer) Train(ctx context.Context, opts Options) error {
 	}
 	t.pool = newPool(t.workers())
 	defer t.pool.close()
+	lastSave := time.Now()
 	for t.epoch < t.cfg.Epochs {
 		rec, err := t.runEpoch(ctx)
 		if err != nil {
@@ -174,15 +180,17 @@ func (t *Trainer) Train(ctx context.Context, opts Options) error {
 			}
 			rec.Eval = ev
 		}
-		if opts.Checkpoint != "" {
-			if err := t.SaveCheckpoint(opts.Checkpoint); err != nil {
-				return err
-			}
-		}
+		rec.Checkpoint = opts.Checkpoint != "" && (t.epoch == t.cfg.Epochs || time.Since(lastSave) >= opts.CheckpointEvery)
 		if opts.OnEpoch != nil {
 			if err := opts.OnEpoch(rec); err != nil {
 				return err
 			}
+		}
+		if rec.Checkpoint {
+			if err := t.SaveCheckpoint(opts.Checkpoint); err != nil {
+				return err
+			}
+			lastSave = time.Now()
 		}
 	}
 	return nil
@@ -400,3 +408,7 @@ func clip(idx []int32, lo, hi int32) []int32 {
 	b := a + sort.Search(len(idx)-a, func(i int) bool { return idx[a+i] >= hi })
 	return idx[a:b]
 }
+
+// Batch returns the number of completed minibatches of the current epoch
+// (non-zero only for a run stopped mid-epoch).
+func (t *Trainer) Batch() int { return t.batch }

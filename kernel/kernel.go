@@ -518,4 +518,3 @@ func AffineBinary(out, bias, in, m []float32, nc, nin, nout int, idx, counts []i
 	}
 	return total
 }
-

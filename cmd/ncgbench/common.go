@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
+)
+
+// profiling holds the flags every command has: -cpuprofile, -memprofile,
+// -trace and -quiet.
+type profiling struct {
+	cpu, mem, trace string
+	quiet           bool
+}
+
+func (p *profiling) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile to `file` (go tool pprof)")
+	fs.StringVar(&p.mem, "memprofile", "", "write a heap profile to `file` at exit")
+	fs.StringVar(&p.trace, "trace", "", "write an execution trace to `file` (go tool trace)")
+	fs.BoolVar(&p.quiet, "quiet", false, "print no progress")
+}
+
+// start begins the requested profiles; the returned function ends them.
+func (p *profiling) start() (stop func() error, err error) {
+	var stops []func() error
+	stop = func() error {
+		var first error
+		for i := len(stops) - 1; i >= 0; i-- {
+			if err := stops[i](); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	if p.cpu != "" {
+		f, err := os.Create(p.cpu)
+		if err != nil {
+			return stop, fmt.Errorf("-cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return stop, fmt.Errorf("-cpuprofile: %w", err)
+		}
+		stops = append(stops, func() error { pprof.StopCPUProfile(); return f.Close() })
+	}
+	if p.trace != "" {
+		f, err := os.Create(p.trace)
+		if err != nil {
+			return stop, fmt.Errorf("-trace: %w", err)
+		}
+		if err := trace.Start(f); err != nil {
+			f.Close()
+			return stop, fmt.Errorf("-trace: %w", err)
+		}
+		stops = append(stops, func() error { trace.Stop(); return f.Close() })
+	}
+	if p.mem != "" {
+		stops = append(stops, func() error {
+			f, err := os.Create(p.mem)
+			if err != nil {
+				return fmt.Errorf("-memprofile: %w", err)
+			}
+			runtime.GC()
+			if err := pprof.WriteHeapProfile(f); err != nil {
+				f.Close()
+				return fmt.Errorf("-memprofile: %w", err)
+			}
+			return f.Close()
+		})
+	}
+	return stop, nil
+}
+
+// progressWriter is where progress lines go: stderr unless -quiet.
+func (p *profiling) progressWriter(stderr io.Writer) io.Writer {
+	if p.quiet {
+		return nil
+	}
+	return stderr
+}
+
+// interruptible returns a context cancelled by Ctrl-C (SIGINT) or SIGTERM.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, sigterm)
+}
+
+func printJSON(w io.Writer, v any) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(v)
+}

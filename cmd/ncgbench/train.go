@@ -1,0 +1,204 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/experiment"
+	"github.com/ncg-rbm/ncg/kernel"
+)
+
+func init() {
+	commands["train"] = command{"train a model (no -data: NCG and dense on built-in bars-and-stripes)", runTrain}
+}
+
+// runFlags are the flags that define a run (train and sweep share them).
+type runFlags struct {
+	spec    experiment.Spec
+	dataDir string
+	workers int
+	out     string
+	set     map[string]bool // flags given explicitly
+}
+
+func (r *runFlags) register(fs *flag.FlagSet) {
+	d := engine.DefaultConfig()
+	e := &r.spec.Engine
+	*e = d
+	fs.StringVar(&r.spec.Data, "data", "", "data set: bas, mnist, mushrooms, connect-4, or a file path (none: the bars-and-stripes demo)")
+	fs.StringVar(&r.spec.TestData, "test-data", "", "test set `file`, for a file -data")
+	fs.StringVar(&r.spec.Format, "format", "", "format of a data file: idx, libsvm or split (default: detected)")
+	fs.Uint64Var(&r.spec.DataSeed, "data-seed", 0, "seed of binarisation and data splits")
+	fs.StringVar(&r.dataDir, "data-dir", "", "data directory (default $NCG_DATA, else the user cache directory)")
+	fs.Func("method", "connectivity method: dense, ncg, line, random, set (default ncg)", func(s string) error {
+		e.Method = engine.Method(s)
+		return nil
+	})
+	fs.Float64Var(&e.P, "p", d.P, "NCG: initial connection density p")
+	fs.IntVar(&e.V, "v", d.V, "line: visible units per hidden unit")
+	fs.Float64Var(&e.Density, "density", d.Density, "random: connection density")
+	fs.Float64Var(&e.Epsilon, "epsilon", d.Epsilon, "SET: ε (density ε(X+H)/(XH))")
+	fs.Float64Var(&e.Zeta, "zeta", d.Zeta, "SET: fraction ζ rewired every epoch")
+	fs.IntVar(&e.Hidden, "hidden", d.Hidden, "hidden units")
+	fs.IntVar(&e.K, "k", d.K, "Gibbs steps of CD-k")
+	fs.IntVar(&e.Batch, "batch", d.Batch, "minibatch size")
+	fs.Float64Var(&e.LR, "lr", d.LR, "learning rate α of weights and biases")
+	fs.Float64Var(&e.LRConn, "lr-conn", d.LRConn, "NCG: learning rate α_A of the connection strength")
+	fs.Float64Var(&e.Gamma, "gamma", d.Gamma, "NCG: threshold γ on the connection strength")
+	fs.IntVar(&e.Epochs, "epochs", d.Epochs, "epochs")
+	fs.Uint64Var(&e.Seed, "seed", d.Seed, "seed of the run (initialisation, order, chains)")
+	fs.IntVar(&r.workers, "workers", 0, "goroutines per run (default GOMAXPROCS); never changes results")
+	fs.StringVar(&e.Init, "init", d.Init, "weight initialisation: uniform, normal, zero")
+	fs.Float64Var(&e.InitScale, "init-scale", d.InitScale, "a of uniform(−a, a) or σ of normal")
+	fs.BoolVar(&e.PCD, "pcd", false, "persistent contrastive divergence")
+	fs.BoolVar(&r.spec.Classify, "classify", false, "classification mode: one-hot label units, accuracy reported")
+	fs.IntVar(&r.spec.EvalEvery, "eval-every", 0, "evaluate every N epochs (0: after the last epoch only)")
+	fs.StringVar(&r.spec.Likelihood, "likelihood", "", "exact, ais or none (default: exact for small models, AIS otherwise; none when classifying)")
+	fs.BoolFunc("exact", "same as -likelihood exact", func(string) error { r.spec.Likelihood = "exact"; return nil })
+	fs.IntVar(&r.spec.AISRuns, "ais-runs", 100, "AIS runs")
+	fs.IntVar(&r.spec.AISIntervals, "ais-betas", 14500, "AIS intervals (14500: the paper's schedule; other values: uniform β)")
+	fs.Uint64Var(&r.spec.AISSeed, "ais-seed", 0, "seed of the AIS chains")
+	fs.StringVar(&r.out, "out", "", "run directory (default runs/<data>-<method>-seed<seed>)")
+}
+
+// dataDefaults are the settings of the paper (SPEC §7) per data set, used
+// where the flag is not given.
+var dataDefaults = map[string]map[string]string{
+	"bas":       {"hidden": "16", "k": "10", "batch": "10", "lr": "0.05", "lr-conn": "0.25", "epochs": "2000", "eval-every": "250"},
+	"mnist":     {"hidden": "500", "k": "10", "batch": "50", "lr": "0.1", "lr-conn": "0.5", "epochs": "10"},
+	"mushrooms": {"hidden": "100", "k": "10", "batch": "10", "lr": "0.01", "lr-conn": "0.05", "epochs": "10", "classify": "true"},
+	"connect-4": {"hidden": "100", "k": "10", "batch": "10", "lr": "0.01", "lr-conn": "0.05", "epochs": "10", "classify": "true"},
+}
+
+// finish applies the per-data defaults and the line width default, then
+// validates what can be validated without the data.
+func (r *runFlags) finish(fs *flag.FlagSet) error {
+	r.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { r.set[f.Name] = true })
+	name := r.spec.Data
+	if name == "connect4" {
+		name = "connect-4"
+	}
+	for k, v := range dataDefaults[name] {
+		if !r.set[k] {
+			if err := fs.Set(k, v); err != nil {
+				return err
+			}
+		}
+	}
+	if !r.set["v"] && name == "mnist" { // the paper's line density 0.5: v = X/2
+		r.spec.Engine.V = 392
+	}
+	if err := r.spec.Engine.Validate(0); err != nil {
+		return usageError{flagErr(err)}
+	}
+	if r.workers < 0 {
+		return usagef("-workers %d is negative", r.workers)
+	}
+	if r.spec.AISRuns < 1 || r.spec.AISIntervals < 1 {
+		return usagef("-ais-runs and -ais-betas must be at least 1")
+	}
+	return nil
+}
+
+// flagErr turns the engine's validation wording into flag names.
+func flagErr(err error) error {
+	return errors.New(strings.ReplaceAll(err.Error(), "\n", "; "))
+}
+
+func (r *runFlags) dir() string {
+	if r.out != "" {
+		return r.out
+	}
+	base := filepath.Base(r.spec.Data)
+	return filepath.Join("runs", fmt.Sprintf("%s-%s-seed%d", base, r.spec.Engine.Method, r.spec.Engine.Seed))
+}
+
+func runTrain(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("train", stderr)
+	var rf runFlags
+	var prof profiling
+	rf.register(fs)
+	prof.register(fs)
+	asJSON := fs.Bool("json", false, "print the result as one JSON object on stdout")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := kernel.Init(); err != nil {
+		return usageError{err}
+	}
+	demo := rf.spec.Data == ""
+	if demo {
+		rf.spec.Data = "bas"
+	}
+	if err := rf.finish(fs); err != nil {
+		return err
+	}
+	stop, err := prof.start()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	var results []*experiment.Result
+	specs := []runFlags{rf}
+	if demo && !rf.set["method"] {
+		// The demo: NCG beside a dense RBM, each with the exact NLL.
+		dense := rf
+		dense.spec.Engine.Method = engine.Dense
+		specs = append(specs, dense)
+	}
+	for _, r := range specs {
+		res, err := experiment.Run(ctx, r.spec, r.dir(), experiment.Options{DataDir: r.dataDir, Workers: r.workers,
+			Progress: prof.progressWriter(stderr), Version: version(), CheckpointEvery: time.Minute})
+		if err != nil {
+			stop()
+			if ctx.Err() != nil {
+				return fmt.Errorf("%w: checkpoint in %s; run the same command again to resume", errInterrupted, r.dir())
+			}
+			return err
+		}
+		results = append(results, res)
+	}
+	if err := stop(); err != nil {
+		return err
+	}
+	if *asJSON {
+		if len(results) == 1 {
+			return printJSON(stdout, results[0])
+		}
+		return printJSON(stdout, results)
+	}
+	for _, res := range results {
+		printResult(stdout, res)
+	}
+	return nil
+}
+
+func printResult(w io.Writer, r *experiment.Result) {
+	f := r.Final
+	note := ""
+	if r.Skipped {
+		note = " (finished earlier; delete the directory or change -out to train again)"
+	}
+	fmt.Fprintf(w, "%s: %s on %s, seed %d, %d epochs%s\n", r.Dir, r.Spec.Engine.Method, r.Spec.Data, r.Spec.Engine.Seed, f.Epoch, note)
+	if !math.IsNaN(f.NLL) {
+		fmt.Fprintf(w, "  NLL %.4f nats (log Z %.4f", f.NLL, f.LogZ)
+		if f.LogZLo != f.LogZHi {
+			fmt.Fprintf(w, ", ±3σ %.4f…%.4f", f.LogZLo, f.LogZHi)
+		}
+		fmt.Fprintln(w, ")")
+	}
+	if !math.IsNaN(f.TestAcc) || !math.IsNaN(f.TrainAcc) {
+		fmt.Fprintf(w, "  accuracy: train %.4f, test %.4f\n", f.TrainAcc, f.TestAcc)
+	}
+	fmt.Fprintf(w, "  density %.4f (start %.4f), hidden degree min/mean/max %d/%.1f/%d, %.1f s\n",
+		f.Density, r.InitDensity, f.DegreeMin, f.DegreeMean, f.DegreeMax, r.TotalSeconds)
+}

@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/ncg-rbm/ncg/data"
+)
+
+// loadMNIST reads the binarised MNIST training set from the shared data
+// directory (skips, or fails in CI, when it is absent).
+func loadMNIST(b *testing.B) *Data {
+	b.Helper()
+	dir := data.TestDir(b)
+	train, _, err := data.Load("mnist", data.Options{Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := FromSet(train, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+func paperNCG() Config {
+	c := DefaultConfig() // H 500, CD-10, batch 50, α 0.1, α_A 0.5, γ 0.5, p 0.5
+	c.Epochs = 1
+	return c
+}
+
+// BenchmarkEpoch is one 60,000-sample epoch of the paper's MNIST NCG
+// configuration: the figure the README quotes (seconds per epoch = ns/op/1e9).
+func BenchmarkEpoch(b *testing.B) {
+	d := loadMNIST(b)
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("mnist-ncg/workers%d", w), func(b *testing.B) {
+			cfg := paperNCG()
+			cfg.Workers = w
+			for i := 0; i < b.N; i++ {
+				t, err := New(cfg, d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := t.Train(context.Background(), Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/epoch")
+		})
+	}
+}
+
+// BenchmarkMinibatch is one minibatch of the same configuration, in steady
+// state; it shows that a minibatch allocates nothing.
+func BenchmarkMinibatch(b *testing.B) {
+	d := loadMNIST(b)
+	for _, method := range []Method{Dense, NCG} {
+		for _, w := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers%d", method, w), func(b *testing.B) {
+				cfg := paperNCG()
+				cfg.Method, cfg.Workers = method, w
+				t, err := New(cfg, d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer t.Close()
+				rows := make([]int32, cfg.Batch)
+				step := func(i int) {
+					for k := range rows {
+						rows[k] = int32((i*cfg.Batch + k) % d.N)
+					}
+					if _, err := t.Step(rows); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for i := 0; i < 20; i++ { // leave the random start behind
+					step(i)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					step(i)
+				}
+				b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*float64(d.N/cfg.Batch), "s/epoch")
+			})
+		}
+	}
+}
