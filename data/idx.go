@@ -80,10 +80,10 @@ func readIDX(in *input) (*IDX, error) {
 			return nil, fmt.Errorf("%s: byte offset %d: IDX dimension %d is 0", name, 4+4*i, i)
 		}
 		dims[i] = int(d)
-		total *= int64(d)
-		if total > MaxIDXBytes {
+		if total > MaxIDXBytes/int64(d) {
 			return nil, fmt.Errorf("%s: byte offset %d: IDX dimensions %v declare more than %d bytes", name, 4+4*i, dims[:i+1], int64(MaxIDXBytes))
 		}
+		total *= int64(d)
 	}
 	hdr := int64(4 + 4*nd)
 	avail := int64(-1)

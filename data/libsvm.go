@@ -56,7 +56,7 @@ func readLIBSVM(in *input, numFeatures int) (*Set, error) {
 	sc := bufio.NewScanner(in.r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	var (
-		idx       []int32   // active indices (0-based) of all rows
+		idx       []int32    // active indices (0-based) of all rows
 		off       = []int{0} // row i's indices are idx[off[i]:off[i+1]]
 		rawLabels []float64
 		labelName = map[float64]string{}
@@ -128,6 +128,9 @@ func readLIBSVM(in *input, numFeatures int) (*Set, error) {
 	d := numFeatures
 	if d == 0 {
 		d = maxIdx
+	}
+	if d == 0 {
+		return nil, fmt.Errorf("%s: line %d: no features (no index above 0 and no number of features given)", name, line)
 	}
 	if int64(n)*int64(d) > MaxIDXBytes {
 		return nil, fmt.Errorf("%s: %d examples × %d features is too large", name, n, d)

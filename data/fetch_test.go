@@ -1,0 +1,170 @@
+package data
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// listFiles returns every file under dir, relative and slash-separated.
+func listFiles(t *testing.T, dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			r, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(r))
+		}
+		return nil
+	})
+	return out
+}
+
+func TestFetchFromMirror(t *testing.T) {
+	shared := TestDir(t)
+	TestFile(t, "mushrooms/mushrooms")
+	TestFile(t, "mnist/"+MNISTTrainLabels)
+	mux := http.NewServeMux()
+	mux.Handle("/broken/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+	}))
+	mux.Handle("/", http.FileServer(http.Dir(shared)))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	dir := t.TempDir()
+	var log bytes.Buffer
+	if err := Fetch(context.Background(), "mushrooms", dir, FetchOptions{Mirror: srv.URL, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	// MNIST from the second base URL after the first fails.
+	opts := FetchOptions{MNISTBaseURLs: []string{srv.URL + "/broken/", srv.URL + "/mnist/"}, Log: &log}
+	if err := Fetch(context.Background(), "mnist", dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "503") {
+		t.Errorf("log does not mention the failed mirror:\n%s", log.String())
+	}
+	got := strings.Join(listFiles(t, dir), " ")
+	want := "mnist/t10k-images-idx3-ubyte.gz mnist/t10k-labels-idx1-ubyte.gz mnist/train-images-idx3-ubyte.gz mnist/train-labels-idx1-ubyte.gz mushrooms/mushrooms"
+	if got != want {
+		t.Errorf("files %s\nwant %s", got, want)
+	}
+	for _, st := range Info(dir) {
+		if st.Present && !st.Verified {
+			t.Errorf("%s: %s", st.Path, st.Check)
+		}
+	}
+	// A second fetch finds everything present and verified.
+	log.Reset()
+	if err := Fetch(context.Background(), "mushrooms", dir, FetchOptions{Mirror: "http://127.0.0.1:1", Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "present, MD5 ok") {
+		t.Errorf("log: %s", log.String())
+	}
+	// The mirror lacks connect-4: the error says where to put it by hand.
+	err := Fetch(context.Background(), "connect-4", dir, FetchOptions{Mirror: srv.URL})
+	if err == nil || !strings.Contains(err.Error(), "404") ||
+		!strings.Contains(err.Error(), DefaultLIBSVMBaseURL+"multiclass/connect-4 → "+filepath.Join(dir, "connect-4", "connect-4")) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestFetchChecksumMismatch(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, "1 1:1 2:1")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	err := Fetch(context.Background(), "mushrooms", dir, FetchOptions{Mirror: srv.URL})
+	if err == nil || !strings.Contains(err.Error(), "MD5 mismatch") || !strings.Contains(err.Error(), "place them") {
+		t.Fatalf("err = %v", err)
+	}
+	if f := listFiles(t, dir); len(f) != 0 {
+		t.Errorf("left behind: %v", f)
+	}
+	// A file without a checksum is checked by parsing: wrong shape, rejected.
+	err = Fetch(context.Background(), "connect-4", dir, FetchOptions{LIBSVMBaseURL: srv.URL})
+	if err == nil || !strings.Contains(err.Error(), "content check failed: 1×126, want 67557×126") {
+		t.Fatalf("err = %v", err)
+	}
+	if f := listFiles(t, dir); len(f) != 0 {
+		t.Errorf("left behind: %v", f)
+	}
+}
+
+func TestFetchServerError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "boom", http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	err := Fetch(context.Background(), "mnist", dir, FetchOptions{MNISTBaseURLs: []string{srv.URL + "/a", srv.URL + "/b/"}})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"could not fetch 4 file(s) of mnist",
+		srv.URL + "/a/train-images-idx3-ubyte.gz: HTTP 500",
+		srv.URL + "/b/t10k-labels-idx1-ubyte.gz: HTTP 500",
+		DefaultMNISTBaseURLs[0] + "train-images-idx3-ubyte.gz → " + filepath.Join(dir, "mnist", "train-images-idx3-ubyte.gz"),
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if f := listFiles(t, dir); len(f) != 0 {
+		t.Errorf("left behind: %v", f)
+	}
+	if err := Fetch(context.Background(), "cifar", dir, FetchOptions{}); err == nil {
+		t.Error("unknown set accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Fetch(ctx, "mushrooms", dir, FetchOptions{Mirror: srv.URL}); err != context.Canceled {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestFetchConnect4 serves a synthetic file of the right shape (the real
+// one has no published checksum, so Fetch checks it by parsing).
+func TestFetchConnect4(t *testing.T) {
+	var b bytes.Buffer
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := 0; i < 67557; i++ {
+		b.WriteString(strconv.Itoa(r.IntN(3) - 1))
+		for j := 1; j <= 126; j += 3 {
+			b.WriteString(" " + strconv.Itoa(j+r.IntN(3)) + ":1")
+		}
+		b.WriteByte('\n')
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/multiclass/connect-4" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(b.Bytes())
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	var log bytes.Buffer
+	if err := Fetch(context.Background(), "connect-4", dir, FetchOptions{LIBSVMBaseURL: srv.URL + "/", Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "content ok (67557×126)") {
+		t.Error(log.String())
+	}
+	tr, te, err := Load("connect-4", Options{Dir: dir, SplitSeed: 1})
+	if err != nil || tr.N != 16000 || te.N != 51557 || !strings.Contains(tr.Source, "not the paper's exact split") {
+		t.Errorf("%v %v %v", tr, te, err)
+	}
+}

@@ -1,0 +1,122 @@
+package data
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// The fuzz targets check that no input makes a reader panic, and that what
+// a reader accepts is a valid Set. Seed corpora: testdata/fuzz/<Name>/.
+
+func checkSet(t *testing.T, s *Set, err error) {
+	t.Helper()
+	if err != nil {
+		if !strings.HasPrefix(err.Error(), "in: ") {
+			t.Fatalf("error does not name the input: %v", err)
+		}
+		return
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzReadIDX(f *testing.F) {
+	f.Add(idxBytes([]uint32{2, 2}, []byte{0, 1, 2, 255}))
+	f.Add(gz(idxBytes([]uint32{1, 3}, []byte{9, 8, 7})))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		x, err := ReadIDX(bytes.NewReader(b), "in")
+		if err != nil {
+			return
+		}
+		n := 1
+		for _, d := range x.Dims {
+			n *= d
+		}
+		if n != len(x.Data) {
+			t.Fatalf("dims %v, %d bytes", x.Dims, len(x.Data))
+		}
+		if len(x.Dims) > 1 {
+			s := &Set{N: x.Dims[0], D: x.ItemSize(), X: x.Data}
+			if _, err := Binarize(s.X, Binarization{Seed: 1}, 1); err != nil {
+				t.Fatal(err)
+			}
+			checkSet(t, s, nil)
+		}
+	})
+}
+
+func FuzzReadLIBSVM(f *testing.F) {
+	f.Add([]byte("+1 1:1 3:1\n-1 2:1.0\n"), 0)
+	f.Add([]byte("2 5:1\n"), 5)
+	f.Fuzz(func(t *testing.T, b []byte, nf int) {
+		defer func(m int) { MaxFeatures = m }(MaxFeatures)
+		MaxFeatures = 1 << 12
+		s, err := ReadLIBSVM(bytes.NewReader(b), "in", nf)
+		checkSet(t, s, err)
+		if err == nil && nf > 0 && s.D != nf {
+			t.Fatalf("D = %d, want %d", s.D, nf)
+		}
+	})
+}
+
+func FuzzReadSplit(f *testing.F) {
+	f.Add([]byte(splitGood))
+	f.Add([]byte("Name: U\nNumber of examples: 1\nExample size: 2\n\n1 0\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, h, err := ReadSplit(bytes.NewReader(b), "in")
+		checkSet(t, s, err)
+		if err == nil && (s.N != h.N || s.D != h.D) {
+			t.Fatalf("%d×%d, header %d×%d", s.N, s.D, h.N, h.D)
+		}
+	})
+}
+
+// FuzzReadAny goes through format detection and gzip sniffing like LoadFile.
+func FuzzReadAny(f *testing.F) {
+	f.Add(gz([]byte(splitGood)))
+	f.Add([]byte("1 1:1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		defer func(m int) { MaxFeatures = m }(MaxFeatures)
+		MaxFeatures = 1 << 12
+		in, err := sniff(bytes.NewReader(b), "in", int64(len(b)))
+		if err != nil {
+			return
+		}
+		var head bytes.Buffer
+		format, err := detect(teeReader{in.r, &head}, "in")
+		if err != nil {
+			return
+		}
+		// Re-read from the start: the raw bytes again.
+		var s *Set
+		switch format {
+		case FormatIDX:
+			x, err := ReadIDX(bytes.NewReader(b), "in")
+			if err == nil && len(x.Dims) > 1 {
+				s = &Set{N: x.Dims[0], D: x.ItemSize(), X: x.Data}
+				_, err = Binarize(s.X, Binarization{Method: Threshold}, 0)
+			}
+			if err != nil || s == nil {
+				return
+			}
+		case FormatLIBSVM:
+			s, err = ReadLIBSVM(bytes.NewReader(b), "in", 0)
+		case FormatSplit:
+			s, _, err = ReadSplit(bytes.NewReader(b), "in")
+		}
+		checkSet(t, s, err)
+	})
+}
+
+type teeReader struct {
+	r interface{ Read([]byte) (int, error) }
+	w *bytes.Buffer
+}
+
+func (t teeReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.w.Write(p[:n])
+	return n, err
+}
