@@ -5,5 +5,200 @@ package kernel
 // NEON is mandatory on arm64: no feature gate.
 func init() { register(neonKernels) }
 
-// neonKernels is the NEON tier (kernel_arm64.s).
-var neonKernels = &impl{name: "neon"}
+// neonKernels is the NEON tier (kernel_arm64.s). Every kernel is assembly;
+// the wrappers below only split the work into the shapes the assembly takes.
+var neonKernels = &impl{
+	name:             "neon",
+	affine:           affineNEON,
+	sumRows:          sumRowsNEON,
+	indices:          indicesNEON,
+	sigmoid:          sigmoidNEON,
+	softplus:         softplusNEON,
+	bernoulli:        bernoulliNEON,
+	sigmoidBernoulli: sigmoidBernoulliNEON,
+	addRows:          addRowsNEON,
+	axpy:             axpyNEON,
+	updateNCG:        updateNCGNEON,
+	updateMasked:     updateMaskedNEON,
+	updateDense:      updateDenseNEON,
+	transpose:        transposeNEON,
+}
+
+// affineNEON runs the product in blocks of four chains, which share every
+// load of m. When nc is not a multiple of four and at least four, the last
+// block overlaps the one before: the kernel writes bias + in·m rather than
+// accumulating, so recomputing a chain is harmless.
+func affineNEON(out, bias, in, m []float32, nc, nin, nout int) {
+	if nc < 4 {
+		for c := 0; c < nc; c++ {
+			affine1NEON(out[c*nout:], bias, in[c*nin:], m, nin, nout)
+		}
+		return
+	}
+	for c := 0; ; c += 4 {
+		if c+4 > nc {
+			c = nc - 4
+		}
+		affine4NEON(out[c*nout:], bias, in[c*nin:], m, nin, nout)
+		if c+4 == nc {
+			return
+		}
+	}
+}
+
+// affine4NEON computes four chains (bias == nil means zero):
+//
+//	for c < 4, o < nout: out[c*nout+o] = bias[o] + Σ_{j<nin} in[c*nin+j] * m[j*nout+o]
+//
+//go:noescape
+func affine4NEON(out, bias, in, m []float32, nin, nout int)
+
+// affine1NEON computes one chain (bias == nil means zero):
+//
+//	for o < nout: out[o] = bias[o] + Σ_{j<nin} in[j] * m[j*nout+o]
+//
+//go:noescape
+func affine1NEON(out, bias, in, m []float32, nin, nout int)
+
+// sumRowsNEON adds rows of m, in column chunks of 32 kept in registers:
+//
+//	for _, j := range idx { for o < n: out[o] += m[j*stride+o] }
+//
+//go:noescape
+func sumRowsNEON(out, m []float32, stride int, idx []int32, n int)
+
+// indicesNEON lists the non-zero entries of s (-0 counts as zero, NaN not):
+//
+//	k := 0; for i, v := range s { if v != 0 { idx[k] = int32(i); k++ } }; return k
+//
+//go:noescape
+func indicesNEON(idx []int32, s []float32) int
+
+// sigmoidNEON computes dst[i] = 1/(1+exp(-src[i])), 0 for src[i] < -88;
+// dst may alias src.
+//
+//go:noescape
+func sigmoidNEON(dst, src []float32)
+
+// softplusNEON computes dst[i] = max(x, 0) + log1p(exp(-|x|)), x = src[i];
+// dst may alias src.
+//
+//go:noescape
+func softplusNEON(dst, src []float32)
+
+// bernoulliNEON draws whole blocks in assembly and the last partial block
+// through a zero-padded copy, so the stream advances by ⌈n/16⌉ blocks.
+func bernoulliNEON(dst, p []float32, s *Stream) {
+	n := len(p) &^ (Lanes - 1)
+	if n > 0 {
+		bernoulliBlocksNEON(dst[:n], p[:n], s)
+	}
+	if n < len(p) {
+		var pb, db [Lanes]float32
+		copy(pb[:], p[n:])
+		bernoulliBlocksNEON(db[:], pb[:], s)
+		copy(dst[n:], db[:])
+	}
+}
+
+// bernoulliBlocksNEON draws len(p)/16 blocks (len(p) a multiple of 16):
+//
+//	for i := 0; i < len(p); i += 16 { s.next(&blk); for l < 16: dst[i+l] = b2f(uniform(blk[l]) < p[i+l]) }
+//
+//go:noescape
+func bernoulliBlocksNEON(dst, p []float32, s *Stream)
+
+// sigmoidBernoulliNEON is bernoulliNEON's split for the fused kernel.
+func sigmoidBernoulliNEON(prob, state, pre []float32, s *Stream) {
+	n := len(pre) &^ (Lanes - 1)
+	if n > 0 {
+		sigmoidBernoulliBlocksNEON(prob[:n], state[:n], pre[:n], s)
+	}
+	if n < len(pre) {
+		var xb, pb, sb [Lanes]float32
+		copy(xb[:], pre[n:])
+		sigmoidBernoulliBlocksNEON(pb[:], sb[:], xb[:], s)
+		copy(prob[n:], pb[:])
+		copy(state[n:], sb[:])
+	}
+}
+
+// sigmoidBernoulliBlocksNEON draws len(pre)/16 blocks (len(pre) a multiple
+// of 16); prob may alias pre:
+//
+//	for i := 0; i < len(pre); i += 16 {
+//		s.next(&blk)
+//		for l < 16: prob[i+l] = σ(pre[i+l]); state[i+l] = b2f(uniform(blk[l]) < prob[i+l])
+//	}
+//
+//go:noescape
+func sigmoidBernoulliBlocksNEON(prob, state, pre []float32, s *Stream)
+
+// addRowsNEON scales v once per column chunk and adds it to every named row:
+//
+//	for _, j := range idx { for o < n: g[j*n+o] += a * v[o] }
+//
+//go:noescape
+func addRowsNEON(g []float32, n int, idx []int32, a float32, v []float32)
+
+// axpyNEON computes, with a fused multiply-add:
+//
+//	for i, v := range x { y[i] += a * v }
+//
+//go:noescape
+func axpyNEON(y []float32, a float32, x []float32)
+
+// updateNCGNEON is the fused NCG step; it returns Σ_k w[k]·0 (per lane,
+// then across lanes), which is 0 unless a new weight is NaN or ±Inf:
+//
+//	for k := range w {
+//		w0 := w[k]
+//		w[k] = w0 + alpha*g[k]*a[k]
+//		ap[k] = min(max(ap[k]+alphaA*g[k]*w0, 0), 1)
+//		a[k] = b2f(ap[k] >= gamma)
+//		c[k] = w[k] * a[k]
+//		g[k] = 0
+//	}
+//
+//go:noescape
+func updateNCGNEON(w, ap, a, c, g []float32, alpha, alphaA, gamma float32) float32
+
+// updateMaskedNEON, with the same return value as updateNCGNEON:
+//
+//	for k := range w { w[k] += alpha * g[k] * a[k]; c[k] = w[k] * a[k]; g[k] = 0 }
+//
+//go:noescape
+func updateMaskedNEON(w, a, c, g []float32, alpha float32) float32
+
+// updateDenseNEON, with the same return value as updateNCGNEON; c may be nil:
+//
+//	for k := range w { w[k] += alpha * g[k]; if c != nil { c[k] = w[k] }; g[k] = 0 }
+//
+//go:noescape
+func updateDenseNEON(w, c, g []float32, alpha float32) float32
+
+// transposeNEON moves the 4×4 blocks in assembly and the ragged right and
+// bottom edges (fewer than four columns or rows) in Go.
+func transposeNEON(dst, src []float32, rows, cols int) {
+	r4, c4 := rows&^3, cols&^3
+	if r4 > 0 && c4 > 0 {
+		transpose4NEON(dst, src, rows, cols)
+	}
+	for i := 0; i < rows; i++ {
+		j0 := c4
+		if i >= r4 {
+			j0 = 0
+		}
+		for j := j0; j < cols; j++ {
+			dst[j*rows+i] = src[i*cols+j]
+		}
+	}
+}
+
+// transpose4NEON transposes the top-left (rows&^3)×(cols&^3) part of the
+// rows×cols matrix src, in 4×4 blocks:
+//
+//	for i < rows&^3, j < cols&^3: dst[j*rows+i] = src[i*cols+j]
+//
+//go:noescape
+func transpose4NEON(dst, src []float32, rows, cols int)
