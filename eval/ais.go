@@ -139,6 +139,10 @@ func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
 	}
 
 	r := &aisRunner{m: m, dA: dA, ct: m.transposed(), seed: cfg.Seed}
+	r.negC = make([]float32, len(m.C))
+	kernel.Axpy(r.negC, -1, m.C)
+	r.negCT = make([]float32, len(r.ct))
+	kernel.Axpy(r.negCT, -1, r.ct)
 	r.beta = make([]float32, len(betas))
 	for k, b := range betas {
 		r.beta[k] = float32(b)
@@ -202,12 +206,14 @@ func aisEstimate(logw []float64, logZA float64) (est, lo, hi float64) {
 
 // aisRunner holds what all runs share (read-only).
 type aisRunner struct {
-	m    *Model
-	dA   []float32
-	ct   []float32 // Cᵀ, H×X
-	dd   []float64 // d − d_A
-	beta []float32 // the schedule in float32, used identically everywhere
-	seed uint64
+	m     *Model
+	dA    []float32
+	ct    []float32 // Cᵀ, H×X
+	negC  []float32 // −C and −Cᵀ, for the incremental products
+	negCT []float32
+	dd    []float64 // d − d_A
+	beta  []float32 // the schedule in float32, used identically everywhere
+	seed  uint64
 }
 
 type aisScratch struct {
@@ -246,7 +252,7 @@ func (r *aisRunner) run(s *aisScratch, id uint64) float64 {
 	for k := 1; k <= K; k++ {
 		bk, bp := r.beta[k], r.beta[k-1]
 		actX := s.idxX[:nx]
-		s.hp.update(s.a, m.B, m.C, H, actX)
+		s.hp.update(s.a, m.B, m.C, r.negC, H, s.x, actX)
 		// Weight: Δβ·xᵀ(d − d_A) + Σ_i softplus(β_k a_i) − softplus(β_{k−1} a_i).
 		var xd float64
 		for _, j := range actX {
@@ -268,7 +274,7 @@ func (r *aisRunner) run(s *aisScratch, id uint64) float64 {
 		}
 		// x ~ σ((1−β_k)d_A + β_k(d + Cᵀh)).
 		nh := kernel.Indices(s.idxH, s.h)
-		s.vp.update(s.v, m.D, r.ct, X, s.idxH[:nh])
+		s.vp.update(s.v, m.D, r.ct, r.negCT, X, s.h, s.idxH[:nh])
 		clear(s.pre)
 		kernel.Axpy(s.pre, 1-bk, r.dA)
 		kernel.Axpy(s.pre, bk, s.v)
@@ -279,58 +285,54 @@ func (r *aisRunner) run(s *aisScratch, id uint64) float64 {
 }
 
 // binProduct keeps out = bias + Σ_{j∈act} rows[j] for a binary state whose
-// active set act changes a little from call to call. When fewer units
-// changed than are active, it adds the rows of the units switched on and
-// subtracts those switched off; otherwise, and after aisRefresh incremental
+// active set changes a little from call to call. When fewer units changed
+// than are active, it adds the rows of the units switched on and the negated
+// rows (a second, negated copy of the matrix, so both are one SumRows call)
+// of those switched off; otherwise, and after aisRefresh incremental
 // updates in a row, it recomputes from scratch. Drift: an entry is a float32
-// sum of a fresh value and at most aisRefresh updates, each of a few rows,
-// so its error is at most (terms)·2⁻²⁴·(|bias| + Σ|rows|) as for a fresh sum
-// with that many more terms: about 1e-5 relative for MNIST-sized models.
+// sum of a fresh value and at most aisRefresh updates of a few rows each, so
+// its error is at most (terms)·2⁻²⁴·(|bias| + Σ|rows|) as for a fresh sum
+// with that many more terms: about 1e-5 relative for MNIST-sized models,
+// far below the AIS noise.
 type binProduct struct {
-	prev    []int32 // active set out was computed for
+	old     []float32 // the state out was computed for
 	valid   bool
 	since   int
+	flip    []int32
 	on, off []int32
 }
 
 func newBinProduct(n int) binProduct {
-	return binProduct{prev: make([]int32, 0, n), on: make([]int32, n), off: make([]int32, n)}
+	return binProduct{old: make([]float32, n), flip: make([]int32, n), on: make([]int32, n), off: make([]int32, n)}
 }
 
 func (p *binProduct) reset() { p.valid = false }
 
-func (p *binProduct) update(out, bias, rows []float32, n int, act []int32) {
+// update brings out up to date for the binary state s with active units act.
+func (p *binProduct) update(out, bias, pos, neg []float32, n int, s []float32, act []int32) {
 	if p.valid && incremental && p.since < aisRefresh {
-		// Merge the two sorted index lists.
-		on, off := p.on[:0], p.off[:0]
-		a, b := act, p.prev
-		for len(a) > 0 && len(b) > 0 {
-			switch {
-			case a[0] == b[0]:
-				a, b = a[1:], b[1:]
-			case a[0] < b[0]:
-				on = append(on, a[0])
-				a = a[1:]
-			default:
-				off = append(off, b[0])
-				b = b[1:]
+		// old − s is +1 where a unit switched off and −1 where it switched on.
+		kernel.Axpy(p.old, -1, s)
+		nf := kernel.Indices(p.flip, p.old)
+		if nf < len(act) {
+			non, noff := 0, 0
+			for _, j := range p.flip[:nf] {
+				b := int(s[j]) // branch-free split: 1 = switched on
+				p.on[non] = j
+				p.off[noff] = j
+				non += b
+				noff += 1 - b
 			}
-		}
-		on = append(on, a...)
-		off = append(off, b...)
-		if len(on)+len(off) < len(act) {
-			kernel.SumRows(out, rows, n, on, n)
-			for _, j := range off {
-				kernel.Axpy(out, -1, rows[int(j)*n:int(j)*n+n])
-			}
+			kernel.SumRows(out, pos, n, p.on[:non], n)
+			kernel.SumRows(out, neg, n, p.off[:noff], n)
 			p.since++
-			p.prev = append(p.prev[:0], act...)
+			copy(p.old, s)
 			return
 		}
 	}
 	copy(out, bias)
-	kernel.SumRows(out, rows, n, act, n)
+	kernel.SumRows(out, pos, n, act, n)
 	p.since = 0
 	p.valid = true
-	p.prev = append(p.prev[:0], act...)
+	copy(p.old, s)
 }
