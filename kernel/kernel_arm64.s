@@ -720,7 +720,7 @@ done:
 	BCAST(0x3E2AAAAA, V23); \ // p4 = 1.6666665459e-1
 	BCAST(0x3F000000, V24); \ // p5 = 5.0000001201e-1
 	BCAST(0x3F800000, V25); \ // 1.0
-	BCAST(0xC2D00000, V26); \ // -104: below it exp(x) rounds to 0
+	BCAST(0xC2D00000, V26); \ // -104: exp(-104) already rounds to 0
 	BCAST(191, V27);        \ // int32 127+64: exponent bias for 2^(n+64)
 	BCAST(0x1F800000, V28); \ // 2^-64
 	BCAST(0xC2B00000, V29); \ // -88: sigmoid is 0 below it
