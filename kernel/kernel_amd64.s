@@ -364,10 +364,12 @@ DATA popcnt8<>+0xf0(SB)/8, $0x0706060506050504
 DATA popcnt8<>+0xf8(SB)/8, $0x0807070607060605
 GLOBL popcnt8<>(SB), RODATA|NOPTR, $256
 
-// TAILMASK sets M to the lane mask "lane+off < count" (count in a GPR),
-// using X as scratch for the broadcast (X may be M's low half).
+// TAILMASK sets M to the lane mask "lane+off/4 < count" (count in a GPR),
+// using X as scratch for the broadcast (X may be M's low half). VEX
+// encodings only (VMOVQ, not MOVQ): legacy SSE instructions with dirty
+// upper YMM halves are slow on Intel CPUs.
 #define TAILMASK(count, off, X, M) \
-	MOVQ count, X; \
+	VMOVQ count, X; \
 	VPBROADCASTD X, M; \
 	VPCMPGTD iota<>+off(SB), M, M
 
@@ -1192,7 +1194,7 @@ arDone:
 	VADDPS X15, X0, X0; \
 	VHADDPS X0, X0, X0; \
 	VHADDPS X0, X0, X0; \
-	MOVSS X0, ret
+	VMOVSS X0, ret
 
 // NCGSTEP is the NCG update of eight elements held in registers: w0 in Y0,
 // g in Y1, a in Y2, ap in Y3. It leaves w in Y0, ap in Y4, a in Y2, c in Y1
