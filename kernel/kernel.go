@@ -151,9 +151,7 @@ func pick() {
 	sort.SliceStable(available, func(i, j int) bool { return rank(available[i].name) > rank(available[j].name) })
 	cur = available[0]
 	if v := strings.TrimSpace(os.Getenv(EnvVar)); v != "" {
-		if err := SetTier(v); err != nil {
-			tierErr = err
-		}
+		tierErr = setTier(v) // not SetTier: that would re-enter once.Do
 	}
 }
 
@@ -184,6 +182,10 @@ func Tier() string {
 // Tiers lists the tiers this CPU and build can run, best first.
 func Tiers() []string {
 	choose()
+	return tierNames()
+}
+
+func tierNames() []string {
 	out := make([]string, len(available))
 	for i, t := range available {
 		out[i] = t.name
@@ -195,6 +197,10 @@ func Tiers() []string {
 // tier, if this CPU or build lacks it. Not safe to call while kernels run.
 func SetTier(name string) error {
 	choose()
+	return setTier(name)
+}
+
+func setTier(name string) error {
 	for _, t := range available {
 		if t.name == name {
 			cur = t
@@ -203,7 +209,7 @@ func SetTier(name string) error {
 	}
 	switch name {
 	case "generic", "avx2", "avx512", "neon":
-		return fmt.Errorf("%s=%s: this CPU or build does not support tier %q (available: %s)", EnvVar, name, name, strings.Join(Tiers(), ", "))
+		return fmt.Errorf("%s=%s: this CPU or build does not support tier %q (available: %s)", EnvVar, name, name, strings.Join(tierNames(), ", "))
 	}
 	return fmt.Errorf("%s=%s: unknown tier (want generic, avx2, avx512 or neon)", EnvVar, name)
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -14,7 +16,7 @@ import (
 
 func TestMain(m *testing.M) {
 	if err := Init(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Println(err) // TestEnvVarChoice reads this line
 		os.Exit(1)
 	}
 	fmt.Fprintf(os.Stderr, "kernel: tier %s, available %v\n", Tier(), Tiers())
@@ -606,4 +608,27 @@ func binarySliceT(r *rand.Rand, n int, p float64) []float32 {
 		s[i] = b2f(r.Float64() < p)
 	}
 	return s
+}
+
+// TestEnvVarChoice runs a child test binary with NCG_KERNEL set, as users do.
+func TestEnvVarChoice(t *testing.T) {
+	if os.Getenv("NCG_KERNEL_CHILD") != "" {
+		return
+	}
+	for _, tc := range []struct{ env, want string }{{"generic", "generic"}, {"bogus", "unknown tier"}, {"neon-or-avx", "unknown tier"}} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestEnvVarChoiceChild$", "-test.v")
+		cmd.Env = append(os.Environ(), "NCG_KERNEL="+tc.env, "NCG_KERNEL_CHILD=1")
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), tc.want) {
+			t.Errorf("NCG_KERNEL=%s: output lacks %q:\n%s", tc.env, tc.want, out)
+		}
+	}
+}
+
+func TestEnvVarChoiceChild(t *testing.T) {
+	if os.Getenv("NCG_KERNEL_CHILD") == "" {
+		t.Skip("run by TestEnvVarChoice")
+	}
+	// TestMain has already called Init and exited on an error.
+	t.Logf("tier in use: %s", Tier())
 }

@@ -39,7 +39,7 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := kernel.Init(); err != nil {
-		return err
+		return usageError{err}
 	}
 	fmt.Fprintf(stdout, "ncgbench %s\ngo %s %s/%s\nkernel tier %s (available: %v)\ncpu %s\n",
 		version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, kernel.Tier(), kernel.Tiers(), cpuid.CPU.BrandName)

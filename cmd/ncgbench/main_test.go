@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// End-to-end tests run the built binary, as a user does.
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ncgbench-test")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "ncgbench")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// ncgbench runs the binary in dir and returns stdout, stderr and the exit code.
+func ncgbench(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestTrainDemo(t *testing.T) {
+	dir := t.TempDir()
+	out, errb, code := ncgbench(t, dir, "train", "-epochs", "400", "-quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	for _, want := range []string{"runs/bas-ncg-seed1: ncg on bas", "runs/bas-dense-seed1: dense on bas", "NLL"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, f := range []string{"config.json", "metrics.csv", "checkpoint", "model.npz", "result.json"} {
+		if _, err := os.Stat(filepath.Join(dir, "runs/bas-ncg-seed1", f)); err != nil {
+			t.Errorf("run directory lacks %s", f)
+		}
+	}
+	// Again: the finished runs are reported, not retrained.
+	out2, _, _ := ncgbench(t, dir, "train", "-epochs", "400", "-quiet")
+	if !strings.Contains(out2, "finished earlier") {
+		t.Errorf("a second run retrained:\n%s", out2)
+	}
+}
+
+func TestTrainJSON(t *testing.T) {
+	dir := t.TempDir()
+	out, errb, code := ncgbench(t, dir, "train", "-data", "bas", "-method", "ncg", "-epochs", "200", "-json", "-quiet", "-out", "r")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	var res struct {
+		Dir   string
+		Final map[string]*float64 `json:"final"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
+	}
+	nll := res.Final["nll"]
+	// 4×4 bars and stripes has 30 patterns: no model does better than ln 30.
+	if nll == nil || *nll < 3.4 || *nll > 12 {
+		t.Errorf("final nll %v, want a value in [ln 30, 12]", nll)
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	cases := [][]string{
+		{"train", "-nonsense"},
+		{"train", "-hidden", "0"},
+		{"train", "-method", "sparse"},
+		{"train", "-gamma", "1.5"},
+		{"train", "-k", "x"},
+		{"train", "extra-arg"},
+		{"frobnicate"},
+	}
+	for _, args := range cases {
+		_, errb, code := ncgbench(t, dir, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+		if strings.Contains(errb, "goroutine ") || strings.Count(strings.TrimSpace(errb), "\n") > 0 {
+			t.Errorf("%v: want a one-line error, got:\n%s", args, errb)
+		}
+	}
+	_, errb, code := ncgbench(t, dir, "train", "-data", "no/such/file.data", "-quiet")
+	if code != 1 || !strings.Contains(errb, "no/such/file.data") {
+		t.Errorf("missing data file: exit %d, %s", code, errb)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := ncgbench(t, t.TempDir(), "version")
+	if code != 0 || !strings.Contains(out, "kernel tier") {
+		t.Errorf("version: exit %d\n%s", code, out)
+	}
+	_, errb, code := ncgbench(t, t.TempDir(), "version")
+	_ = errb
+	cmd := exec.Command(binary, "version")
+	cmd.Env = append(os.Environ(), "NCG_KERNEL=bogus")
+	outb, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(outb), "NCG_KERNEL") {
+		t.Errorf("NCG_KERNEL=bogus: exit %d, %s", cmd.ProcessState.ExitCode(), outb)
+	}
+	_ = code
+}
