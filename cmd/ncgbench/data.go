@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ncg-rbm/ncg/data"
+)
+
+func init() {
+	commands["data"] = command{"fetch or list data sets (data fetch NAME | data info)", runData}
+}
+
+const dataUsage = `Usage:
+  ncgbench data fetch [-data-dir D] [-mirror URL] [-force] NAME...
+      download mnist, mushrooms, connect-4 (or all) into the data directory,
+      verifying checksums; files already present and valid are kept
+  ncgbench data info [-data-dir D] [-json]
+      list every known file: present or missing, size, checksum verified
+  ncgbench data show [-data-dir D] [-seed S] [-format F] NAME|FILE
+      load a data set as training would and describe it
+
+The data directory is -data-dir, else $NCG_DATA, else <user cache dir>/ncg.
+`
+
+func runData(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usagef("missing subcommand: fetch, info or show")
+	}
+	switch args[0] {
+	case "fetch":
+		return runDataFetch(args[1:], stdout, stderr)
+	case "info":
+		return runDataInfo(args[1:], stdout, stderr)
+	case "show":
+		return runDataShow(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, dataUsage)
+		return nil
+	}
+	return usagef("unknown subcommand %q (want fetch, info or show)", args[0])
+}
+
+// parseInterspersed parses flags that may come before, between or after
+// the positional arguments, which it returns. -h prints usage to stdout.
+func parseInterspersed(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, dataUsage+"\nFlags:\n")
+				fs.SetOutput(stdout)
+				fs.PrintDefaults()
+				return nil, err
+			}
+			return nil, usageError{err}
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// dataDirFlag registers -data-dir.
+func dataDirFlag(fs *flag.FlagSet) *string {
+	return fs.String("data-dir", "", "data `directory` (default $NCG_DATA, else <user cache dir>/ncg)")
+}
+
+func runDataFetch(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("data fetch", stderr)
+	dir := dataDirFlag(fs)
+	mirror := fs.String("mirror", "", "fetch from a mirror `URL` laid out like the data directory (URL/mnist/…, URL/mushrooms/…); replaces the canonical locations")
+	force := fs.Bool("force", false, "download again even files already present and valid")
+	names, err := parseInterspersed(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return usagef("missing data set name (%s or all)", strings.Join(data.FetchNames, ", "))
+	}
+	for _, n := range names {
+		if n != "all" && !contains(data.FetchNames, n) {
+			return usagef("cannot fetch %q (want %s or all)", n, strings.Join(data.FetchNames, ", "))
+		}
+	}
+	d := data.Dir(*dir)
+	ctx, stop := interruptible()
+	defer stop()
+	opts := data.FetchOptions{Mirror: *mirror, Force: *force, Log: stderr}
+	for _, n := range names {
+		if err := data.Fetch(ctx, n, d, opts); err != nil {
+			if errors.Is(err, context.Canceled) {
+				return errInterrupted
+			}
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: ok in %s\n", n, d)
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func runDataInfo(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("data info", stderr)
+	dir := dataDirFlag(fs)
+	asJSON := fs.Bool("json", false, "print the status as JSON")
+	pos, err := parseInterspersed(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	d := data.Dir(*dir)
+	from := "default"
+	switch {
+	case *dir != "":
+		from = "-data-dir"
+	case os.Getenv("NCG_DATA") != "":
+		from = "$NCG_DATA"
+	}
+	st := data.Info(d)
+	bad := 0
+	for _, s := range st {
+		if s.Present && !s.OK {
+			bad++
+		}
+	}
+	if *asJSON {
+		if err := printJSON(stdout, struct {
+			Dir   string
+			Files []data.FileStatus
+		}{d, st}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "data directory %s (%s)\n", d, from)
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "FILE\tSTATUS\tSIZE\tCHECK")
+		for _, s := range st {
+			status, size, check := "missing", "-", "-"
+			if s.Present {
+				status, size, check = "present", humanBytes(s.Size), s.Check
+				if !s.OK {
+					status = "BAD"
+				}
+			} else if s.Downloadable() {
+				check = "ncgbench data fetch " + s.Set
+			} else {
+				check = "not downloadable"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Path, status, size, check)
+		}
+		tw.Flush()
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d file(s) in %s failed verification", bad, d)
+	}
+	return nil
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func runDataShow(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("data show", stderr)
+	dir := dataDirFlag(fs)
+	seed := fs.Uint64("seed", 0, "seed of binarisation and splits")
+	format := fs.String("format", "", "format of a data file: idx, libsvm or split (default: detected)")
+	pos, err := parseInterspersed(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one data set name (%s) or file", strings.Join(data.Names, ", "))
+	}
+	train, test, err := data.Load(pos[0], data.Options{Dir: *dir, Binarization: data.Binarization{Seed: *seed},
+		SplitSeed: *seed, Format: *format})
+	if err != nil {
+		return err
+	}
+	for _, s := range []*data.Set{train, test} {
+		if s != nil {
+			fmt.Fprintf(stdout, "%s\n  %s held\n", s, humanBytes(s.Bytes()))
+		}
+	}
+	return nil
+}

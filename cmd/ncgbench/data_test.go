@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ncg-rbm/ncg/data"
+)
+
+func runCmd(args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestDataInfoEmptyDir(t *testing.T) {
+	dir := t.TempDir()
+	out, errs, code := runCmd("data", "info", "-data-dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"data directory " + dir + " (-data-dir)", "mnist/train-images-idx3-ubyte.gz", "missing",
+		"ncgbench data fetch mushrooms", "mushrooms-train.data", "not downloadable"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// A corrupt file is reported and makes the exit status 1.
+	os.MkdirAll(filepath.Join(dir, "mushrooms"), 0o755)
+	os.WriteFile(filepath.Join(dir, "mushrooms", "mushrooms"), []byte("1 1:1\n"), 0o644)
+	out, errs, code = runCmd("data", "info", "-data-dir", dir)
+	if code != 1 || !strings.Contains(out, "BAD") || !strings.Contains(out, "MD5 mismatch") || !strings.Contains(errs, "failed verification") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+func TestDataInfoShared(t *testing.T) {
+	dir := data.TestDir(t)
+	out, errs, code := runCmd("data", "info", "-json", "-data-dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	if !strings.Contains(out, `"Verified": true`) || !strings.Contains(out, `"Path": "mnist/t10k-labels-idx1-ubyte.gz"`) {
+		t.Errorf("json output:\n%s", out)
+	}
+	out, errs, code = runCmd("data", "show", "mushrooms", "-data-dir", dir)
+	if code != 0 || !strings.Contains(out, "mushrooms-train: 2000×112") || !strings.Contains(out, "mushrooms-test: 6124×112") {
+		t.Errorf("show: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+func TestDataUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"data"},
+		{"data", "frob"},
+		{"data", "fetch"},
+		{"data", "fetch", "cifar"},
+		{"data", "info", "extra"},
+		{"data", "info", "-bogus"},
+		{"data", "show"},
+	} {
+		_, errs, code := runCmd(args...)
+		if code != 2 || !strings.Contains(errs, "ncgbench data:") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+	}
+	out, _, code := runCmd("data", "fetch", "-h")
+	if code != 0 || !strings.Contains(out, "-mirror") {
+		t.Errorf("-h: exit %d\n%s", code, out)
+	}
+	out, _, code = runCmd("help")
+	if code != 0 || !strings.Contains(out, "fetch or list data sets") {
+		t.Errorf("help: %s", out)
+	}
+}
+
+func TestDataFetchServerError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "nope", http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	_, errs, code := runCmd("data", "fetch", "mushrooms", "-data-dir", dir, "-mirror", srv.URL)
+	if code != 1 || !strings.Contains(errs, "HTTP 500") ||
+		!strings.Contains(errs, "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/mushrooms → "+filepath.Join(dir, "mushrooms", "mushrooms")) {
+		t.Errorf("exit %d\n%s", code, errs)
+	}
+}
+
+func TestDataFetchMirror(t *testing.T) {
+	shared := data.TestDir(t)
+	data.TestFile(t, "mushrooms/mushrooms")
+	srv := httptest.NewServer(http.FileServer(http.Dir(shared)))
+	defer srv.Close()
+	dir := t.TempDir()
+	out, errs, code := runCmd("data", "fetch", "-data-dir", dir, "-mirror", srv.URL, "mushrooms")
+	if code != 0 || !strings.Contains(out, "mushrooms: ok") || !strings.Contains(errs, "MD5 ok") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	out, _, code = runCmd("data", "info", "-data-dir", dir)
+	if code != 0 || !strings.Contains(out, "mushrooms/mushrooms  ") {
+		t.Errorf("info after fetch: exit %d\n%s", code, out)
+	}
+	// Without the split files, mushrooms loads as a seeded split of the LIBSVM file.
+	out, errs, code = runCmd("data", "show", "-data-dir", dir, "-seed", "4", "mushrooms")
+	if code != 0 || !strings.Contains(out, "mushrooms-train: 2000×112") || !strings.Contains(out, "PCG seed 4") {
+		t.Errorf("show: exit %d\n%s\n%s", code, out, errs)
+	}
+}
