@@ -1,0 +1,114 @@
+// Package report reads run directories written by package experiment,
+// groups runs of the same configuration over seeds, and writes the tables
+// (Markdown, CSV, JSON) and figures (PNG, SVG) of a study. It only reads
+// what runs wrote: it never trains or evaluates.
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/ncg-rbm/ncg/experiment"
+)
+
+// Run is one run directory.
+type Run struct {
+	Dir     string
+	Spec    experiment.Spec
+	Metrics []experiment.Metrics // metrics.csv, one row per epoch (may be empty)
+	Result  *experiment.Result   // result.json; nil while the run is unfinished
+}
+
+// Finished reports whether the run wrote result.json.
+func (r *Run) Finished() bool { return r.Result != nil }
+
+// Final returns the final metrics: result.json's of a finished run, else
+// the last row of metrics.csv (NaN everywhere when there is none).
+func (r *Run) Final() experiment.Metrics {
+	if r.Result != nil {
+		return r.Result.Final
+	}
+	if n := len(r.Metrics); n > 0 {
+		return r.Metrics[n-1]
+	}
+	return nanMetrics()
+}
+
+func nanMetrics() experiment.Metrics {
+	n := math.NaN()
+	return experiment.Metrics{Seconds: n, NLL: n, LogZ: n, LogZLo: n, LogZHi: n, TrainAcc: n, TestAcc: n, Density: n, DegreeMean: n, Recon: n}
+}
+
+// Collect walks dirs (any number, e.g. the output directories of several
+// shards) for run directories, those holding config.json, and reads them.
+// A run directory is not searched further. The same directory reached
+// twice is read once. Runs come sorted by directory.
+func Collect(dirs ...string) ([]Run, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("no directories given")
+	}
+	seen := map[string]bool{}
+	var runs []Run
+	for _, root := range dirs {
+		if _, err := os.Stat(root); err != nil {
+			return nil, err
+		}
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			if _, err := os.Stat(filepath.Join(path, "config.json")); err != nil {
+				return nil
+			}
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				return err
+			}
+			if !seen[abs] {
+				seen[abs] = true
+				r, err := ReadRun(path)
+				if err != nil {
+					return err
+				}
+				runs = append(runs, *r)
+			}
+			return filepath.SkipDir
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no run directories (with config.json) found under %v", dirs)
+	}
+	sort.Slice(runs, func(a, b int) bool { return runs[a].Dir < runs[b].Dir })
+	return runs, nil
+}
+
+// ReadRun reads one run directory: config.json, metrics.csv (absent means
+// no epoch finished yet) and result.json (absent means unfinished).
+func ReadRun(dir string) (*Run, error) {
+	spec, err := experiment.ReadSpec(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Dir: dir, Spec: spec}
+	r.Metrics, err = experiment.ReadMetrics(filepath.Join(dir, "metrics.csv"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "result.json")); err == nil {
+		if r.Result, err = experiment.ReadResult(dir); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,231 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/experiment"
+)
+
+// Stat is the mean and sample standard deviation of N values (NaN values
+// are left out). SD is NaN for N < 2, Mean for N = 0.
+type Stat struct {
+	Mean, SD float64
+	N        int
+}
+
+// NewStat summarises xs, skipping NaN.
+func NewStat(xs []float64) Stat {
+	s := Stat{Mean: math.NaN(), SD: math.NaN()}
+	var sum float64
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			sum += x
+			s.N++
+		}
+	}
+	if s.N == 0 {
+		return s
+	}
+	s.Mean = sum / float64(s.N)
+	if s.N > 1 {
+		var ss float64
+		for _, x := range xs {
+			if !math.IsNaN(x) {
+				ss += (x - s.Mean) * (x - s.Mean)
+			}
+		}
+		s.SD = math.Sqrt(ss / float64(s.N-1))
+	}
+	return s
+}
+
+// MarshalJSON writes {"mean", "sd", "n"} with null for NaN.
+func (s Stat) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Mean *float64 `json:"mean"`
+		SD   *float64 `json:"sd"`
+		N    int      `json:"n"`
+	}{num(s.Mean), num(s.SD), s.N})
+}
+
+func num(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// Group is the runs of one configuration: equal specs but for the seed.
+type Group struct {
+	Name  string          // Data + " " + Model
+	Data  string          // data set (base name of a file)
+	Model string          // method and the settings that tell groups apart
+	Spec  experiment.Spec // the common spec, seed 0
+	Runs  []Run
+
+	Finished int // runs with result.json
+	// Final metrics over the finished runs.
+	NLL, TestAcc, TrainAcc, Density, InitDensity Stat
+	Epochs                                       int     // epochs of the finished runs (the spec's)
+	SecondsPerEpoch                              float64 // mean training time of an epoch over all rows of all runs
+}
+
+// key is a group's identity: the spec without the seed.
+func key(s experiment.Spec) experiment.Spec {
+	s.Engine.Seed = 0
+	s.Engine.Workers = 0
+	return s
+}
+
+// GroupRuns groups runs by configuration (spec without seed) and names the
+// groups. Groups come sorted by data, method (dense, ncg, line, random,
+// set) and name.
+func GroupRuns(runs []Run) []Group {
+	index := map[string]int{}
+	var groups []Group
+	for _, r := range runs {
+		k := key(r.Spec)
+		b, _ := json.Marshal(k)
+		i, ok := index[string(b)]
+		if !ok {
+			i = len(groups)
+			index[string(b)] = i
+			groups = append(groups, Group{Spec: k})
+		}
+		groups[i].Runs = append(groups[i].Runs, r)
+	}
+	nameGroups(groups)
+	for i := range groups {
+		groups[i].summarise()
+	}
+	order := map[engine.Method]int{engine.Dense: 0, engine.NCG: 1, engine.Line: 2, engine.Random: 3, engine.SET: 4}
+	sort.SliceStable(groups, func(a, b int) bool {
+		ga, gb := &groups[a], &groups[b]
+		if ga.Data != gb.Data {
+			return ga.Data < gb.Data
+		}
+		if ga.Spec.Classify != gb.Spec.Classify {
+			return !ga.Spec.Classify
+		}
+		if oa, ob := order[ga.Spec.Engine.Method], order[gb.Spec.Engine.Method]; oa != ob {
+			return oa < ob
+		}
+		return ga.Name < gb.Name
+	})
+	return groups
+}
+
+func (g *Group) summarise() {
+	var nll, test, train, dens, init []float64
+	var secs float64
+	var rows int
+	for i := range g.Runs {
+		r := &g.Runs[i]
+		for _, m := range r.Metrics {
+			if !math.IsNaN(m.Seconds) {
+				secs += m.Seconds
+				rows++
+			}
+		}
+		if !r.Finished() {
+			continue
+		}
+		g.Finished++
+		f := r.Result.Final
+		nll = append(nll, f.NLL)
+		test = append(test, f.TestAcc)
+		train = append(train, f.TrainAcc)
+		dens = append(dens, f.Density)
+		init = append(init, r.Result.InitDensity)
+	}
+	g.NLL, g.TestAcc, g.TrainAcc = NewStat(nll), NewStat(test), NewStat(train)
+	g.Density, g.InitDensity = NewStat(dens), NewStat(init)
+	g.Epochs = g.Spec.Engine.Epochs
+	g.SecondsPerEpoch = math.NaN()
+	if rows > 0 {
+		g.SecondsPerEpoch = secs / float64(rows)
+	}
+}
+
+// methodLabel is the method with its connectivity parameter, as in the
+// paper's Table 1: "NCG p=0.5 γ=0.5", "line v=392", "random 0.5", "SET ε=11".
+func methodLabel(c engine.Config) string {
+	switch c.Method {
+	case engine.Dense:
+		return "dense"
+	case engine.NCG:
+		return fmt.Sprintf("NCG p=%s γ=%s", fnum(c.P), fnum(c.Gamma))
+	case engine.Line:
+		return fmt.Sprintf("line v=%d", c.V)
+	case engine.Random:
+		return fmt.Sprintf("random %s", fnum(c.Density))
+	case engine.SET:
+		return fmt.Sprintf("SET ε=%s ζ=%s", fnum(c.Epsilon), fnum(c.Zeta))
+	}
+	return string(c.Method)
+}
+
+func fnum(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+
+// settings flattens the parts of a spec that may tell groups apart (the
+// method's own parameters are in methodLabel), in a fixed order.
+func settings(s experiment.Spec) [][2]string {
+	e := s.Engine
+	kv := [][2]string{
+		{"H", strconv.Itoa(e.Hidden)}, {"k", strconv.Itoa(e.K)}, {"batch", strconv.Itoa(e.Batch)},
+		{"α", fnum(e.LR)}, {"epochs", strconv.Itoa(e.Epochs)}, {"init", e.Init}, {"scale", fnum(e.InitScale)},
+		{"pcd", strconv.FormatBool(e.PCD)}, {"classify", strconv.FormatBool(s.Classify)},
+		{"likelihood", s.Likelihood}, {"data-seed", strconv.FormatUint(s.DataSeed, 10)},
+		{"test", s.TestData}, {"format", s.Format}, {"eval-every", strconv.Itoa(s.EvalEvery)},
+		{"ais-runs", strconv.Itoa(s.AISRuns)}, {"ais-betas", strconv.Itoa(s.AISIntervals)}, {"ais-seed", strconv.FormatUint(s.AISSeed, 10)},
+	}
+	if e.Method == engine.NCG {
+		kv = append(kv, [2]string{"α_A", fnum(e.LRConn)})
+	}
+	return kv
+}
+
+// nameGroups names each group by data set and method label, then adds
+// every setting whose value differs between groups of the same data set
+// (so two groups never share a name unless their specs only differ in
+// settings no name shows).
+func nameGroups(groups []Group) {
+	type sig struct{ data, key string }
+	values := map[sig]map[string]bool{}
+	for i := range groups {
+		g := &groups[i]
+		g.Data = filepath.Base(g.Spec.Data)
+		for _, kv := range settings(g.Spec) {
+			s := sig{g.Data, kv[0]}
+			if values[s] == nil {
+				values[s] = map[string]bool{}
+			}
+			values[s][kv[1]] = true
+		}
+	}
+	for i := range groups {
+		g := &groups[i]
+		parts := []string{methodLabel(g.Spec.Engine)}
+		for _, kv := range settings(g.Spec) {
+			if len(values[sig{g.Data, kv[0]}]) > 1 {
+				switch kv[1] {
+				case "true":
+					parts = append(parts, kv[0])
+				case "false":
+					parts = append(parts, "no "+kv[0])
+				default:
+					parts = append(parts, kv[0]+"="+kv[1])
+				}
+			}
+		}
+		g.Model = strings.Join(parts, " ")
+		g.Name = g.Data + " " + g.Model
+	}
+}

@@ -1,0 +1,243 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"image"
+	_ "image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/experiment"
+)
+
+func testSpec(method engine.Method, seed uint64) experiment.Spec {
+	c := engine.DefaultConfig()
+	c.Method, c.Hidden, c.Epochs, c.Seed = method, 16, 4, seed
+	return experiment.Spec{Data: "bas", Engine: c, EvalEvery: 2, AISRuns: 100, AISIntervals: 14500}
+}
+
+func writeJSONFile(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeRun writes a run directory: metrics with NLL nll+10/epoch on even
+// epochs (NaN elsewhere), density dens, and result.json when finished.
+func fakeRun(t *testing.T, dir string, spec experiment.Spec, nll, dens float64, finished bool) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeJSONFile(t, filepath.Join(dir, "config.json"), map[string]any{"spec": spec, "meta": experiment.Meta{Version: "test"}})
+	nan := math.NaN()
+	var rows []experiment.Metrics
+	for e := 1; e <= spec.Engine.Epochs; e++ {
+		m := experiment.Metrics{Epoch: e, Seconds: 0.5, NLL: nan, LogZ: nan, LogZLo: nan, LogZHi: nan, TrainAcc: nan, TestAcc: nan,
+			Density: dens, DegreeMin: 2, DegreeMean: 8, DegreeMax: 14, Recon: 0.1}
+		if e%2 == 0 {
+			m.NLL = nll + 10/float64(e)
+		}
+		rows = append(rows, m)
+	}
+	if err := experiment.WriteMetrics(filepath.Join(dir, "metrics.csv"), rows); err != nil {
+		t.Fatal(err)
+	}
+	if finished {
+		writeJSONFile(t, filepath.Join(dir, "result.json"), experiment.Result{Spec: spec, Dir: dir, Final: rows[len(rows)-1],
+			InitDensity: 0.5, TotalSeconds: 2})
+	}
+}
+
+func TestStat(t *testing.T) {
+	s := NewStat([]float64{1, 2, 3, 4, math.NaN()})
+	if s.N != 4 || s.Mean != 2.5 || math.Abs(s.SD-math.Sqrt(5.0/3)) > 1e-12 {
+		t.Errorf("NewStat = %+v, want mean 2.5, sd %v, n 4", s, math.Sqrt(5.0/3))
+	}
+	if s := NewStat([]float64{7}); s.N != 1 || s.Mean != 7 || !math.IsNaN(s.SD) {
+		t.Errorf("one value: %+v", s)
+	}
+	if q := Quantile([]float64{4, 1, 3, 2}, 0.25); q != 1.75 {
+		t.Errorf("Quantile 0.25 = %v, want 1.75", q)
+	}
+}
+
+func TestCollectGroupTable(t *testing.T) {
+	root := t.TempDir()
+	shard1, shard2 := filepath.Join(root, "shard1"), filepath.Join(root, "shard2")
+	// NCG, three seeds over two shards; dense, two seeds; an unfinished NCG run.
+	fakeRun(t, filepath.Join(shard1, "ncg-1"), testSpec(engine.NCG, 1), 10, 0.3, true)
+	fakeRun(t, filepath.Join(shard1, "ncg-2"), testSpec(engine.NCG, 2), 12, 0.4, true)
+	fakeRun(t, filepath.Join(shard2, "nested", "ncg-3"), testSpec(engine.NCG, 3), 14, 0.5, true)
+	fakeRun(t, filepath.Join(shard2, "ncg-4"), testSpec(engine.NCG, 4), 99, 0.9, false)
+	fakeRun(t, filepath.Join(shard1, "dense-1"), testSpec(engine.Dense, 1), 20, 1, true)
+	fakeRun(t, filepath.Join(shard2, "dense-2"), testSpec(engine.Dense, 2), 22, 1, true)
+	// Another γ: a group of its own.
+	g := testSpec(engine.NCG, 1)
+	g.Engine.Gamma = 0.3
+	fakeRun(t, filepath.Join(shard2, "ncg-gamma"), g, 30, 0.2, true)
+
+	runs, err := Collect(shard1, shard2, shard1) // shard1 twice: read once
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 7 {
+		t.Fatalf("%d runs, want 7", len(runs))
+	}
+	groups := GroupRuns(runs)
+	if len(groups) != 3 {
+		for _, g := range groups {
+			t.Log(g.Name)
+		}
+		t.Fatalf("%d groups, want 3", len(groups))
+	}
+	// Sorted: dense, then NCG (γ 0.3 before 0.5 by name).
+	dense, ncg := groups[0], groups[2]
+	if dense.Spec.Engine.Method != engine.Dense || ncg.Model != "NCG p=0.5 γ=0.5" || groups[1].Model != "NCG p=0.5 γ=0.3" {
+		t.Fatalf("groups %q, %q, %q", groups[0].Name, groups[1].Name, groups[2].Name)
+	}
+	if len(ncg.Runs) != 4 || ncg.Finished != 3 {
+		t.Errorf("NCG group: %d runs, %d finished, want 4, 3", len(ncg.Runs), ncg.Finished)
+	}
+	// Final NLL (epoch 4): 12.5, 14.5, 16.5 → mean 14.5, sd 2.
+	if s := ncg.NLL; s.N != 3 || math.Abs(s.Mean-14.5) > 1e-9 || math.Abs(s.SD-2) > 1e-9 {
+		t.Errorf("NCG NLL %+v, want 14.5 ± 2 over 3", s)
+	}
+	if s := ncg.Density; math.Abs(s.Mean-0.4) > 1e-9 || math.Abs(s.SD-0.1) > 1e-9 {
+		t.Errorf("NCG density %+v, want 0.4 ± 0.1", s)
+	}
+	if s := dense.NLL; math.Abs(s.Mean-23.5) > 1e-9 || math.Abs(s.SD-math.Sqrt2) > 1e-9 {
+		t.Errorf("dense NLL %+v, want 23.5 ± 1.414", s)
+	}
+	if ncg.SecondsPerEpoch != 0.5 || ncg.TestAcc.N != 0 {
+		t.Errorf("seconds/epoch %v, test acc %+v", ncg.SecondsPerEpoch, ncg.TestAcc)
+	}
+
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, groups); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| bas | NCG p=0.5 γ=0.5 | 4 | 3 (+1 unfinished) | 14.50 ± 2.00 | — | 0.400 ± 0.100 | 0.500 ± 0.000 | 0.5 |",
+		"| bas | dense | 4 | 2 | 23.50 ± 1.41 |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	var cb bytes.Buffer
+	if err := WriteCSV(&cb, groups); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&cb).ReadAll()
+	if err != nil || len(recs) != 4 || len(recs[0]) != len(CSVColumns) {
+		t.Fatalf("CSV: %v, %d rows\n%s", err, len(recs), cb.String())
+	}
+	if recs[3][6] != "14.5" || recs[3][7] != "2" || recs[3][8] != "" {
+		t.Errorf("CSV NCG row %v", recs[3])
+	}
+	b, err := json.Marshal(Table(groups))
+	if err != nil || !strings.Contains(string(b), `"nll":{"mean":14.5,"sd":2,"n":3}`) || !strings.Contains(string(b), `"test_acc":{"mean":null,"sd":null,"n":0}`) {
+		t.Errorf("JSON: %v\n%s", err, b)
+	}
+}
+
+func TestNamesShowDifferences(t *testing.T) {
+	root := t.TempDir()
+	a := testSpec(engine.NCG, 1)
+	b := testSpec(engine.NCG, 1)
+	b.Engine.LRConn = 0.25
+	c := testSpec(engine.Line, 1)
+	c.Engine.V = 8
+	fakeRun(t, filepath.Join(root, "a"), a, 1, 0.5, true)
+	fakeRun(t, filepath.Join(root, "b"), b, 1, 0.5, true)
+	fakeRun(t, filepath.Join(root, "c"), c, 1, 0.5, true)
+	runs, err := Collect(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range GroupRuns(runs) {
+		names = append(names, g.Name)
+	}
+	want := []string{"bas NCG p=0.5 γ=0.5 α_A=0.25", "bas NCG p=0.5 γ=0.5 α_A=0.5", "bas line v=8"}
+	if strings.Join(names, "; ") != strings.Join(want, "; ") {
+		t.Errorf("names %q, want %q", names, want)
+	}
+}
+
+func TestWriteFigures(t *testing.T) {
+	root := t.TempDir()
+	fakeRun(t, filepath.Join(root, "runs", "a"), testSpec(engine.NCG, 1), 10, 0.3, true)
+	fakeRun(t, filepath.Join(root, "runs", "b"), testSpec(engine.NCG, 2), 11, 0.35, true)
+	fakeRun(t, filepath.Join(root, "runs", "c"), testSpec(engine.Dense, 1), 12, 1, true)
+	cl := testSpec(engine.NCG, 1)
+	cl.Classify = true
+	fakeRun(t, filepath.Join(root, "runs", "d"), cl, 0, 0.4, false) // no result: skipped in the scatter
+	runs, err := Collect(filepath.Join(root, "runs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "out")
+	files, err := Write(out, GroupRuns(runs), Formats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 8 {
+		t.Errorf("wrote %v, want 8 files", files)
+	}
+	for _, name := range []string{"curves", "degrees", "density"} {
+		f, err := os.Open(filepath.Join(out, name+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, format, err := image.Decode(f)
+		f.Close()
+		if err != nil || format != "png" || img.Bounds().Dx() < 300 {
+			t.Errorf("%s.png: %v, format %q", name, err, format)
+		}
+		svg, err := os.ReadFile(filepath.Join(out, name+".svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := strings.TrimSpace(string(svg)); !strings.HasPrefix(s, "<?xml") && !strings.HasPrefix(s, "<svg") {
+			t.Errorf("%s.svg starts with %.40q", name, s)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(out, ".*tmp*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	root := t.TempDir()
+	if _, err := Collect(root); err == nil || !strings.Contains(err.Error(), "no run directories") {
+		t.Errorf("empty directory: %v", err)
+	}
+	if _, err := Collect(filepath.Join(root, "missing")); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("missing directory: %v", err)
+	}
+	dir := filepath.Join(root, "broken")
+	fakeRun(t, dir, testSpec(engine.NCG, 1), 1, 0.5, true)
+	path := filepath.Join(dir, "metrics.csv")
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(string(b), "\n")
+	lines[2] = "2,0.5,oops,1,1,1,1,1,1,1,1,1,1"
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
+	_, err := Collect(root)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("broken metrics: %v, want an error naming %s, line 3", err, path)
+	}
+	if _, err := ParseFormats("md,pdf"); err == nil {
+		t.Error("ParseFormats accepted pdf")
+	}
+}

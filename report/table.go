@@ -1,0 +1,117 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// fmtStat writes "mean ± sd" with prec decimals ("mean" alone for one
+// value, "—" for none), the values multiplied by scale.
+func fmtStat(s Stat, prec int, scale float64) string {
+	switch {
+	case s.N == 0:
+		return "—"
+	case s.N == 1 || math.IsNaN(s.SD):
+		return strconv.FormatFloat(s.Mean*scale, 'f', prec, 64)
+	}
+	return strconv.FormatFloat(s.Mean*scale, 'f', prec, 64) + " ± " + strconv.FormatFloat(s.SD*scale, 'f', prec, 64)
+}
+
+func runsCell(g *Group) string {
+	s := strconv.Itoa(g.Finished)
+	if u := len(g.Runs) - g.Finished; u > 0 {
+		s += fmt.Sprintf(" (+%d unfinished)", u)
+	}
+	return s
+}
+
+// WriteMarkdown writes the table of groups in the layout of the paper's
+// Table 1: one row per configuration, mean ± sample sd over the finished
+// runs of the final NLL, test accuracy (%) and density.
+func WriteMarkdown(w io.Writer, groups []Group) error {
+	var b strings.Builder
+	b.WriteString("| data | model | epochs | runs | NLL | test acc. % | density | initial density | s/epoch |\n")
+	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for i := range groups {
+		g := &groups[i]
+		spe := "—"
+		if !math.IsNaN(g.SecondsPerEpoch) {
+			spe = strconv.FormatFloat(g.SecondsPerEpoch, 'g', 3, 64)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n",
+			mdEscape(g.Data), mdEscape(g.Model), g.Epochs, runsCell(g),
+			fmtStat(g.NLL, 2, 1), fmtStat(g.TestAcc, 2, 100), fmtStat(g.Density, 3, 1), fmtStat(g.InitDensity, 3, 1), spe)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// CSVColumns are the columns of WriteCSV. Empty cells mark values not
+// measured (or an sd of a single run).
+var CSVColumns = []string{"data", "model", "method", "epochs", "runs", "unfinished",
+	"nll_mean", "nll_sd", "test_acc_mean", "test_acc_sd", "train_acc_mean", "train_acc_sd",
+	"density_mean", "density_sd", "initial_density_mean", "initial_density_sd", "seconds_per_epoch"}
+
+// WriteCSV writes the table of groups as CSV (accuracies as fractions).
+func WriteCSV(w io.Writer, groups []Group) error {
+	cw := csv.NewWriter(w)
+	cw.Write(CSVColumns)
+	f := func(v float64) string {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', 8, 64)
+	}
+	for i := range groups {
+		g := &groups[i]
+		row := []string{g.Data, g.Model, string(g.Spec.Engine.Method), strconv.Itoa(g.Epochs),
+			strconv.Itoa(g.Finished), strconv.Itoa(len(g.Runs) - g.Finished)}
+		for _, s := range []Stat{g.NLL, g.TestAcc, g.TrainAcc, g.Density, g.InitDensity} {
+			row = append(row, f(s.Mean), f(s.SD))
+		}
+		row = append(row, f(g.SecondsPerEpoch))
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// TableRow is one group of the table as JSON.
+type TableRow struct {
+	Name            string   `json:"name"`
+	Data            string   `json:"data"`
+	Model           string   `json:"model"`
+	Method          string   `json:"method"`
+	Epochs          int      `json:"epochs"`
+	Runs            int      `json:"runs"`
+	Unfinished      int      `json:"unfinished"`
+	NLL             Stat     `json:"nll"`
+	TestAcc         Stat     `json:"test_acc"`
+	TrainAcc        Stat     `json:"train_acc"`
+	Density         Stat     `json:"density"`
+	InitDensity     Stat     `json:"initial_density"`
+	SecondsPerEpoch *float64 `json:"seconds_per_epoch"`
+	Dirs            []string `json:"dirs"`
+}
+
+// Table returns the groups as rows for JSON.
+func Table(groups []Group) []TableRow {
+	out := make([]TableRow, 0, len(groups))
+	for i := range groups {
+		g := &groups[i]
+		r := TableRow{Name: g.Name, Data: g.Data, Model: g.Model, Method: string(g.Spec.Engine.Method), Epochs: g.Epochs,
+			Runs: g.Finished, Unfinished: len(g.Runs) - g.Finished, NLL: g.NLL, TestAcc: g.TestAcc, TrainAcc: g.TrainAcc,
+			Density: g.Density, InitDensity: g.InitDensity, SecondsPerEpoch: num(g.SecondsPerEpoch)}
+		for _, run := range g.Runs {
+			r.Dirs = append(r.Dirs, run.Dir)
+		}
+		out = append(out, r)
+	}
+	return out
+}
