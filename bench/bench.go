@@ -1,0 +1,297 @@
+// Package bench is the standard benchmark set of ncgbench bench: kernel
+// throughput per tier, seconds per MNIST training epoch, AIS and the exact
+// log Z. Each Case measures one number; the command repeats cases, takes
+// medians and prints them.
+//
+// Names:
+//
+//	kernel/<kernel>/<tier>/<shape>   GFLOP/s or GB/s (tier "gonum": gonum's BLAS Sgemm)
+//	epoch/mnist-ncg, epoch/mnist-dense, epoch/mnist-ncg/workers1   s per 60,000-sample epoch
+//	ais/mnist-h500                   s for AIS (100 runs, 14,500 intervals) on the CD-25 reference model
+//	exact/logz-2^20                  s for the exact log Z of X = 784, H = 20
+//
+// Kernel cases use testing.Benchmark (see SetBenchTime); the others time
+// one call.
+package bench
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/eval"
+	"github.com/ncg-rbm/ncg/kernel"
+)
+
+// Case is one benchmark.
+type Case struct {
+	Name  string
+	Unit  string // GFLOP/s, GB/s or s
+	Count int    // default repetitions (the command's -count overrides)
+	// Run measures once. It returns a *SkipError when something it needs
+	// (data, the reference model) is missing.
+	Run func() (float64, error)
+}
+
+// SkipError says why a case cannot run here.
+type SkipError struct{ Reason string }
+
+func (e *SkipError) Error() string { return "skipped: " + e.Reason }
+
+// IsSkip reports whether err is a *SkipError.
+func IsSkip(err error) bool {
+	var s *SkipError
+	return errors.As(err, &s)
+}
+
+// ReferenceModel is the published CD-25 MNIST model, relative to the data
+// directory.
+const ReferenceModel = "reference/mnistvh_CD25.mat"
+
+var initTesting sync.Once
+
+// SetBenchTime sets the time testing.Benchmark aims for per kernel
+// measurement (the go test -benchtime flag; default 1s).
+func SetBenchTime(d time.Duration) error {
+	initTesting.Do(testing.Init)
+	return flag.Set("test.benchtime", d.String())
+}
+
+// Suite returns every case, in a stable order; dataDir is as for data.Dir.
+func Suite(dataDir string) []Case {
+	out := Kernels()
+	return append(out, Training(dataDir)...)
+}
+
+const benchH, benchX = 500, 784
+
+func randSlice(r *rand.Rand, n int, lo, hi float32) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = lo + (hi-lo)*r.Float32()
+	}
+	return s
+}
+
+func binarySlice(r *rand.Rand, n int, p float64) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		if r.Float64() < p {
+			s[i] = 1
+		}
+	}
+	return s
+}
+
+// kernelCase makes a case that runs f under tier ("gonum": no tier) with
+// testing.Benchmark and reports work per second: flops (GFLOP/s) or bytes
+// (GB/s) per call.
+func kernelCase(name, tier string, work float64, unit string, f func()) Case {
+	return Case{Name: name, Unit: unit, Count: 5, Run: func() (float64, error) {
+		initTesting.Do(testing.Init)
+		if tier != "gonum" {
+			restore, err := kernel.UseTier(tier)
+			if err != nil {
+				return 0, err
+			}
+			defer restore()
+		}
+		r := testing.Benchmark(func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				f()
+			}
+		})
+		if r.N == 0 || r.T <= 0 {
+			return 0, fmt.Errorf("%s: benchmark did not run", name)
+		}
+		return work * float64(r.N) / r.T.Seconds() / 1e9, nil
+	}}
+}
+
+// Kernels returns the kernel cases on the MNIST shapes (H = 500, X = 784),
+// as package kernel's BenchmarkKernel: one per tier this CPU runs.
+func Kernels() []Case {
+	r := rand.New(rand.NewPCG(1, 1))
+	m := randSlice(r, benchX*benchH, -1, 1)
+	bias := randSlice(r, benchH, -1, 1)
+	ncs := []int{8, 16, 64}
+	shape := func(nc int) string { return fmt.Sprintf("x%d-h%d-c%d", benchX, benchH, nc) }
+	flops := func(nc int) float64 { return 2.0 * float64(nc*benchX*benchH) }
+	probs := randSlice(r, 64*benchX, 0, 1)
+	states := binarySlice(r, 64*benchX, 0.13)
+	out := make([]float32, 64*benchH)
+	idx := make([]int32, 64*benchX)
+	counts := make([]int32, 64)
+	tiers := kernel.Tiers()
+	var cs []Case
+	for _, nc := range ncs {
+		cs = append(cs, kernelCase("kernel/dense/gonum/"+shape(nc), "gonum", flops(nc), "GFLOP/s", func() {
+			gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, nc, benchH, benchX, 1, probs, benchX, m, benchH, 0, out, benchH)
+		}))
+	}
+	for _, t := range tiers {
+		for _, nc := range ncs {
+			cs = append(cs, kernelCase("kernel/dense/"+t+"/"+shape(nc), t, flops(nc), "GFLOP/s", func() {
+				kernel.Affine(out, bias, probs, m, nc, benchX, benchH)
+			}))
+		}
+	}
+	// The binary-state product at MNIST's 13% density; GFLOP/s counts the
+	// dense-equivalent work.
+	for _, t := range tiers {
+		for _, nc := range ncs {
+			cs = append(cs, kernelCase("kernel/binary13/"+t+"/"+shape(nc), t, flops(nc), "GFLOP/s", func() {
+				kernel.AffineBinary(out, bias, states, m, nc, benchX, benchH, idx, counts)
+			}))
+		}
+	}
+	n := 64 * benchH
+	src := randSlice(r, n, -8, 8)
+	dst := make([]float32, n)
+	st := make([]float32, n)
+	s := kernel.NewStream(1, 2)
+	pos := make([]int32, n)
+	ew := []struct {
+		name string
+		f    func()
+	}{
+		{"sigmoid", func() { kernel.Sigmoid(dst, src) }},
+		{"softplus", func() { kernel.Softplus(dst, src) }},
+		{"bernoulli", func() { kernel.Bernoulli(st, dst, &s) }},
+		{"sigmoidbernoulli", func() { kernel.SigmoidBernoulli(dst, st, src, &s) }},
+		{"indices", func() { kernel.Indices(pos, st) }},
+	}
+	for _, e := range ew {
+		for _, t := range tiers {
+			cs = append(cs, kernelCase(fmt.Sprintf("kernel/%s/%s/n%d", e.name, t, n), t, float64(4*n), "GB/s", e.f))
+		}
+	}
+	g := make([]float32, benchX*benchH)
+	v := randSlice(r, benchH, 0, 1)
+	rows := make([]int32, benchX)
+	k := kernel.Indices(rows, binarySlice(r, benchX, 0.13))
+	for _, t := range tiers {
+		cs = append(cs, kernelCase(fmt.Sprintf("kernel/addrows/%s/x%d-h%d-rows%d", t, benchX, benchH, k), t, 2*float64(k*benchH), "GFLOP/s", func() {
+			kernel.AddRows(g, benchH, rows[:k], 0.5, v)
+		}))
+	}
+	nn := benchX * benchH
+	w, ap, a, c := randSlice(r, nn, -1, 1), randSlice(r, nn, 0, 1), binarySlice(r, nn, 0.5), make([]float32, nn)
+	gg := make([]float32, nn)
+	for _, t := range tiers {
+		cs = append(cs, kernelCase("kernel/updatencg/"+t+"/x784-h500", t, float64(4*9*nn), "GB/s", func() {
+			kernel.UpdateNCG(w, ap, a, c, gg, 1e-4, 1e-4, 0.5)
+		}))
+	}
+	for _, t := range tiers {
+		cs = append(cs, kernelCase("kernel/transpose/"+t+"/x784-h500", t, float64(4*2*nn), "GB/s", func() {
+			kernel.Transpose(c, w, benchX, benchH)
+		}))
+	}
+	return cs
+}
+
+// mnist loads the binarised MNIST training set once.
+type mnist struct {
+	dir  string
+	once sync.Once
+	set  *data.Set
+	err  error
+}
+
+func (m *mnist) load() (*data.Set, error) {
+	m.once.Do(func() {
+		d := data.Dir(m.dir)
+		if _, err := os.Stat(filepath.Join(d, "mnist")); err != nil {
+			m.err = &SkipError{fmt.Sprintf("no MNIST in %s (ncgbench data fetch mnist, or -data-dir)", d)}
+			return
+		}
+		m.set, _, m.err = data.Load("mnist", data.Options{Dir: d})
+	})
+	return m.set, m.err
+}
+
+// Training returns the epoch, AIS and exact log Z cases.
+func Training(dataDir string) []Case {
+	mn := &mnist{dir: dataDir}
+	epoch := func(method engine.Method, workers int) func() (float64, error) {
+		return func() (float64, error) {
+			train, err := mn.load()
+			if err != nil {
+				return 0, err
+			}
+			d, err := engine.FromSet(train, false)
+			if err != nil {
+				return 0, err
+			}
+			cfg := engine.DefaultConfig() // H 500, CD-10, batch 50, α 0.1, α_A 0.5, γ 0.5, p 0.5
+			cfg.Epochs = 1
+			cfg.Method = method
+			cfg.Workers = workers
+			start := time.Now()
+			t, err := engine.New(cfg, d)
+			if err != nil {
+				return 0, err
+			}
+			if err := t.Train(context.Background(), engine.Options{}); err != nil {
+				return 0, err
+			}
+			return time.Since(start).Seconds(), nil
+		}
+	}
+	return []Case{
+		{Name: "epoch/mnist-ncg", Unit: "s", Count: 1, Run: epoch(engine.NCG, 0)},
+		{Name: "epoch/mnist-ncg/workers1", Unit: "s", Count: 1, Run: epoch(engine.NCG, 1)},
+		{Name: "epoch/mnist-dense", Unit: "s", Count: 1, Run: epoch(engine.Dense, 0)},
+		{Name: "ais/mnist-h500", Unit: "s", Count: 1, Run: func() (float64, error) {
+			p := filepath.Join(data.Dir(dataDir), ReferenceModel)
+			if _, err := os.Stat(p); err != nil {
+				return 0, &SkipError{"no reference model " + p}
+			}
+			m, err := eval.LoadMATModel(p)
+			if err != nil {
+				return 0, err
+			}
+			train, err := mn.load()
+			if err != nil {
+				return 0, err
+			}
+			base, err := eval.BaseRate(train.X, train.N, train.D, 0.025*float64(train.N))
+			if err != nil {
+				return 0, err
+			}
+			start := time.Now()
+			if _, err := eval.AIS(m, eval.AISConfig{Runs: eval.DefaultRuns, BaseBias: base}); err != nil {
+				return 0, err
+			}
+			return time.Since(start).Seconds(), nil
+		}},
+		{Name: "exact/logz-2^20", Unit: "s", Count: 1, Run: func() (float64, error) {
+			m := RandomModel(784, 20, 0.01, 1)
+			start := time.Now()
+			if _, err := eval.ExactLogZ(m, 0); err != nil {
+				return 0, err
+			}
+			return time.Since(start).Seconds(), nil
+		}},
+	}
+}
+
+// RandomModel is an RBM with weights uniform in (−scale, scale) and zero
+// biases, for timing.
+func RandomModel(X, H int, scale float32, seed uint64) *eval.Model {
+	r := rand.New(rand.NewPCG(seed, 2))
+	return &eval.Model{X: X, H: H, C: randSlice(r, X*H, -scale, scale), B: make([]float32, H), D: make([]float32, X)}
+}

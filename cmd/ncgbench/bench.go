@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"runtime"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/ncg-rbm/ncg/bench"
+	"github.com/ncg-rbm/ncg/kernel"
+)
+
+func init() {
+	commands["bench"] = command{"the standard benchmarks: kernels per tier, MNIST epochs, AIS, exact log Z", runBench}
+}
+
+// benchEntry is one line of -json.
+type benchEntry struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"`
+}
+
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench", stderr)
+	runRE := fs.String("run", "", "run only the benchmarks whose name matches `regexp`")
+	count := fs.Int("count", 0, "repetitions, reported as the median (default 5 for kernels, 1 for epochs, AIS and exact log Z)")
+	benchTime := fs.Duration("benchtime", 250*time.Millisecond, "target time of one kernel measurement (testing.Benchmark)")
+	dataDir := fs.String("data-dir", "", "data directory with mnist/ and reference/ (default $NCG_DATA, else the user cache directory)")
+	list := fs.Bool("list", false, "list the benchmark names and exit")
+	asJSON := fs.Bool("json", false, "print one JSON array of {name, value, unit}")
+	var prof profiling
+	prof.register(fs)
+	if err := parseFlagsHelp(fs, args, stderr, "ncgbench bench [-run REGEXP] [-count N] [-json]"); err != nil {
+		return err
+	}
+	re, err := regexp.Compile(*runRE)
+	if err != nil {
+		return usagef("-run: %v", err)
+	}
+	if *count < 0 {
+		return usagef("-count %d is negative", *count)
+	}
+	if *benchTime <= 0 {
+		return usagef("-benchtime must be positive")
+	}
+	if err := kernel.Init(); err != nil {
+		return usageError{err}
+	}
+	if err := bench.SetBenchTime(*benchTime); err != nil {
+		return err
+	}
+	var cases []bench.Case
+	for _, c := range bench.Suite(*dataDir) {
+		if re.MatchString(c.Name) {
+			cases = append(cases, c)
+		}
+	}
+	if *list {
+		for _, c := range cases {
+			fmt.Fprintf(stdout, "%s\t%s\n", c.Name, c.Unit)
+		}
+		return nil
+	}
+	if len(cases) == 0 {
+		return usagef("-run %q matches no benchmark (ncgbench bench -list)", *runRE)
+	}
+	stop, err := prof.start()
+	if err != nil {
+		return err
+	}
+	defer stop()
+	ctx, cancel := interruptible()
+	defer cancel()
+	progress := prof.progressWriter(stderr)
+	cpu := cpuid.CPU.BrandName
+	if !*asJSON {
+		fmt.Fprintf(stdout, "cpu: %s\nkernel tier: %s (available: %v)\nGOMAXPROCS: %d, %s %s/%s\n\n", cpu, kernel.Tier(), kernel.Tiers(),
+			runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	if !*asJSON {
+		fmt.Fprintln(tw, "benchmark\tmedian\tunit\tn\t")
+	}
+	entries := []benchEntry{}
+	for _, c := range cases {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		n := c.Count
+		if *count > 0 {
+			n = *count
+		}
+		vals := make([]float64, 0, n)
+		var runErr error
+		for i := 0; i < n && runErr == nil; i++ {
+			v, err := c.Run()
+			if err != nil {
+				runErr = err
+				break
+			}
+			vals = append(vals, v)
+		}
+		if bench.IsSkip(runErr) {
+			if progress != nil {
+				fmt.Fprintf(progress, "%s: %v\n", c.Name, runErr)
+			}
+			continue
+		}
+		if runErr != nil {
+			return fmt.Errorf("%s: %w", c.Name, runErr)
+		}
+		med := median(vals)
+		entries = append(entries, benchEntry{c.Name, med, c.Unit})
+		if progress != nil && *asJSON {
+			fmt.Fprintf(progress, "%s %.4g %s\n", c.Name, med, c.Unit)
+		}
+		if !*asJSON {
+			fmt.Fprintf(tw, "%s\t%.4g\t%s\t%d\t\n", c.Name, med, c.Unit, len(vals))
+			tw.Flush() // one line at a time: the slow cases take minutes
+		}
+	}
+	if err := stop(); err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(stdout, entries)
+	}
+	return tw.Flush()
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
