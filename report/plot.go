@@ -221,6 +221,7 @@ func Curves(groups []Group) (*Figure, error) {
 // (dashed), mean (solid) and maximum (dashed).
 func Degrees(groups []Group) (*Figure, error) {
 	p := newPlot("Hidden degree: mean (solid), min and max (dashed), averaged over runs", "epoch", "active connections per hidden unit")
+	top := 0.0
 	for gi := range groups {
 		col := plotutil.Color(gi)
 		var first *plotter.Line
@@ -236,6 +237,7 @@ func Degrees(groups []Group) (*Figure, error) {
 			xy := make(plotter.XYs, len(epochs))
 			for i, e := range epochs {
 				xy[i] = plotter.XY{X: float64(e), Y: mean(vals[i])}
+				top = math.Max(top, xy[i].Y)
 			}
 			l, err := plotter.NewLine(xy)
 			if err != nil {
@@ -255,6 +257,8 @@ func Degrees(groups []Group) (*Figure, error) {
 			p.Legend.Add(groups[gi].Name, first)
 		}
 	}
+	// Room above the curves for the legend.
+	p.Y.Min, p.Y.Max = 0, math.Max(1, top)*(1.1+0.07*float64(len(groups)))
 	return &Figure{Name: "degrees", Panels: []*plot.Plot{p}, Width: figWidth, Height: figHeight}, nil
 }
 

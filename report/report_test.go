@@ -128,7 +128,7 @@ func TestCollectGroupTable(t *testing.T) {
 	if err := WriteMarkdown(&md, groups); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| bas | NCG p=0.5 γ=0.5 | 4 | 3 (+1 unfinished) | 14.50 ± 2.00 | — | 0.400 ± 0.100 | 0.500 ± 0.000 | 0.5 |",
+	for _, want := range []string{"| bas | NCG p=0.5 γ=0.5 | 4 | 3 (+1 unfinished) | 14.50 ± 2.00 | — | 0.400 ± 0.100 | 0.500 ± 0.000 | 500 ms |",
 		"| bas | dense | 4 | 2 | 23.50 ± 1.41 |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md.String())

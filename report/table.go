@@ -34,20 +34,30 @@ func runsCell(g *Group) string {
 // runs of the final NLL, test accuracy (%) and density.
 func WriteMarkdown(w io.Writer, groups []Group) error {
 	var b strings.Builder
-	b.WriteString("| data | model | epochs | runs | NLL | test acc. % | density | initial density | s/epoch |\n")
+	b.WriteString("| data | model | epochs | runs | NLL | test acc. % | density | initial density | time/epoch |\n")
 	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for i := range groups {
 		g := &groups[i]
-		spe := "—"
-		if !math.IsNaN(g.SecondsPerEpoch) {
-			spe = strconv.FormatFloat(g.SecondsPerEpoch, 'g', 3, 64)
-		}
+		spe := fmtSeconds(g.SecondsPerEpoch)
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n",
 			mdEscape(g.Data), mdEscape(g.Model), g.Epochs, runsCell(g),
 			fmtStat(g.NLL, 2, 1), fmtStat(g.TestAcc, 2, 100), fmtStat(g.Density, 3, 1), fmtStat(g.InitDensity, 3, 1), spe)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// fmtSeconds writes a duration with 3 significant digits in s, ms or µs.
+func fmtSeconds(s float64) string {
+	switch {
+	case math.IsNaN(s):
+		return "—"
+	case s >= 1:
+		return strconv.FormatFloat(s, 'g', 3, 64) + " s"
+	case s >= 1e-3:
+		return strconv.FormatFloat(s*1e3, 'g', 3, 64) + " ms"
+	}
+	return strconv.FormatFloat(s*1e6, 'g', 3, 64) + " µs"
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
