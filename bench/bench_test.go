@@ -1,0 +1,58 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ncg-rbm/ncg/kernel"
+)
+
+func TestSuiteNames(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Suite(t.TempDir()) {
+		if seen[c.Name] {
+			t.Errorf("duplicate case %s", c.Name)
+		}
+		seen[c.Name] = true
+		if c.Unit == "" || c.Count < 1 || c.Run == nil {
+			t.Errorf("%s: incomplete case %+v", c.Name, c)
+		}
+	}
+	want := []string{"epoch/mnist-ncg", "epoch/mnist-dense", "epoch/mnist-ncg/workers1", "ais/mnist-h500", "exact/logz-2^20",
+		"kernel/dense/gonum/x784-h500-c64"}
+	for _, tier := range kernel.Tiers() {
+		want = append(want, "kernel/dense/"+tier+"/x784-h500-c16", "kernel/sigmoid/"+tier+"/n32000")
+	}
+	for _, n := range want {
+		if !seen[n] {
+			t.Errorf("no case %s", n)
+		}
+	}
+}
+
+func TestKernelCases(t *testing.T) {
+	if err := SetBenchTime(5 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Kernels() {
+		if !strings.Contains(c.Name, "/c8") && !strings.Contains(c.Name, "sigmoid/") {
+			continue
+		}
+		v, err := c.Run()
+		if err != nil || !(v > 0) {
+			t.Errorf("%s: %v, %v", c.Name, v, err)
+		}
+	}
+}
+
+func TestMissingDataSkips(t *testing.T) {
+	for _, c := range Training(t.TempDir()) {
+		if !strings.HasPrefix(c.Name, "epoch/") && !strings.HasPrefix(c.Name, "ais/") {
+			continue
+		}
+		if _, err := c.Run(); !IsSkip(err) {
+			t.Errorf("%s without data: %v, want a skip", c.Name, err)
+		}
+	}
+}
