@@ -1,0 +1,244 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/experiment"
+	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/report"
+)
+
+func init() {
+	commands["sample"] = command{"image grids of Gibbs samples (and -masks: learned masks and weights) of a trained model", runSample}
+}
+
+func runSample(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("sample", stderr)
+	modelPath := fs.String("model", "", "run `directory` (its model.npz and config.json) or a model.npz file")
+	dataName := fs.String("data", "", "data set of the start images (default: the run's)")
+	dataDir := fs.String("data-dir", "", "data directory (default $NCG_DATA, else the user cache directory)")
+	n := fs.Int("n", 64, "chains (tiles)")
+	steps := fs.Int("steps", 1000, "Gibbs steps of each chain")
+	seed := fs.Uint64("seed", 1, "seed of the chains")
+	out := fs.String("out", "samples.png", "PNG `file` of the samples")
+	masks := fs.String("masks", "", "also write the masks A and weights C of the first -n hidden units to this PNG `file`")
+	scale := fs.Int("scale", 0, "pixels per unit (0: automatic)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *modelPath == "" {
+		return usagef("-model is required (a run directory or a model.npz file)")
+	}
+	if *n < 1 || *steps < 0 || *scale < 0 {
+		return usagef("need -n ≥ 1, -steps ≥ 0 and -scale ≥ 0")
+	}
+	if err := kernel.Init(); err != nil {
+		return usageError{err}
+	}
+	npzPath, runDir := *modelPath, filepath.Dir(*modelPath)
+	if st, err := os.Stat(npzPath); err != nil {
+		return err
+	} else if st.IsDir() {
+		runDir, npzPath = npzPath, filepath.Join(npzPath, "model.npz")
+	}
+	m, err := report.LoadNPZ(npzPath)
+	if err != nil {
+		return err
+	}
+	spec, err := experiment.ReadSpec(runDir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if *dataName != "" {
+		spec.Data, spec.TestData, spec.Format = *dataName, "", ""
+	}
+	if spec.Data == "" {
+		return usagef("%s has no config.json beside it: give -data", npzPath)
+	}
+	train, test, err := experiment.Load(spec, *dataDir)
+	if err != nil {
+		return err
+	}
+	set, from := test, "test"
+	if set == nil {
+		set, from = train, "training"
+	}
+	if set.D != m.D {
+		return fmt.Errorf("%s has %d data units, the model %d", spec.Data, set.D, m.D)
+	}
+	start := make([]float32, *n*m.X)
+	for c := 0; c < *n; c++ {
+		row := set.Row(c % set.N)
+		v := start[c*m.X : (c+1)*m.X]
+		for j, u := range row {
+			v[j] = float32(u)
+		}
+		if l := set.Label(c % set.N); l >= 0 && m.D+l < m.X {
+			v[m.D+l] = 1 // classification model: the label one-hot, then free
+		}
+	}
+	probs := gibbs(m, start, *n, *steps, *seed)
+	lay := newLayout(m.D, *scale)
+	img := lay.grid(*n, func(c, j int) color.Color { return color.Gray{Y: uint8(math.Round(255 * float64(probs[c*m.X+j])))} })
+	if err := writePNG(*out, img); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d chains, %d Gibbs steps from %s images of %s, seed %d (visible probabilities of the last step)\n",
+		*out, *n, *steps, from, spec.Data, *seed)
+	if *masks != "" {
+		k := min(*n, m.H)
+		if err := writePNG(*masks, maskImage(m, k, lay)); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: masks A (left) and weights C (right, grey 0, white +, black −) of hidden units 0..%d\n", *masks, k-1)
+	}
+	return nil
+}
+
+// gibbs runs n chains of block Gibbs sampling from the visible states v
+// (n×X): steps times h ~ p(h|v), v ~ p(v|h), chain c on stream (seed, c).
+// It returns the visible probabilities of the last step (n×X); with no
+// steps, the start states.
+func gibbs(m *engine.Model, v []float32, n, steps int, seed uint64) []float32 {
+	x, h := m.X, m.H
+	streams := make([]kernel.Stream, n)
+	for c := range streams {
+		streams[c] = kernel.NewStream(seed, uint64(c))
+	}
+	hpre, hs := make([]float32, n*h), make([]float32, n*h)
+	vpre := make([]float32, n*x)
+	probs := append([]float32(nil), v...)
+	for range steps {
+		kernel.Affine(hpre, m.B, v, m.C, n, x, h)
+		for c := range n {
+			kernel.SigmoidBernoulli(hpre[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &streams[c])
+		}
+		kernel.Affine(vpre, m.V, hs, m.CH, n, h, x)
+		for c := range n {
+			kernel.SigmoidBernoulli(probs[c*x:(c+1)*x], v[c*x:(c+1)*x], vpre[c*x:(c+1)*x], &streams[c])
+		}
+	}
+	return probs
+}
+
+// layout places tiles of d units: side×side when d is a square, else one
+// row of d units per tile, tiles stacked in one column.
+type layout struct {
+	w, h   int // units per tile
+	scale  int // pixels per unit
+	gap    int // pixels between tiles
+	square bool
+}
+
+var gapColor = color.RGBA{R: 70, G: 100, B: 160, A: 255}
+
+func newLayout(d, scale int) layout {
+	side := int(math.Round(math.Sqrt(float64(d))))
+	l := layout{w: d, h: 1, gap: 2, square: side*side == d}
+	if l.square {
+		l.w, l.h = side, side
+	}
+	if l.scale = scale; scale == 0 {
+		l.scale = max(1, min(8, 32/l.w))
+		if !l.square {
+			l.scale = max(1, min(8, 600/d))
+		}
+	}
+	return l
+}
+
+// dims returns the columns and rows of tiles of a grid of n.
+func (l layout) dims(n int) (cols, rows int) {
+	if !l.square {
+		return 1, n
+	}
+	cols = int(math.Ceil(math.Sqrt(float64(n))))
+	return cols, (n + cols - 1) / cols
+}
+
+// size returns the pixel size of a grid of n tiles.
+func (l layout) size(n int) (w, h int) {
+	cols, rows := l.dims(n)
+	return cols*l.w*l.scale + (cols+1)*l.gap, rows*l.h*l.scale + (rows+1)*l.gap
+}
+
+// draw paints a grid of n tiles into img at x0; unit j of tile c has
+// colour at(c, j).
+func (l layout) draw(img *image.RGBA, x0, n int, at func(c, j int) color.Color) {
+	cols, _ := l.dims(n)
+	for c := 0; c < n; c++ {
+		tx := x0 + l.gap + (c%cols)*(l.w*l.scale+l.gap)
+		ty := l.gap + (c/cols)*(l.h*l.scale+l.gap)
+		for j := 0; j < l.w*l.h; j++ {
+			col := at(c, j)
+			px, py := tx+(j%l.w)*l.scale, ty+(j/l.w)*l.scale
+			for dy := 0; dy < l.scale; dy++ {
+				for dx := 0; dx < l.scale; dx++ {
+					img.Set(px+dx, py+dy, col)
+				}
+			}
+		}
+	}
+}
+
+func (l layout) grid(n int, at func(c, j int) color.Color) *image.RGBA {
+	w, h := l.size(n)
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	fill(img, gapColor)
+	l.draw(img, 0, n, at)
+	return img
+}
+
+func fill(img *image.RGBA, c color.Color) {
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			img.Set(x, y, c)
+		}
+	}
+}
+
+// maskImage shows the first k hidden units: left their masks A (white:
+// connected), right their weights C on a diverging grey scale (mid grey 0,
+// white the largest positive, black the largest negative |C| shown).
+func maskImage(m *engine.Model, k int, l layout) *image.RGBA {
+	w, h := l.size(k)
+	img := image.NewRGBA(image.Rect(0, 0, 2*w+3*l.gap, h))
+	fill(img, gapColor)
+	l.draw(img, 0, k, func(c, j int) color.Color {
+		if m.A[j*m.H+c] != 0 {
+			return color.Gray{Y: 255}
+		}
+		return color.Gray{Y: 0}
+	})
+	var big float64
+	for j := 0; j < m.D; j++ {
+		for i := 0; i < k; i++ {
+			big = math.Max(big, math.Abs(float64(m.C[j*m.H+i])))
+		}
+	}
+	if big == 0 {
+		big = 1
+	}
+	l.draw(img, w+3*l.gap, k, func(c, j int) color.Color {
+		v := float64(m.C[j*m.H+c]) / big
+		return color.Gray{Y: uint8(math.Round(127.5 + 127.5*v))}
+	})
+	return img
+}
+
+func writePNG(path string, img image.Image) error {
+	if err := engine.WriteAtomic(path, func(w io.Writer) error { return png.Encode(w, img) }); err != nil {
+		return err
+	}
+	return os.Chmod(path, 0o644)
+}
