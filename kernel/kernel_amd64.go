@@ -12,6 +12,13 @@ func init() {
 		register(avx2Kernels)
 	}
 	if cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ, cpuid.AVX512BW, cpuid.AVX512VL) {
-		register(avx512Kernels)
+		// The AVX-512 kernels must also pass a start-up self-check against
+		// the generic ones (kernel_avx512_amd64.go); DisabledTiers says why
+		// they were left out if not.
+		if err := selfCheckAVX512(); err == nil {
+			register(avx512Kernels)
+		} else {
+			avx512Disabled = err
+		}
 	}
 }
