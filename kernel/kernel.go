@@ -129,6 +129,21 @@ func fillGeneric(t *impl) {
 	}
 }
 
+// disabled holds the tiers this CPU supports that were left out at start-up
+// (a failed self-check), with the reason.
+var disabled = map[string]string{}
+
+// DisabledTiers names the tiers this CPU supports but that were turned off
+// at start-up, with the reason. It is empty normally.
+func DisabledTiers() map[string]string {
+	choose()
+	m := make(map[string]string, len(disabled))
+	for k, v := range disabled {
+		m[k] = v
+	}
+	return m
+}
+
 // EnvVar names the environment variable that forces a tier.
 const EnvVar = "NCG_KERNEL"
 

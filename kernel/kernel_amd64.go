@@ -18,7 +18,7 @@ func init() {
 		if err := selfCheckAVX512(); err == nil {
 			register(avx512Kernels)
 		} else {
-			avx512Disabled = err
+			disabled["avx512"] = err.Error()
 		}
 	}
 }

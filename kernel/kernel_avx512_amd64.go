@@ -28,20 +28,6 @@ var avx512Kernels = &impl{
 	transpose:        transposeAVX512,
 }
 
-// avx512Disabled is why the AVX-512 tier was left out on a CPU that has the
-// features (its start-up self-check failed); nil if it was not.
-var avx512Disabled error
-
-// DisabledTiers names the tiers this CPU supports but that were turned off
-// at start-up, with the reason (a failed self-check). It is empty normally.
-func DisabledTiers() map[string]string {
-	m := map[string]string{}
-	if avx512Disabled != nil {
-		m["avx512"] = avx512Disabled.Error()
-	}
-	return m
-}
-
 // The stubs. Each computes the scalar loop of its comment; the pointers
 // address the first element and n ≥ 1 (the wrappers return early for
 // empty input; the assembly also returns at once for n ≤ 0).

@@ -43,5 +43,8 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "ncgbench %s\ngo %s %s/%s\nkernel tier %s (available: %v)\ncpu %s\n",
 		version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, kernel.Tier(), kernel.Tiers(), cpuid.CPU.BrandName)
+	for tier, why := range kernel.DisabledTiers() {
+		fmt.Fprintf(stdout, "tier %s disabled: %s\n", tier, why)
+	}
 	return nil
 }
