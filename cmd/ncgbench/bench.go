@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
-	"text/tabwriter"
 	"time"
 
 	"github.com/klauspost/cpuid/v2"
@@ -83,9 +82,14 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "cpu: %s\nkernel tier: %s (available: %v)\nGOMAXPROCS: %d, %s %s/%s\n\n", cpu, kernel.Tier(), kernel.Tiers(),
 			runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	// Lines are printed as each case ends (the slow ones take minutes), so
+	// the name column's width is fixed in advance.
+	width := len("benchmark")
+	for _, c := range cases {
+		width = max(width, len(c.Name))
+	}
 	if !*asJSON {
-		fmt.Fprintln(tw, "benchmark\tmedian\tunit\tn\t")
+		fmt.Fprintf(stdout, "%-*s  %10s  %-7s  %s\n", width, "benchmark", "median", "unit", "n")
 	}
 	entries := []benchEntry{}
 	for _, c := range cases {
@@ -121,8 +125,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(progress, "%s %.4g %s\n", c.Name, med, c.Unit)
 		}
 		if !*asJSON {
-			fmt.Fprintf(tw, "%s\t%.4g\t%s\t%d\t\n", c.Name, med, c.Unit, len(vals))
-			tw.Flush() // one line at a time: the slow cases take minutes
+			fmt.Fprintf(stdout, "%-*s  %10.4g  %-7s  %d\n", width, c.Name, med, c.Unit, len(vals))
 		}
 	}
 	if err := stop(); err != nil {
@@ -131,7 +134,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return printJSON(stdout, entries)
 	}
-	return tw.Flush()
+	return nil
 }
 
 func median(v []float64) float64 {

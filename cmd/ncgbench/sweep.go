@@ -441,7 +441,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if ctx.Err() != nil && stopped > 0 {
-		return fmt.Errorf("%w: %d runs stopped (checkpoints in %s); run the same command again to resume", errInterrupted, stopped, out)
+		return fmt.Errorf("%w: %d runs unfinished under %s; run the same command again to resume them (finished runs are skipped)", errInterrupted, stopped, out)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d runs failed", failed, len(entries))
