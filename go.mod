@@ -2,7 +2,13 @@ module github.com/ncg-rbm/ncg
 
 go 1.26.8
 
-require github.com/klauspost/cpuid/v2 v2.4.2
+require (
+	github.com/klauspost/cpuid/v2 v2.4.2
+	github.com/sbinet/npyio v0.6.0
+	golang.org/x/sync v0.24.0
+	gonum.org/v1/gonum v0.17.0
+	gonum.org/v1/plot v0.17.0
+)
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
@@ -10,14 +16,8 @@ require (
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
-	github.com/campoy/embedmd v1.0.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/pmezard/go-difflib v1.0.0 // indirect
-	github.com/sbinet/npyio v0.6.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )
