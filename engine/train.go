@@ -59,6 +59,10 @@ type Options struct {
 	// CheckpointEvery after the previous checkpoint (0: after every epoch).
 	Checkpoint      string
 	CheckpointEvery time.Duration
+	// OnBatch, if set, is called after every minibatch with the 1-based
+	// epoch, the minibatches done in it and its number of minibatches (for
+	// progress displays; keep it cheap).
+	OnBatch func(epoch, done, batches int)
 }
 
 // NumericalError reports a NaN or Inf found during training.
@@ -164,7 +168,7 @@ func (t *Trainer) Train(ctx context.Context, opts Options) error {
 	defer t.pool.close()
 	lastSave := time.Now()
 	for t.epoch < t.cfg.Epochs {
-		rec, err := t.runEpoch(ctx)
+		rec, err := t.runEpoch(ctx, opts.OnBatch)
 		if err != nil {
 			if ctx.Err() != nil && opts.Checkpoint != "" {
 				if cerr := t.SaveCheckpoint(opts.Checkpoint); cerr != nil {
@@ -206,7 +210,7 @@ func (t *Trainer) shuffle(epoch int) {
 	rng.Shuffle(len(t.perm), func(i, j int) { t.perm[i], t.perm[j] = t.perm[j], t.perm[i] })
 }
 
-func (t *Trainer) runEpoch(ctx context.Context) (Record, error) {
+func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batches int)) (Record, error) {
 	start := time.Now()
 	t.shuffle(t.epoch)
 	n, bs := t.data.N, t.cfg.Batch
@@ -225,6 +229,9 @@ func (t *Trainer) runEpoch(ctx context.Context) (Record, error) {
 		t.batch++
 		if t.afterBatch != nil {
 			t.afterBatch()
+		}
+		if onBatch != nil {
+			onBatch(t.epoch+1, t.batch, batches)
 		}
 	}
 	if t.cfg.Method == SET {

@@ -173,6 +173,9 @@ type Options struct {
 	// CheckpointEvery is the least time between checkpoints (0: every
 	// epoch). A checkpoint is also written on cancellation and at the end.
 	CheckpointEvery time.Duration
+	// Terminal makes Progress a live line (minibatches per second, time
+	// left) redrawn in place, as on a terminal; otherwise plain lines.
+	Terminal bool
 }
 
 // Load reads a Spec's data: training and test sets (test may be nil).
@@ -244,8 +247,38 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		return nil, err
 	}
 	start := time.Now()
-	lastLine := time.Time{}
+	lastLine, lastLive := time.Time{}, time.Time{}
+	doneBatches, startEpoch := 0, tr.Epoch()
+	epochsLeft := func(epoch int) string { // from the mean time of this session's epochs
+		if epoch <= startEpoch {
+			return "?"
+		}
+		per := float64(time.Since(start)) / float64(epoch-startEpoch)
+		return time.Duration(per * float64(spec.Engine.Epochs-epoch)).Round(time.Second).String()
+	}
+	eta := func(epoch, done, batches int) string {
+		left := (spec.Engine.Epochs-epoch)*batches + batches - done
+		if doneBatches == 0 {
+			return "?"
+		}
+		return (time.Duration(float64(time.Since(start)) / float64(doneBatches) * float64(left))).Round(time.Second).String()
+	}
+	var onBatch func(epoch, done, batches int)
+	if opts.Progress != nil && opts.Terminal {
+		onBatch = func(epoch, done, batches int) {
+			doneBatches++
+			if time.Since(lastLive) < 250*time.Millisecond {
+				return
+			}
+			lastLive = time.Now()
+			rate := float64(doneBatches) / time.Since(start).Seconds()
+			fmt.Fprintf(opts.Progress, "\r%s epoch %d/%d  minibatch %d/%d  %.0f minibatches/s  %s left   ", filepath.Base(dir), epoch, spec.Engine.Epochs, done, batches, rate, eta(epoch, done, batches))
+		}
+	} else {
+		onBatch = func(int, int, int) { doneBatches++ }
+	}
 	err = tr.Train(ctx, engine.Options{
+		OnBatch:         onBatch,
 		Checkpoint:      ckpt,
 		CheckpointEvery: opts.CheckpointEvery,
 		EvalEvery:       spec.EvalEvery,
@@ -273,7 +306,11 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 			// A line per evaluation and at most one every two seconds otherwise.
 			if r.Eval != nil || r.Epoch == spec.Engine.Epochs || time.Since(lastLine) >= 2*time.Second {
 				lastLine = time.Now()
-				progress(opts.Progress, "%s epoch %d/%d  %.2fs  %s\n", filepath.Base(dir), r.Epoch, spec.Engine.Epochs, r.Seconds, m.summary())
+				clearLine := ""
+				if opts.Terminal {
+					clearLine = "\r\033[K"
+				}
+				progress(opts.Progress, "%s%s epoch %d/%d  %.2fs  %s  (%s left)\n", clearLine, filepath.Base(dir), r.Epoch, spec.Engine.Epochs, r.Seconds, m.summary(), epochsLeft(r.Epoch))
 			}
 			if r.Checkpoint { // the metrics on disk keep pace with the checkpoint
 				return WriteMetrics(filepath.Join(dir, "metrics.csv"), rows)

@@ -157,7 +157,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, r := range specs {
 		res, err := experiment.Run(ctx, r.spec, r.dir(), experiment.Options{DataDir: r.dataDir, Workers: r.workers,
-			Progress: prof.progressWriter(stderr), Version: version(), CheckpointEvery: time.Minute})
+			Progress: prof.progressWriter(stderr), Version: version(), CheckpointEvery: time.Minute, Terminal: isTerminal(stderr)})
 		if err != nil {
 			stop()
 			if ctx.Err() != nil {
