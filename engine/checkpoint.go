@@ -186,6 +186,9 @@ func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 	if err = write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if err = f.Chmod(0o644); err != nil { // CreateTemp makes it private (0600)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -14,7 +14,8 @@ import (
 )
 
 // profiling holds the flags every command has: -cpuprofile, -memprofile,
-// -trace and -quiet.
+// -trace (taken out of the arguments by main, whatever the command) and
+// -quiet (registered by the commands that print progress).
 type profiling struct {
 	cpu, mem, trace string
 	quiet           bool

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 )
 
 // command is one subcommand. run gets the arguments after the command name
@@ -73,7 +74,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ncgbench: unknown command %q (run 'ncgbench help')\n", args[0])
 		return 2
 	}
-	err := cmd.run(args[1:], stdout, stderr)
+	// The profiling flags work on every command: they are taken out here,
+	// before the command parses its own flags.
+	rest, prof, perr := extractProfileFlags(args[1:])
+	if perr != nil {
+		fmt.Fprintf(stderr, "ncgbench %s: %v\n", args[0], perr)
+		return 2
+	}
+	stop, err := prof.start()
+	if err == nil {
+		err = cmd.run(rest, stdout, stderr)
+		if serr := stop(); err == nil {
+			err = serr
+		}
+	}
 	switch {
 	case err == nil:
 		return 0
@@ -90,6 +104,44 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "ncgbench %s: %v\n", args[0], err)
 	return 1
+}
+
+// extractProfileFlags removes -cpuprofile, -memprofile and -trace (with one
+// or two dashes, "=value" or a separate value) from args.
+func extractProfileFlags(args []string) ([]string, *profiling, error) {
+	p := &profiling{}
+	targets := map[string]*string{"cpuprofile": &p.cpu, "memprofile": &p.mem, "trace": &p.trace}
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name := strings.TrimLeft(a, "-")
+		if name == a || len(a)-len(name) > 2 {
+			rest = append(rest, a)
+			continue
+		}
+		value, hasValue := "", false
+		if k := strings.IndexByte(name, '='); k >= 0 {
+			name, value, hasValue = name[:k], name[k+1:], true
+		}
+		dst, ok := targets[name]
+		if !ok {
+			rest = append(rest, a)
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(args) {
+				return nil, nil, fmt.Errorf("flag -%s needs a file name", name)
+			}
+			i++
+			value = args[i]
+		}
+		*dst = value
+	}
+	return rest, p, nil
 }
 
 // errInterrupted is returned by commands stopped by Ctrl-C (exit 130).

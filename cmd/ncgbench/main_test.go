@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // End-to-end tests run the built binary, as a user does.
@@ -129,4 +130,47 @@ func TestVersion(t *testing.T) {
 		t.Errorf("NCG_KERNEL=bogus: exit %d, %s", cmd.ProcessState.ExitCode(), outb)
 	}
 	_ = code
+}
+
+func TestInterruptSavesCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(binary, "train", "-data", "bas", "-epochs", "1000000", "-likelihood", "none", "-out", "r", "-quiet")
+	cmd.Dir = dir
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until training is under way (config.json is written before the first epoch).
+	for i := 0; i < 100; i++ {
+		if _, err := os.Stat(filepath.Join(dir, "r", "config.json")); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("after Ctrl-C: %v (want exit 130); stderr: %s", err, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r", "checkpoint")); err != nil {
+		t.Errorf("no checkpoint after Ctrl-C: %v", err)
+	}
+	if !strings.Contains(errb.String(), "resume") {
+		t.Errorf("the message does not say how to resume: %s", errb.String())
+	}
+}
+
+func TestProfilesOnEveryCommand(t *testing.T) {
+	dir := t.TempDir()
+	_, errb, code := ncgbench(t, dir, "version", "-cpuprofile", "cpu.prof", "-memprofile=mem.prof")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	for _, f := range []string{"cpu.prof", "mem.prof"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s not written", f)
+		}
+	}
 }

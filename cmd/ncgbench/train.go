@@ -13,6 +13,7 @@ import (
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
 	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/report"
 )
 
 func init() {
@@ -166,6 +167,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		results = append(results, res)
+		if err := plotRun(res.Dir); err != nil {
+			return err
+		}
 	}
 	if err := stop(); err != nil {
 		return err
@@ -201,4 +205,15 @@ func printResult(w io.Writer, r *experiment.Result) {
 	}
 	fmt.Fprintf(w, "  density %.4f (start %.4f), hidden degree min/mean/max %d/%.1f/%d, %.1f s\n",
 		f.Density, r.InitDensity, f.DegreeMin, f.DegreeMean, f.DegreeMax, r.TotalSeconds)
+}
+
+// plotRun draws the learning curve, degree and density figures of one run
+// into its directory.
+func plotRun(dir string) error {
+	runs, err := report.Collect(dir)
+	if err != nil {
+		return err
+	}
+	_, err = report.Write(dir, report.GroupRuns(runs), []string{"png"})
+	return err
 }
