@@ -69,11 +69,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if len(cases) == 0 {
 		return usagef("-run %q matches no benchmark (ncgbench bench -list)", *runRE)
 	}
-	stop, err := prof.start()
-	if err != nil {
-		return err
-	}
-	defer stop()
 	ctx, cancel := interruptible()
 	defer cancel()
 	progress := prof.progressWriter(stderr)
@@ -127,9 +122,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if !*asJSON {
 			fmt.Fprintf(stdout, "%-*s  %10.4g  %-7s  %d\n", width, c.Name, med, c.Unit, len(vals))
 		}
-	}
-	if err := stop(); err != nil {
-		return err
 	}
 	if *asJSON {
 		return printJSON(stdout, entries)

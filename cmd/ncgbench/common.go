@@ -21,6 +21,9 @@ type profiling struct {
 	quiet           bool
 }
 
+// register adds the flags to fs: -quiet for real, the profiling flags for
+// the help text only (main takes them out of the arguments before fs sees
+// them, for every command).
 func (p *profiling) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile to `file` (go tool pprof)")
 	fs.StringVar(&p.mem, "memprofile", "", "write a heap profile to `file` at exit")

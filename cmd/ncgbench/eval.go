@@ -122,11 +122,6 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if spec.Data == "" {
 		return usagef("-data is required for a model file")
 	}
-	stop, err := prof.start()
-	if err != nil {
-		return err
-	}
-	defer stop()
 	progress := prof.progressWriter(stderr)
 	say := func(format string, a ...any) {
 		if progress != nil {
@@ -263,9 +258,6 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	res.Seconds = time.Since(start).Seconds()
 	res.LogZ, res.LogZLo, res.LogZHi, res.NLL = finite(logZ), finite(lo), finite(hi), finite(nll)
 	res.Accuracy, res.AccuracyExact = finite(acc), finite(accExact)
-	if err := stop(); err != nil {
-		return err
-	}
 	if *asJSON {
 		return printJSON(stdout, res)
 	}

@@ -413,17 +413,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if *dryRun {
 		return printDryRun(stdout, points, mine, shard, *asJSON)
 	}
-	stop, err := prof.start()
-	if err != nil {
-		return err
-	}
-	defer stop()
 	ctx, cancel := interruptible()
 	defer cancel()
 	entries := runPoints(ctx, mine, points, shard, *parallel, workers, dataDir, prof.progressWriter(stderr))
-	if err := stop(); err != nil {
-		return err
-	}
 	if *asJSON {
 		if err := printJSON(stdout, entries); err != nil {
 			return err

@@ -142,10 +142,6 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := rf.finish(fs); err != nil {
 		return err
 	}
-	stop, err := prof.start()
-	if err != nil {
-		return err
-	}
 	ctx, cancel := interruptible()
 	defer cancel()
 	var results []*experiment.Result
@@ -160,7 +156,6 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		res, err := experiment.Run(ctx, r.spec, r.dir(), experiment.Options{DataDir: r.dataDir, Workers: r.workers,
 			Progress: prof.progressWriter(stderr), Version: version(), CheckpointEvery: time.Minute, Terminal: isTerminal(stderr)})
 		if err != nil {
-			stop()
 			if ctx.Err() != nil {
 				return fmt.Errorf("%w: checkpoint in %s; run the same command again to resume", errInterrupted, r.dir())
 			}
@@ -170,9 +165,6 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		if err := plotRun(res.Dir); err != nil {
 			return err
 		}
-	}
-	if err := stop(); err != nil {
-		return err
 	}
 	if *asJSON {
 		if len(results) == 1 {
