@@ -185,3 +185,51 @@ func TestBaseRate(t *testing.T) {
 		t.Error("zero pseudo-count accepted")
 	}
 }
+
+// TestAISTaylorMatchesSoftplus: the series for the weights' softplus
+// differences agrees with two softplus passes (same chains, so the log
+// weights differ only by the rounding of the softplus differences), and
+// the fallback is taken when a step is too coarse for the series.
+func TestAISTaylorMatchesSoftplus(t *testing.T) {
+	m := randomModel(40, 30, 0.5, 11)
+	for _, k := range []int{50, 3000} { // Δβ·|a| above, then below aisTaylorMax
+		cfg := AISConfig{Runs: 6, Betas: UniformSchedule(k), Seed: 2}
+		a, err := AIS(m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		taylorWeights = false
+		b, err := AIS(m, cfg)
+		taylorWeights = true
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := range a.LogWeights {
+			if d := math.Abs(a.LogWeights[r] - b.LogWeights[r]); d > 1e-4 {
+				t.Errorf("%d intervals, run %d: series %.7f, softplus %.7f", k, r, a.LogWeights[r], b.LogWeights[r])
+			}
+		}
+	}
+	// Direct check of the series against float64 softplus.
+	a := []float32{-25, -3, -0.5, 0, 0.25, 2, 7, 25}
+	for _, db := range []float64{1e-5, 1e-4, 1e-3} {
+		bk := 0.7
+		p := make([]float32, len(a))
+		var want float64
+		for i, v := range a {
+			z := bk * float64(v)
+			p[i] = float32(1 / (1 + math.Exp(-z)))
+			want += softplus64(z) - softplus64(z-db*float64(v))
+		}
+		got, ok := softplusDiffTaylor(db, a, p)
+		if !ok {
+			t.Fatalf("db %g: series refused |Δz| ≤ %g", db, db*25)
+		}
+		if math.Abs(got-want) > 1e-7*math.Max(1, math.Abs(want))+1e-9 {
+			t.Errorf("db %g: series %.12g, float64 softplus %.12g", db, got, want)
+		}
+	}
+	if _, ok := softplusDiffTaylor(0.01, []float32{3}, []float32{0.9}); ok {
+		t.Error("series accepted |Δz| = 0.03 > aisTaylorMax")
+	}
+}
