@@ -72,6 +72,28 @@ func TestSweepShards(t *testing.T) {
 		t.Errorf("sharded and unsharded sweeps differ:\n%v\n%v", a, b)
 	}
 
+	// Reported, the sharded sweep gives the same table (timings and
+	// directory names aside).
+	reportOf := func(sub string) []map[string]any {
+		t.Helper()
+		out, errb, code := ncgbench(t, dir, "report", "-json", "-out", "rep-"+sub, sub)
+		if code != 0 {
+			t.Fatalf("report %s: exit %d: %s", sub, code, errb)
+		}
+		var rows []map[string]any
+		if err := json.Unmarshal([]byte(out), &rows); err != nil {
+			t.Fatalf("report -json: %v\n%s", err, out)
+		}
+		for _, r := range rows {
+			delete(r, "seconds_per_epoch")
+			delete(r, "dirs")
+		}
+		return rows
+	}
+	if ra, rb := reportOf("sharded"), reportOf("whole"); len(ra) != 2 || !reflect.DeepEqual(ra, rb) {
+		t.Errorf("reports of the sharded and unsharded sweeps differ:\n%v\n%v", ra, rb)
+	}
+
 	// Again: every run is skipped.
 	out, _, code = ncgbench(t, dir, append(sweepArgs, "-out", "whole")...)
 	if code != 0 || strings.Count(out, "skipped") != 6 || strings.Contains(out, "trained") {
