@@ -8,13 +8,9 @@ import "math"
 // function's documentation.
 
 func affineGeneric(out, bias, in, m []float32, nc, nin, nout int) {
+	startRows(out, bias, nc, nout)
 	for c := 0; c < nc; c++ {
 		o := out[c*nout : (c+1)*nout]
-		if bias != nil {
-			copy(o, bias[:nout])
-		} else {
-			clear(o)
-		}
 		x := in[c*nin : (c+1)*nin]
 		for j, v := range x {
 			if v == 0 {
@@ -152,6 +148,19 @@ func transposeGeneric(dst, src []float32, rows, cols int) {
 	for i := 0; i < rows; i++ {
 		for j := 0; j < cols; j++ {
 			dst[j*rows+i] = src[i*cols+j]
+		}
+	}
+}
+
+// startRows sets each of the nc output rows of length nout to the bias, or
+// to zero for a nil bias: the start of every product.
+func startRows(out, bias []float32, nc, nout int) {
+	for c := 0; c < nc; c++ {
+		o := out[c*nout : (c+1)*nout]
+		if bias != nil {
+			copy(o, bias[:nout])
+		} else {
+			clear(o)
 		}
 	}
 }

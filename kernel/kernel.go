@@ -520,14 +520,7 @@ func AffineBinary(out, bias, in, m []float32, nc, nin, nout int, idx, counts []i
 		cur.affine(out[:nc*nout], bias, in[:nc*nin], m[:nin*nout], nc, nin, nout)
 		return total
 	}
-	for c := 0; c < nc; c++ {
-		o := out[c*nout : (c+1)*nout]
-		if bias != nil {
-			copy(o, bias[:nout])
-		} else {
-			clear(o)
-		}
-	}
+	startRows(out, bias, nc, nout)
 	for t0 := 0; t0 < nout; t0 += BinaryTile {
 		tw := min(BinaryTile, nout-t0)
 		for c := 0; c < nc; c++ {

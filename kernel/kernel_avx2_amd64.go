@@ -45,14 +45,7 @@ const affinePF = 16
 // before storing any, so the repeated stores write the same values.
 // Columns past the last full panel go through the masked 4×16 tile.
 func affineAVX2(out, bias, in, m []float32, nc, nin, nout int) {
-	for c := 0; c < nc; c++ {
-		o := out[c*nout : (c+1)*nout]
-		if bias != nil {
-			copy(o, bias[:nout])
-		} else {
-			clear(o)
-		}
-	}
+	startRows(out, bias, nc, nout)
 	if nin == 0 {
 		return
 	}
