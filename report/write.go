@@ -49,10 +49,6 @@ func Write(dir string, groups []Group, formats []string) ([]string, error) {
 		if err := engine.WriteAtomic(path, write); err != nil {
 			return err
 		}
-		// WriteAtomic's temporary file is private (0600); a report is for reading.
-		if err := os.Chmod(path, 0o644); err != nil {
-			return err
-		}
 		written = append(written, path)
 		return nil
 	}

@@ -237,8 +237,5 @@ func maskImage(m *engine.Model, k int, l layout) *image.RGBA {
 }
 
 func writePNG(path string, img image.Image) error {
-	if err := engine.WriteAtomic(path, func(w io.Writer) error { return png.Encode(w, img) }); err != nil {
-		return err
-	}
-	return os.Chmod(path, 0o644)
+	return engine.WriteAtomic(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
