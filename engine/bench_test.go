@@ -10,7 +10,7 @@ import (
 
 // loadMNIST reads the binarised MNIST training set from the shared data
 // directory (skips, or fails in CI, when it is absent).
-func loadMNIST(b *testing.B) *Data {
+func loadMNIST(b testing.TB) *Data {
 	b.Helper()
 	dir := data.TestDir(b)
 	train, _, err := data.Load("mnist", data.Options{Dir: dir})

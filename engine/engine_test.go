@@ -235,7 +235,17 @@ func train(t *testing.T, cfg Config, d *Data) *Model {
 	if err := tr.Train(context.Background(), Options{}); err != nil {
 		t.Fatal(err)
 	}
-	return tr.Model()
+	m := tr.Model()
+	// The down pass reads the hidden-major copy, which each row task
+	// refreshes: it must be C transposed after every minibatch.
+	for i := 0; i < m.X; i++ {
+		for j := 0; j < m.H; j++ {
+			if a, b := m.CH[j*m.X+i], m.C[i*m.H+j]; a != b {
+				t.Fatalf("CH[%d,%d] = %v, C[%d,%d] = %v", j, i, a, i, j, b)
+			}
+		}
+	}
+	return m
 }
 
 func TestSameResultAnyWorkers(t *testing.T) {
