@@ -522,8 +522,9 @@ srdone:
 //
 // k ≤ 6 chains at once, in tiles of 64 outputs: 6 chains × 4 vectors = 24
 // accumulators (Z0-Z23; chain c owns Z4c..Z4c+3), the tile's row of m in
-// Z24-Z27 (masked by K1-K4), broadcast inputs in Z28/Z29. Chains c ≥ k read
-// chain 0's inputs (valid memory) and are not stored.
+// Z24-Z27 (masked by K1-K4), broadcast inputs in Z28/Z29. Chains c ≥ k are
+// skipped by a branch after chain k−1 (taken the same way on every row, so
+// predicted): without it a call for 2 chains cost as much as one for 6.
 TEXT ·avx512Affine(SB), NOSPLIT|NOFRAME, $0-56
 	MOVQ in+16(FP), R8
 	MOVQ k+32(FP), BX
@@ -613,31 +614,43 @@ afrow:
 	VFMADD231PS  Z25, Z28, Z1
 	VFMADD231PS  Z26, Z28, Z2
 	VFMADD231PS  Z27, Z28, Z3
+	CMPQ         BX, $1
+	JLE          afrowend
 	VBROADCASTSS (R9)(AX*4), Z29
 	VFMADD231PS  Z24, Z29, Z4
 	VFMADD231PS  Z25, Z29, Z5
 	VFMADD231PS  Z26, Z29, Z6
 	VFMADD231PS  Z27, Z29, Z7
+	CMPQ         BX, $2
+	JLE          afrowend
 	VBROADCASTSS (R10)(AX*4), Z28
 	VFMADD231PS  Z24, Z28, Z8
 	VFMADD231PS  Z25, Z28, Z9
 	VFMADD231PS  Z26, Z28, Z10
 	VFMADD231PS  Z27, Z28, Z11
+	CMPQ         BX, $3
+	JLE          afrowend
 	VBROADCASTSS (R11)(AX*4), Z29
 	VFMADD231PS  Z24, Z29, Z12
 	VFMADD231PS  Z25, Z29, Z13
 	VFMADD231PS  Z26, Z29, Z14
 	VFMADD231PS  Z27, Z29, Z15
+	CMPQ         BX, $4
+	JLE          afrowend
 	VBROADCASTSS (R12)(AX*4), Z28
 	VFMADD231PS  Z24, Z28, Z16
 	VFMADD231PS  Z25, Z28, Z17
 	VFMADD231PS  Z26, Z28, Z18
 	VFMADD231PS  Z27, Z28, Z19
+	CMPQ         BX, $5
+	JLE          afrowend
 	VBROADCASTSS (R13)(AX*4), Z29
 	VFMADD231PS  Z24, Z29, Z20
 	VFMADD231PS  Z25, Z29, Z21
 	VFMADD231PS  Z26, Z29, Z22
 	VFMADD231PS  Z27, Z29, Z23
+
+afrowend:
 	ADDQ         DX, SI
 	INCQ         AX
 	CMPQ         AX, nin+40(FP)
