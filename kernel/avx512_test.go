@@ -161,7 +161,7 @@ func TestSelfCheckHarness(t *testing.T) {
 			}
 		},
 		"transpose is a copy": func(k *impl) {
-			k.transpose = func(dst, src []float32, rows, cols int) { copy(dst, src) }
+			k.transpose = func(dst, src []float32, rows, cols, ldd, lds int) { copy(dst, src) }
 		},
 	}
 	for name, breakIt := range broken {

@@ -144,10 +144,10 @@ func updateDenseGeneric(w, c, g []float32, alpha float32) float32 {
 	return bad
 }
 
-func transposeGeneric(dst, src []float32, rows, cols int) {
+func transposeGeneric(dst, src []float32, rows, cols, ldd, lds int) {
 	for i := 0; i < rows; i++ {
 		for j := 0; j < cols; j++ {
-			dst[j*rows+i] = src[i*cols+j]
+			dst[j*ldd+i] = src[i*lds+j]
 		}
 	}
 }

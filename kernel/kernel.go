@@ -54,7 +54,7 @@ type impl struct {
 	updateNCG    func(w, ap, a, c, g []float32, alpha, alphaA, gamma float32) float32
 	updateMasked func(w, a, c, g []float32, alpha float32) float32
 	updateDense  func(w, c, g []float32, alpha float32) float32
-	transpose    func(dst, src []float32, rows, cols int)
+	transpose    func(dst, src []float32, rows, cols, ldd, lds int)
 }
 
 var (
@@ -448,13 +448,25 @@ func UpdateDense(w, c, g []float32, alpha float32) (finite bool) {
 // Transpose writes the rows×cols row-major matrix src into dst as cols×rows:
 // dst[j*rows+i] = src[i*cols+j].
 func Transpose(dst, src []float32, rows, cols int) {
+	TransposeStrided(dst, rows, src, cols, rows, cols)
+}
+
+// TransposeStrided is Transpose for matrices inside larger ones: row i of
+// src starts at src[i*lds] and row j of dst at dst[j*ldd], so
+// dst[j*ldd+i] = src[i*lds+j] for i < rows, j < cols; nothing else of dst
+// is written. The engine uses it to refresh a band of columns of its
+// hidden-major copy of C in place.
+func TransposeStrided(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
 	choose()
 	if rows <= 0 || cols <= 0 {
 		return
 	}
-	need("src", len(src), rows*cols)
-	need("dst", len(dst), rows*cols)
-	cur.transpose(dst[:rows*cols], src[:rows*cols], rows, cols)
+	if ldd < rows || lds < cols {
+		panic(fmt.Sprintf("kernel: transpose strides %d, %d below %d rows, %d columns", ldd, lds, rows, cols))
+	}
+	need("src", len(src), (rows-1)*lds+cols)
+	need("dst", len(dst), (cols-1)*ldd+rows)
+	cur.transpose(dst[:(cols-1)*ldd+rows], src[:(rows-1)*lds+cols], rows, cols, ldd, lds)
 }
 
 // sigmoidFloor is the input below which Sigmoid returns exactly 0.

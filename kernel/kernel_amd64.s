@@ -1376,7 +1376,7 @@ dnsDone:
 // The 8×8 blocks of the top-left (rows&^7)×(cols&^7) corner: eight row
 // loads, an in-register transpose (unpack pairs, shuffle quads, swap
 // 128-bit halves), eight column stores. The wrapper does the edges.
-TEXT ·transposeAVX2(SB), NOSPLIT|NOFRAME, $0-64
+TEXT ·transposeAVX2(SB), NOSPLIT|NOFRAME, $0-80
 #define DP DI
 #define SP SI
 #define CS R8
@@ -1390,12 +1390,12 @@ TEXT ·transposeAVX2(SB), NOSPLIT|NOFRAME, $0-64
 #define T R13
 	MOVQ dst_base+0(FP), DP
 	MOVQ src_base+24(FP), SP
-	MOVQ rows+48(FP), RS
-	MOVQ cols+56(FP), CS
-	MOVQ RS, R8X
+	MOVQ rows+48(FP), R8X
 	ANDQ $-8, R8X
-	MOVQ CS, C8X
+	MOVQ cols+56(FP), C8X
 	ANDQ $-8, C8X
+	MOVQ ldd+64(FP), RS
+	MOVQ lds+72(FP), CS
 	SHLQ $2, RS
 	SHLQ $2, CS
 	XORQ I, I

@@ -179,10 +179,10 @@ func updateDenseNEON(w, c, g []float32, alpha float32) float32
 
 // transposeNEON moves the 4×4 blocks in assembly and the ragged right and
 // bottom edges (fewer than four columns or rows) in Go.
-func transposeNEON(dst, src []float32, rows, cols int) {
+func transposeNEON(dst, src []float32, rows, cols, ldd, lds int) {
 	r4, c4 := rows&^3, cols&^3
 	if r4 > 0 && c4 > 0 {
-		transpose4NEON(dst, src, rows, cols)
+		transpose4NEON(dst, src, rows, cols, ldd, lds)
 	}
 	for i := 0; i < rows; i++ {
 		j0 := c4
@@ -190,7 +190,7 @@ func transposeNEON(dst, src []float32, rows, cols int) {
 			j0 = 0
 		}
 		for j := j0; j < cols; j++ {
-			dst[j*rows+i] = src[i*cols+j]
+			dst[j*ldd+i] = src[i*lds+j]
 		}
 	}
 }
@@ -198,7 +198,7 @@ func transposeNEON(dst, src []float32, rows, cols int) {
 // transpose4NEON transposes the top-left (rows&^3)×(cols&^3) part of the
 // rows×cols matrix src, in 4×4 blocks:
 //
-//	for i < rows&^3, j < cols&^3: dst[j*rows+i] = src[i*cols+j]
+//	for i < rows&^3, j < cols&^3: dst[j*ldd+i] = src[i*lds+j]
 //
 //go:noescape
-func transpose4NEON(dst, src []float32, rows, cols int)
+func transpose4NEON(dst, src []float32, rows, cols, ldd, lds int)

@@ -1246,13 +1246,15 @@ done:
 // Transpose.
 
 // func transpose4NEON(dst, src []float32, rows, cols int)
-TEXT ·transpose4NEON(SB), NOSPLIT|NOFRAME, $0-64
+TEXT ·transpose4NEON(SB), NOSPLIT|NOFRAME, $0-80
 	MOVD dst_base+0(FP), R0
 	MOVD src_base+24(FP), R1
 	MOVD rows+48(FP), R2
 	MOVD cols+56(FP), R3
-	LSL  $2, R2, R4 // dst row stride in bytes
-	LSL  $2, R3, R5 // src row stride in bytes
+	MOVD ldd+64(FP), R4
+	MOVD lds+72(FP), R5
+	LSL  $2, R4, R4 // dst row stride in bytes
+	LSL  $2, R5, R5 // src row stride in bytes
 	LSL  $2, R4, R14 // four dst rows
 	LSR  $2, R2, R6 // 4-row blocks
 

@@ -184,25 +184,25 @@ func updateDenseAVX2Wrap(w, c, g []float32, alpha float32) float32 {
 //go:noescape
 func updateDenseAVX2(w, c, g []float32, alpha float32) float32
 
-func transposeAVX2Wrap(dst, src []float32, rows, cols int) {
+func transposeAVX2Wrap(dst, src []float32, rows, cols, ldd, lds int) {
 	r8, c8 := rows&^7, cols&^7
 	if r8 > 0 && c8 > 0 {
-		transposeAVX2(dst, src, rows, cols)
+		transposeAVX2(dst, src, rows, cols, ldd, lds)
 	}
 	for i := 0; i < r8; i++ { // right edge of the blocked rows
 		for j := c8; j < cols; j++ {
-			dst[j*rows+i] = src[i*cols+j]
+			dst[j*ldd+i] = src[i*lds+j]
 		}
 	}
 	for i := r8; i < rows; i++ { // bottom rows
 		for j := 0; j < cols; j++ {
-			dst[j*rows+i] = src[i*cols+j]
+			dst[j*ldd+i] = src[i*lds+j]
 		}
 	}
 }
 
-// transposeAVX2 computes dst[j*rows+i] = src[i*cols+j] for i < rows&^7,
+// transposeAVX2 computes dst[j*ldd+i] = src[i*lds+j] for i < rows&^7,
 // j < cols&^7.
 //
 //go:noescape
-func transposeAVX2(dst, src []float32, rows, cols int)
+func transposeAVX2(dst, src []float32, rows, cols, ldd, lds int)

@@ -234,18 +234,18 @@ func updateDenseAVX512(w, c, g []float32, alpha float32) float32 {
 // transposeAVX512 writes each row of dst (a column of src) with one
 // gathering call. Lane offsets are 32-bit: very wide matrices use the
 // generic loop.
-func transposeAVX512(dst, src []float32, rows, cols int) {
+func transposeAVX512(dst, src []float32, rows, cols, ldd, lds int) {
 	if rows <= 0 || cols <= 0 {
 		return
 	}
-	if cols >= 1<<26 {
-		transposeGeneric(dst, src, rows, cols)
+	if lds >= 1<<26 {
+		transposeGeneric(dst, src, rows, cols, ldd, lds)
 		return
 	}
-	_ = src[rows*cols-1]
-	_ = dst[rows*cols-1]
+	_ = src[(rows-1)*lds+cols-1]
+	_ = dst[(cols-1)*ldd+rows-1]
 	for j := 0; j < cols; j++ {
-		avx512GatherRow(&dst[j*rows], &src[j], rows, cols)
+		avx512GatherRow(&dst[j*ldd], &src[j], rows, lds)
 	}
 }
 
@@ -627,9 +627,9 @@ func (sc *tierChecker) transpose(t *impl) {
 		rows, cols := shape[0], shape[1]
 		src := sc.fill(make([]float32, rows*cols), -1, 1)
 		want := make([]float32, rows*cols)
-		transposeGeneric(want, src, rows, cols)
+		transposeGeneric(want, src, rows, cols, rows, cols)
 		got, check := sc.guarded(rows * cols)
-		t.transpose(got, src, rows, cols)
+		t.transpose(got, src, rows, cols, rows, cols)
 		check("transpose")
 		sc.compare("transpose", rows*cols, got, want, selfCheckExact)
 		if sc.err != nil {

@@ -493,13 +493,30 @@ func TestTranspose(t *testing.T) {
 			for _, cols := range []int{1, 2, 5, 8, 9, 16, 17, 31, 64, 65} {
 				src, _ := padded(t, r, rows*cols, 1, uni(-1, 1))
 				want := make([]float32, rows*cols)
-				transposeGeneric(want, src, rows, cols)
+				transposeGeneric(want, src, rows, cols, rows, cols)
 				got, check := padded(t, r, rows*cols, 2, uni(0, 0))
-				im.transpose(got, src, rows, cols)
+				im.transpose(got, src, rows, cols, rows, cols)
 				check(im.name + " transpose")
 				for i := range want {
 					if got[i] != want[i] {
 						t.Fatalf("%s transpose %d×%d: [%d] = %g, want %g", im.name, rows, cols, i, got[i], want[i])
+					}
+				}
+				// Inside larger matrices: only the rows×cols block moves,
+				// the rest of dst keeps its values.
+				lds, ldd := cols+3, rows+5
+				srcS, _ := padded(t, r, (rows-1)*lds+cols, 1, uni(-1, 1))
+				wantS := make([]float32, (cols-1)*ldd+rows)
+				for k := range wantS {
+					wantS[k] = -7
+				}
+				gotS, checkS := padded(t, r, len(wantS), 2, uni(-7, -7))
+				transposeGeneric(wantS, srcS, rows, cols, ldd, lds)
+				im.transpose(gotS, srcS, rows, cols, ldd, lds)
+				checkS(im.name + " strided transpose")
+				for i := range wantS {
+					if gotS[i] != wantS[i] {
+						t.Fatalf("%s strided transpose %d×%d (ldd %d, lds %d): [%d] = %g, want %g", im.name, rows, cols, ldd, lds, i, gotS[i], wantS[i])
 					}
 				}
 			}
