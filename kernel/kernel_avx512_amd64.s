@@ -21,6 +21,9 @@
 // LANEMASK sets mask register k to the low clamp(CX, 0, 16) bits: the lanes
 // of a vector that starts CX elements before the end of the data.
 // Clobbers AX and CX.
+// PFDIST is how many rows ahead SumRows prefetches.
+#define PFDIST 6
+
 #define LANEMASK(k) \
 	XORL    AX, AX; \
 	CMPQ    CX, AX; \
@@ -415,6 +418,7 @@ TEXT ·avx512SumRows(SB), NOSPLIT|NOFRAME, $0-48
 	MOVQ idx+24(FP), R8
 	MOVQ nidx+32(FP), R9
 	MOVQ n+40(FP), R10         // R10: columns left; DI, SI: their start
+	LEAQ -1(R9), R13           // R13: the last index
 
 srwide:
 	CMPQ R10, $64
@@ -440,6 +444,24 @@ srwide:
 	JGE  srwidestore
 
 srwiderow:
+	// Prefetch the chunk of the row PFDIST indices ahead (the last row
+	// again near the end): the rows are scattered, so the hardware
+	// prefetchers cannot predict them. binary13 at 8 chains: 302–318 →
+	// 358–398 GFLOP/s (3 interleaved runs); distances 2 and 4 gained less.
+	LEAQ      PFDIST(BX), R12
+	CMPQ      R12, R13
+	CMOVQGT   R13, R12
+	MOVLQSX   (R8)(R12*4), R12
+	IMULQ     DX, R12
+	ADDQ      SI, R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	PREFETCHT0 256(R12)
+	PREFETCHT0 320(R12)
+	PREFETCHT0 384(R12)
+	PREFETCHT0 448(R12)
 	MOVLQSX   (R8)(BX*4), R11
 	IMULQ     DX, R11
 	ADDQ      SI, R11          // R11: this chunk of row idx[BX]
