@@ -399,34 +399,37 @@ const aisTaylorMax = 0.028
 // (coarse schedules, early large steps): the caller then uses softplusDiff.
 func softplusDiffTaylor(db float64, a, p []float32) (sum float64, ok bool) {
 	p = p[:len(a)]
-	// Σ a·p, Σ a²·p(1−p) and Σ a³·p(1−p)(1−2p), then the powers of db.
-	var s1, s2, s3, u1, u2, u3 float64
+	// Σ a·p, Σ a²·p(1−p) and Σ a³·p(1−p)(1−2p), then the powers of db; four
+	// independent sets of sums, so that the float64 additions overlap
+	// instead of waiting on one another (AIS spent 11% of its time here
+	// with two).
+	var s1, s2, s3 [4]float64
 	var lo, hi float32
 	i := 0
-	for ; i+2 <= len(a); i += 2 {
-		a0, a1 := a[i], a[i+1]
-		lo, hi = min32(lo, a0), max32(hi, a0)
-		lo, hi = min32(lo, a1), max32(hi, a1)
-		x0, x1 := float64(a0), float64(a1)
-		p0, p1 := float64(p[i]), float64(p[i+1])
-		t0, t1 := x0*x0*(p0-p0*p0), x1*x1*(p1-p1*p1)
-		s1 += x0 * p0
-		u1 += x1 * p1
-		s2 += t0
-		u2 += t1
-		s3 += t0 * x0 * (1 - 2*p0)
-		u3 += t1 * x1 * (1 - 2*p1)
+	for ; i+4 <= len(a); i += 4 {
+		for k := 0; k < 4; k++ {
+			ak := a[i+k]
+			lo, hi = min32(lo, ak), max32(hi, ak)
+			x, q := float64(ak), float64(p[i+k])
+			t := x * x * (q - q*q)
+			s1[k] += x * q
+			s2[k] += t
+			s3[k] += t * x * (1 - 2*q)
+		}
 	}
 	for ; i < len(a); i++ {
-		a0 := a[i]
-		lo, hi = min32(lo, a0), max32(hi, a0)
-		x0, p0 := float64(a0), float64(p[i])
-		t0 := x0 * x0 * (p0 - p0*p0)
-		s1 += x0 * p0
-		s2 += t0
-		s3 += t0 * x0 * (1 - 2*p0)
+		ak := a[i]
+		lo, hi = min32(lo, ak), max32(hi, ak)
+		x, q := float64(ak), float64(p[i])
+		t := x * x * (q - q*q)
+		s1[0] += x * q
+		s2[0] += t
+		s3[0] += t * x * (1 - 2*q)
 	}
-	sum = db*(s1+u1) - db*db*0.5*(s2+u2) + db*db*db*(1.0/6)*(s3+u3)
+	S1 := (s1[0] + s1[1]) + (s1[2] + s1[3])
+	S2 := (s2[0] + s2[1]) + (s2[2] + s2[3])
+	S3 := (s3[0] + s3[1]) + (s3[2] + s3[3])
+	sum = db*S1 - db*db*0.5*S2 + db*db*db*(1.0/6)*S3
 	return sum, db*math.Max(-float64(lo), float64(hi)) <= aisTaylorMax
 }
 
