@@ -437,20 +437,7 @@ func (p *product) update(out, bias, m []float32, nout int, ref, s []float32, idx
 		kernel.SumRows(out, m, nout, idx[:ones], nout)
 		return ones
 	}
-	non, noff := 0, 0
-	for _, j := range p.flip[:nf] {
-		b := int(s[j]) // branch-free split: 1 = switched on
-		p.on[non] = j
-		p.off[noff] = j
-		non += b
-		noff += 1 - b
-	}
-	kernel.SumRows(out, m, nout, p.on[:non], nout)
-	if noff > 0 {
-		clear(p.tmp)
-		kernel.SumRows(p.tmp, m, nout, p.off[:noff], nout)
-		kernel.Axpy(out, -1, p.tmp)
-	}
+	kernel.FlipRows(out, m, nout, s, p.flip[:nf], p.on, p.off, p.tmp, nout)
 	return ones
 }
 

@@ -353,21 +353,7 @@ func (p *binProduct) update(out, bias, pos []float32, n, stride int, s []float32
 		kernel.Axpy(p.old, -1, s)
 		nf := kernel.Indices(p.flip, p.old)
 		if nf < len(act) {
-			non, noff := 0, 0
-			for _, j := range p.flip[:nf] {
-				b := int(s[j]) // branch-free split: 1 = switched on
-				p.on[non] = j
-				p.off[noff] = j
-				non += b
-				noff += 1 - b
-			}
-			kernel.SumRows(out, pos, stride, p.on[:non], n)
-			if noff > 0 {
-				t := p.tmp[:n]
-				clear(t)
-				kernel.SumRows(t, pos, stride, p.off[:noff], n)
-				kernel.Axpy(out, -1, t)
-			}
+			kernel.FlipRows(out, pos, stride, s, p.flip[:nf], p.on, p.off, p.tmp, n)
 			p.since++
 			copy(p.old, s)
 			return

@@ -488,6 +488,30 @@ func softplusRef(x float32) float32 {
 	return float32(math.Max(v, 0) + math.Log1p(math.Exp(-math.Abs(v))))
 }
 
+// FlipRows brings out (n floats), bias + the sum of the rows of m (row j at
+// m[j*stride]) named by the ones of a binary state, up to date after the
+// units in flip changed to their values in s: it adds the rows of those now
+// on and subtracts the sum of the rows of those now off (one subtraction,
+// not one per row). on and off need len(flip) entries, tmp n. Both Gibbs
+// samplers (engine, AIS) use it when fewer units flipped than are on.
+func FlipRows(out, m []float32, stride int, s []float32, flip, on, off []int32, tmp []float32, n int) {
+	non, noff := 0, 0
+	for _, j := range flip {
+		b := int(s[j]) // branch-free split: 1 = switched on
+		on[non] = j
+		off[noff] = j
+		non += b
+		noff += 1 - b
+	}
+	SumRows(out, m, stride, on[:non], n)
+	if noff > 0 {
+		t := tmp[:n]
+		clear(t)
+		SumRows(t, m, stride, off[:noff], n)
+		Axpy(out[:n], -1, t)
+	}
+}
+
 // BinaryTile is the column width of the tiles AffineBinary works in: every
 // chain of a block sums its rows of one tile of m before the next tile, so
 // the tile (nin × BinaryTile floats) is read from cache, not memory.

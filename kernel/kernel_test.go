@@ -653,3 +653,47 @@ func TestEnvVarChoiceChild(t *testing.T) {
 	// TestMain has already called Init and exited on an error.
 	t.Logf("tier in use: %s", Tier())
 }
+
+// TestFlipRows: updating a row sum by the flipped units gives the fresh sum
+// of the new state (to float32 rounding), with and without padded rows.
+func TestFlipRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, shape := range [][3]int{{40, 24, 24}, {784, 500, 512}, {500, 784, 784}, {7, 3, 5}} {
+		nin, n, stride := shape[0], shape[1], shape[2]
+		m := make([]float32, (nin-1)*stride+n)
+		for i := range m {
+			m[i] = r.Float32()*2 - 1
+		}
+		fresh := func(s []float32) []float32 {
+			out := make([]float32, n)
+			for j, v := range s {
+				if v != 0 {
+					for o := 0; o < n; o++ {
+						out[o] += m[j*stride+o]
+					}
+				}
+			}
+			return out
+		}
+		for _, pflip := range []float64{0, 0.05, 0.5, 1} {
+			ref := binarySliceT(r, nin, 0.3)
+			s := append([]float32(nil), ref...)
+			var flip []int32
+			for j := range s {
+				if r.Float64() < pflip {
+					s[j] = 1 - s[j]
+					flip = append(flip, int32(j))
+				}
+			}
+			out := fresh(ref)
+			on, off := make([]int32, len(flip)), make([]int32, len(flip))
+			FlipRows(out, m, stride, s, flip, on, off, make([]float32, n), n)
+			want := fresh(s)
+			for o := range want {
+				if !near(out[o], want[o], 1e-4) {
+					t.Fatalf("%v, %d flips: out[%d] = %g, want %g", shape, len(flip), o, out[o], want[o])
+				}
+			}
+		}
+	}
+}
