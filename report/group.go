@@ -73,8 +73,12 @@ type Group struct {
 	Finished int // runs with result.json
 	// Final metrics over the finished runs.
 	NLL, TestAcc, TrainAcc, Density, InitDensity Stat
-	Epochs                                       int     // epochs of the finished runs (the spec's)
-	SecondsPerEpoch                              float64 // mean training time of an epoch over all rows of all runs
+	// AISUnbounded counts the finished runs whose final AIS estimate had no
+	// lower bound (the weights' mean within 3σ of zero): their log Ẑ is
+	// likely too low and their NLL optimistic.
+	AISUnbounded    int
+	Epochs          int     // epochs of the finished runs (the spec's)
+	SecondsPerEpoch float64 // mean training time of an epoch over all rows of all runs
 }
 
 // key is a group's identity: the spec without the seed.
@@ -140,6 +144,9 @@ func (g *Group) summarise() {
 		g.Finished++
 		f := r.Result.Final
 		nll = append(nll, f.NLL)
+		if !math.IsNaN(f.NLL) && (math.IsNaN(f.LogZLo) || math.IsInf(f.LogZLo, -1)) {
+			g.AISUnbounded++
+		}
 		test = append(test, f.TestAcc)
 		train = append(train, f.TrainAcc)
 		dens = append(dens, f.Density)

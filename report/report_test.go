@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"image"
 	_ "image/png"
 	"math"
@@ -48,6 +49,7 @@ func fakeRun(t *testing.T, dir string, spec experiment.Spec, nll, dens float64, 
 			Density: dens, DegreeMin: 2, DegreeMean: 8, DegreeMax: 14, Recon: 0.1}
 		if e%2 == 0 {
 			m.NLL = nll + 10/float64(e)
+			m.LogZ, m.LogZLo, m.LogZHi = 100, 99, 101
 		}
 		rows = append(rows, m)
 	}
@@ -239,5 +241,46 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := ParseFormats("md,pdf"); err == nil {
 		t.Error("ParseFormats accepted pdf")
+	}
+}
+
+// TestAISUnboundedMarked: a run whose final AIS estimate has no lower bound
+// is counted and its NLL marked in the table, with the explanation.
+func TestAISUnboundedMarked(t *testing.T) {
+	dir := t.TempDir()
+	for seed := uint64(1); seed <= 2; seed++ {
+		spec := testSpec(engine.Dense, seed)
+		run := filepath.Join(dir, fmt.Sprintf("dense-%d", seed))
+		fakeRun(t, run, spec, 20, 1, true)
+		if seed == 2 { // rewrite the result with an unbounded AIS
+			r, err := experiment.ReadResult(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Final.LogZLo = math.Inf(-1)
+			writeJSONFile(t, filepath.Join(run, "result.json"), r)
+		}
+	}
+	runs, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := GroupRuns(runs)
+	if len(groups) != 1 || groups[0].AISUnbounded != 1 {
+		t.Fatalf("groups %+v", groups)
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, groups); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "† (1 of 2)") || !strings.Contains(md.String(), "no lower bound on log Ẑ") {
+		t.Errorf("Markdown does not flag the unbounded AIS:\n%s", md.String())
+	}
+	var cb bytes.Buffer
+	if err := WriteCSV(&cb, groups); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(cb.String()), ",1") {
+		t.Errorf("CSV lacks the count:\n%s", cb.String())
 	}
 }

@@ -36,12 +36,23 @@ func WriteMarkdown(w io.Writer, groups []Group) error {
 	var b strings.Builder
 	b.WriteString("| data | model | epochs | runs | NLL | test acc. % | density | initial density | time/epoch |\n")
 	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	unbounded := false
 	for i := range groups {
 		g := &groups[i]
 		spe := fmtSeconds(g.SecondsPerEpoch)
+		nll := fmtStat(g.NLL, 2, 1)
+		if g.AISUnbounded > 0 {
+			nll += fmt.Sprintf(" † (%d of %d)", g.AISUnbounded, g.Finished)
+			unbounded = true
+		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n",
 			mdEscape(g.Data), mdEscape(g.Model), g.Epochs, runsCell(g),
-			fmtStat(g.NLL, 2, 1), fmtStat(g.TestAcc, 2, 100), fmtStat(g.Density, 3, 1), fmtStat(g.InitDensity, 3, 1), spe)
+			nll, fmtStat(g.TestAcc, 2, 100), fmtStat(g.Density, 3, 1), fmtStat(g.InitDensity, 3, 1), spe)
+	}
+	if unbounded {
+		b.WriteString("\n† In these runs AIS gave no lower bound on log Ẑ (the mean of the importance weights is\n" +
+			"within 3σ of zero): log Ẑ is probably too low and the NLL optimistic. Check with more\n" +
+			"intervals or runs (`ncgbench eval -ais-betas N -ais-runs M`).\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -66,7 +77,8 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // measured (or an sd of a single run).
 var CSVColumns = []string{"data", "model", "method", "epochs", "runs", "unfinished",
 	"nll_mean", "nll_sd", "test_acc_mean", "test_acc_sd", "train_acc_mean", "train_acc_sd",
-	"density_mean", "density_sd", "initial_density_mean", "initial_density_sd", "seconds_per_epoch"}
+	"density_mean", "density_sd", "initial_density_mean", "initial_density_sd", "seconds_per_epoch",
+	"nll_ais_unbounded"}
 
 // WriteCSV writes the table of groups as CSV (accuracies as fractions).
 func WriteCSV(w io.Writer, groups []Group) error {
@@ -85,7 +97,7 @@ func WriteCSV(w io.Writer, groups []Group) error {
 		for _, s := range []Stat{g.NLL, g.TestAcc, g.TrainAcc, g.Density, g.InitDensity} {
 			row = append(row, f(s.Mean), f(s.SD))
 		}
-		row = append(row, f(g.SecondsPerEpoch))
+		row = append(row, f(g.SecondsPerEpoch), strconv.Itoa(g.AISUnbounded))
 		cw.Write(row)
 	}
 	cw.Flush()
@@ -107,6 +119,7 @@ type TableRow struct {
 	Density         Stat     `json:"density"`
 	InitDensity     Stat     `json:"initial_density"`
 	SecondsPerEpoch *float64 `json:"seconds_per_epoch"`
+	AISUnbounded    int      `json:"nll_ais_unbounded"` // runs whose AIS had no lower bound
 	Dirs            []string `json:"dirs"`
 }
 
@@ -117,7 +130,8 @@ func Table(groups []Group) []TableRow {
 		g := &groups[i]
 		r := TableRow{Name: g.Name, Data: g.Data, Model: g.Model, Method: string(g.Spec.Engine.Method), Epochs: g.Epochs,
 			Runs: g.Finished, Unfinished: len(g.Runs) - g.Finished, NLL: g.NLL, TestAcc: g.TestAcc, TrainAcc: g.TrainAcc,
-			Density: g.Density, InitDensity: g.InitDensity, SecondsPerEpoch: num(g.SecondsPerEpoch)}
+			Density: g.Density, InitDensity: g.InitDensity, SecondsPerEpoch: num(g.SecondsPerEpoch),
+			AISUnbounded: g.AISUnbounded}
 		for _, run := range g.Runs {
 			r.Dirs = append(r.Dirs, run.Dir)
 		}
