@@ -728,6 +728,14 @@ afnext:
 	VZEROUPPER
 	RET
 
+// AXPYMASKED does y += a·x (a in Z31) on the lanes of mask k at (DI), (SI).
+#define AXPYMASKED(k) \
+	VMOVUPS.Z (SI), k, Z0; \
+	VMOVUPS.Z (DI), k, Z1; \
+	VMULPS    Z31, Z0, Z0; \
+	VADDPS    Z0, Z1, Z1; \
+	VMOVUPS   Z1, k, (DI)
+
 // func avx512Axpy(y *float32, a float32, x *float32, n int)
 //
 // Multiply, then add (not fused), as the Go loop rounds. Four full vectors
@@ -751,11 +759,7 @@ TEXT ·avx512Axpy(SB), NOSPLIT|NOFRAME, $0-32
 	CMOVQGT BX, CX
 	MOVQ  CX, DX
 	LANEMASK(K1)
-	VMOVUPS.Z (SI), K1, Z0
-	VMOVUPS.Z (DI), K1, Z1
-	VMULPS    Z31, Z0, Z0
-	VADDPS    Z0, Z1, Z1
-	VMOVUPS   Z1, K1, (DI)
+	AXPYMASKED(K1)
 	LEAQ  (SI)(DX*4), SI
 	LEAQ  (DI)(DX*4), DI
 	SUBQ  DX, BX
@@ -799,11 +803,7 @@ axtail:
 	JLE       axdone
 	MOVQ      BX, CX
 	LANEMASK(K1)
-	VMOVUPS.Z (SI), K1, Z0
-	VMOVUPS.Z (DI), K1, Z1
-	VMULPS    Z31, Z0, Z0
-	VADDPS    Z0, Z1, Z1
-	VMOVUPS   Z1, K1, (DI)
+	AXPYMASKED(K1)
 
 axdone:
 	VZEROUPPER
