@@ -408,14 +408,13 @@ type blockScratch struct{ up, down product }
 // product keeps one chain's pre-activation out = bias + Σ_{j: s_j=1} m[j]
 // (rows of nout floats) up to date as its binary state s changes.
 type product struct {
-	diff    []float32 // ref − s: +1 where a unit switched off, −1 on
 	flip    []int32
 	on, off []int32
 	tmp     []float32 // the sum of the rows switched off
 }
 
 func newProduct(nin, nout int) product {
-	return product{diff: make([]float32, nin), flip: make([]int32, nin),
+	return product{flip: make([]int32, nin),
 		on: make([]int32, nin), off: make([]int32, nin), tmp: make([]float32, nout)}
 }
 
@@ -428,9 +427,8 @@ func newProduct(nin, nout int) product {
 // minibatch, each exact to 2⁻²⁴ relative per term.
 func (p *product) update(out, bias, m []float32, nout int, ref, s []float32, idx []int32) int {
 	ones := kernel.Indices(idx, s)
-	copy(p.diff, ref)
-	kernel.Axpy(p.diff, -1, s)
-	nf := kernel.Indices(p.flip, p.diff)
+	kernel.Axpy(ref, -1, s) // ref − s: +1 where a unit switched off, −1 on
+	nf := kernel.Indices(p.flip, ref)
 	copy(ref, s)
 	if nf >= ones {
 		copy(out, bias)
