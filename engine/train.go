@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sort"
 	"sync/atomic"
 	"time"
 
@@ -89,24 +88,34 @@ type Trainer struct {
 	pcdInit bool
 
 	// Scratch, sized once (no allocation per minibatch).
-	perm                   []int32
-	gT, gB, gV             []float32
-	x0, xs, vpre, vprob    []float32 // Batch×X
-	xref                   []float32 // Batch×X: the state hpre was computed for
-	h, hpre, hprob         []float32 // Batch×H
-	hpos, hneg, href       []float32 // Batch×H (href: the state of vpre)
+	perm                []int32
+	gB, gV              []float32
+	x0, xs, vpre, vprob []float32 // Batch×X
+	xref                []float32 // Batch×X: the state hpre was computed for
+	h, hpre, hprob      []float32 // Batch×H
+	href                []float32 // Batch×H: the state vpre was computed for
+	// hstat holds the statistics the gradient sums: ĥ⁺ of slot c in row c,
+	// −ĥ⁻ (negated) in row Batch+c. hpos and nhneg are its two halves.
+	hstat, hpos, nhneg     []float32
 	scratch                []blockScratch
 	posIdx, negIdx, tmpIdx []int32 // Batch×X
 	hIdx                   []int32 // Batch×H
 	posCnt, negCnt, tmpCnt []int32
 	hCnt                   []int32
-	recon                  []float64 // per slot
-	rowOK                  []bool    // per row chunk
-	nb                     int       // size of the current minibatch
-	pool                   *pool
-	next                   atomic.Int64
-	blockFn, rowFn         func(int)
-	afterBatch             func() // test hook
+	// posOff, negOff: where each row chunk starts in a slot's posIdx and
+	// negIdx lists (row chunks+1 entries per slot).
+	posOff, negOff []int32
+	// Per row task: the hstat rows each visible row of the chunk sums
+	// (rowChunk lists of up to 2·Batch), their lengths, one gradient row.
+	rowList, rowLen []int32
+	grow            []float32
+	recon           []float64 // per slot
+	rowOK           []bool    // per row chunk
+	nb              int       // size of the current minibatch
+	pool            *pool
+	next            atomic.Int64
+	blockFn, rowFn  func(int)
+	afterBatch      func() // test hook
 }
 
 // New validates the configuration against the data and draws a new model.
@@ -134,10 +143,12 @@ func (t *Trainer) alloc() {
 		t.pcd = make([]float32, b*x)
 	}
 	t.perm = make([]int32, t.data.N)
-	t.gT, t.gB, t.gV = make([]float32, x*h), make([]float32, h), make([]float32, x)
+	t.gB, t.gV = make([]float32, h), make([]float32, x)
 	t.x0, t.xs, t.vpre, t.vprob, t.xref = make([]float32, b*x), make([]float32, b*x), make([]float32, b*x), make([]float32, b*x), make([]float32, b*x)
 	t.h, t.hpre, t.hprob = make([]float32, b*h), make([]float32, b*h), make([]float32, b*h)
-	t.hpos, t.hneg, t.href = make([]float32, b*h), make([]float32, b*h), make([]float32, b*h)
+	t.href = make([]float32, b*h)
+	t.hstat = make([]float32, 2*b*h)
+	t.hpos, t.nhneg = t.hstat[:b*h], t.hstat[b*h:]
 	t.scratch = make([]blockScratch, (b+blockSize-1)/blockSize)
 	for i := range t.scratch {
 		t.scratch[i] = blockScratch{up: newProduct(x, h), down: newProduct(h, x)}
@@ -146,7 +157,11 @@ func (t *Trainer) alloc() {
 	t.hIdx = make([]int32, b*h)
 	t.posCnt, t.negCnt, t.tmpCnt, t.hCnt = make([]int32, b), make([]int32, b), make([]int32, b), make([]int32, b)
 	t.recon = make([]float64, b)
-	t.rowOK = make([]bool, (x+rowChunk-1)/rowChunk)
+	chunks := (x + rowChunk - 1) / rowChunk
+	t.rowOK = make([]bool, chunks)
+	t.posOff, t.negOff = make([]int32, b*(chunks+1)), make([]int32, b*(chunks+1))
+	t.rowList, t.rowLen = make([]int32, chunks*rowChunk*2*b), make([]int32, chunks*rowChunk)
+	t.grow = make([]float32, chunks*h)
 	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
 }
 
@@ -302,7 +317,7 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 	var recon float64
 	for c := 0; c < t.nb; c++ {
 		kernel.Axpy(t.gB, 1, t.hpos[c*h:(c+1)*h])
-		kernel.Axpy(t.gB, -1, t.hneg[c*h:(c+1)*h])
+		kernel.Axpy(t.gB, 1, t.nhneg[c*h:(c+1)*h])
 		kernel.Axpy(t.gV, 1, t.x0[c*x:(c+1)*x])
 		kernel.Axpy(t.gV, -1, t.xs[c*x:(c+1)*x])
 		recon += t.recon[c]
@@ -339,7 +354,7 @@ func (t *Trainer) chainBlock(blk int) {
 	c1 := min(c0+blockSize, t.nb)
 	nc := c1 - c0
 	x0, xs, vpre, vprob := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x], t.vprob[c0*x:c1*x]
-	hs, hpre, hprob, hpos, hneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.hneg[c0*h:c1*h]
+	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]
 	xref, href := t.xref[c0*x:c1*x], t.href[c0*h:c1*h]
 	posIdx, posCnt := t.posIdx[c0*x:c1*x], t.posCnt[c0:c1]
 	sc := &t.scratch[blk]
@@ -394,11 +409,37 @@ func (t *Trainer) chainBlock(blk int) {
 			}
 		}
 	}
-	// Negative statistics: ĥ⁻ = σ(b + C x̃) (probabilities, not samples).
+	// Negative statistics: ĥ⁻ = σ(b + C x̃) (probabilities, not samples),
+	// kept negated so that the gradient is one sum of rows (exact: −v is).
 	up(t.negIdx[c0*x:c1*x], t.negCnt[c0:c1])
-	kernel.Sigmoid(hneg, hpre)
+	kernel.Sigmoid(nhneg, hpre)
+	for i, v := range nhneg {
+		nhneg[i] = -v
+	}
 	if t.cfg.PCD {
 		copy(t.pcd[c0*x:c1*x], xs)
+	}
+	// Where each row chunk starts in the slots' index lists, for the row
+	// tasks (a binary search per slot and task cost 5% of an epoch).
+	k1 := len(t.rowOK) + 1
+	for c := c0; c < c1; c++ {
+		chunkOffsets(t.posOff[c*k1:(c+1)*k1], t.posIdx[c*x:c*x+int(t.posCnt[c])])
+		chunkOffsets(t.negOff[c*k1:(c+1)*k1], t.negIdx[c*x:c*x+int(t.negCnt[c])])
+	}
+}
+
+// chunkOffsets sets off[k] to the position of the first entry ≥ k·rowChunk
+// of the increasing list idx, for every k < len(off).
+func chunkOffsets(off, idx []int32) {
+	k := 0
+	for i, j := range idx {
+		for k*rowChunk <= int(j) {
+			off[k] = int32(i)
+			k++
+		}
+	}
+	for ; k < len(off); k++ {
+		off[k] = int32(len(idx))
 	}
 }
 
@@ -439,39 +480,50 @@ func (p *product) update(out, bias, m []float32, nout int, ref, s []float32, idx
 	return ones
 }
 
-// rowTask accumulates the gradient of one chunk of visible rows, in slot
-// order (positive terms, then negative), and applies the update to them.
+// rowTask computes the gradient of one chunk of visible rows and applies
+// the update to them, a row at a time while the row is in cache:
+//
+//	G[j,:] = Σ_{c: x⁰_cj = 1} ĥ⁺_c − Σ_{c: x̃_cj = 1} ĥ⁻_c
+//
+// one sum of rows of hstat per visible row j, in slot order (positive
+// terms, then negative), so no gradient matrix is stored or streamed.
 func (t *Trainer) rowTask(k int) {
 	m := t.m
-	x, h := m.X, m.H
-	j0, j1 := int32(k*rowChunk), int32(min((k+1)*rowChunk, x))
+	x, h, b := m.X, m.H, t.cfg.Batch
+	j0, j1 := k*rowChunk, min((k+1)*rowChunk, x)
+	k1 := len(t.rowOK) + 1
+	lists, lens := t.rowList[k*rowChunk*2*b:(k+1)*rowChunk*2*b], t.rowLen[k*rowChunk:(k+1)*rowChunk]
+	clear(lens)
 	for c := 0; c < t.nb; c++ {
-		idx := clip(t.posIdx[c*x:c*x+int(t.posCnt[c])], j0, j1)
-		kernel.AddRows(t.gT, h, idx, 1, t.hpos[c*h:(c+1)*h])
-	}
-	for c := 0; c < t.nb; c++ {
-		idx := clip(t.negIdx[c*x:c*x+int(t.negCnt[c])], j0, j1)
-		kernel.AddRows(t.gT, h, idx, -1, t.hneg[c*h:(c+1)*h])
-	}
-	alpha := float32(t.cfg.LR / float64(t.nb))
-	ok := true
-	// Data rows by the method's rule; label rows are always present.
-	d0, d1 := int(j0), min(int(j1), m.D)
-	if d0 < d1 {
-		lo, hi := d0*h, d1*h
-		switch t.cfg.Method {
-		case Dense:
-			ok = kernel.UpdateDense(m.W[lo:hi], m.C[lo:hi], t.gT[lo:hi], alpha)
-		case NCG:
-			alphaA := float32(t.cfg.LRConn / float64(t.nb))
-			ok = kernel.UpdateNCG(m.W[lo:hi], m.AP[lo:hi], m.A[lo:hi], m.C[lo:hi], t.gT[lo:hi], alpha, alphaA, float32(t.cfg.Gamma))
-		default:
-			ok = kernel.UpdateMasked(m.W[lo:hi], m.A[lo:hi], m.C[lo:hi], t.gT[lo:hi], alpha)
+		for _, j := range t.posIdx[c*x+int(t.posOff[c*k1+k]) : c*x+int(t.posOff[c*k1+k+1])] {
+			r := int(j) - j0
+			lists[r*2*b+int(lens[r])] = int32(c)
+			lens[r]++
 		}
 	}
-	if l0 := max(int(j0), m.D); l0 < int(j1) {
-		lo, hi := l0*h, int(j1)*h
-		ok = kernel.UpdateDense(m.W[lo:hi], m.C[lo:hi], t.gT[lo:hi], alpha) && ok
+	for c := 0; c < t.nb; c++ {
+		for _, j := range t.negIdx[c*x+int(t.negOff[c*k1+k]) : c*x+int(t.negOff[c*k1+k+1])] {
+			r := int(j) - j0
+			lists[r*2*b+int(lens[r])] = int32(b + c)
+			lens[r]++
+		}
+	}
+	alpha := float32(t.cfg.LR / float64(t.nb))
+	alphaA := float32(t.cfg.LRConn / float64(t.nb))
+	g := t.grow[k*h : (k+1)*h] // zero: every update clears it
+	ok := true
+	for j := j0; j < j1; j++ {
+		r := j - j0
+		kernel.SumRows(g, t.hstat, h, lists[r*2*b:r*2*b+int(lens[r])], h)
+		lo, hi := j*h, (j+1)*h
+		switch {
+		case j >= m.D || t.cfg.Method == Dense: // label rows are always present
+			ok = kernel.UpdateDense(m.W[lo:hi], m.C[lo:hi], g, alpha) && ok
+		case t.cfg.Method == NCG:
+			ok = kernel.UpdateNCG(m.W[lo:hi], m.AP[lo:hi], m.A[lo:hi], m.C[lo:hi], g, alpha, alphaA, float32(t.cfg.Gamma)) && ok
+		default:
+			ok = kernel.UpdateMasked(m.W[lo:hi], m.A[lo:hi], m.C[lo:hi], g, alpha) && ok
+		}
 	}
 	t.rowOK[k] = ok
 
@@ -479,14 +531,7 @@ func (t *Trainer) rowTask(k int) {
 	// rows of C are in cache (16 floats a hidden unit: one cache line). A
 	// serial transpose of all of C after the update took 15% of an epoch on
 	// two workers.
-	kernel.TransposeStrided(m.CH[j0:], x, m.C[int(j0)*h:int(j1)*h], h, int(j1-j0), h)
-}
-
-// clip returns the part of the increasing list idx within [lo, hi).
-func clip(idx []int32, lo, hi int32) []int32 {
-	a := sort.Search(len(idx), func(i int) bool { return idx[i] >= lo })
-	b := a + sort.Search(len(idx)-a, func(i int) bool { return idx[a+i] >= hi })
-	return idx[a:b]
+	kernel.TransposeStrided(m.CH[j0:], x, m.C[j0*h:j1*h], h, j1-j0, h)
 }
 
 // Batch returns the number of completed minibatches of the current epoch
