@@ -101,10 +101,11 @@ func avx512UpdateMasked(w, a, c, grad *float32, n int, alpha float32) float32
 //go:noescape
 func avx512UpdateDense(w, c, grad *float32, n int, alpha float32) float32
 
-// avx512GatherRow: for i < n: dst[i] = src[i*stride]. Needs 15*stride < 2^31.
+// avx512TransposeCols: dst[j*ldd+i] = src[i*lds+j] for i < rows, j < cols.
+// Needs 15*lds < 2^31.
 //
 //go:noescape
-func avx512GatherRow(dst, src *float32, n, stride int)
+func avx512TransposeCols(dst, src *float32, rows, cols, ldd, lds int)
 
 // The wrappers: the impl signatures over the stubs. Their callers (the
 // exported functions) have checked the lengths; the re-slicing and index
@@ -244,9 +245,7 @@ func transposeAVX512(dst, src []float32, rows, cols, ldd, lds int) {
 	}
 	_ = src[(rows-1)*lds+cols-1]
 	_ = dst[(cols-1)*ldd+rows-1]
-	for j := 0; j < cols; j++ {
-		avx512GatherRow(&dst[j*ldd], &src[j], rows, lds)
-	}
+	avx512TransposeCols(&dst[0], &src[0], rows, cols, ldd, lds)
 }
 
 // selfCheckAVX512 runs every AVX-512 kernel on small fixed inputs (lengths
