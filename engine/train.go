@@ -449,14 +449,12 @@ type blockScratch struct{ up, down product }
 // product keeps one chain's pre-activation out = bias + Σ_{j: s_j=1} m[j]
 // (rows of nout floats) up to date as its binary state s changes.
 type product struct {
-	flip    []int32
 	on, off []int32
 	tmp     []float32 // the sum of the rows switched off
 }
 
 func newProduct(nin, nout int) product {
-	return product{flip: make([]int32, nin),
-		on: make([]int32, nin), off: make([]int32, nin), tmp: make([]float32, nout)}
+	return product{on: make([]int32, nin), off: make([]int32, nin), tmp: make([]float32, nout)}
 }
 
 // update brings out from the state ref to the state s and sets ref = s. It
@@ -467,16 +465,13 @@ func newProduct(nin, nout int) product {
 // rounding: it is a sum of at most K−1 updates since the fresh one of the
 // minibatch, each exact to 2⁻²⁴ relative per term.
 func (p *product) update(out, bias, m []float32, nout int, ref, s []float32, idx []int32) int {
-	ones := kernel.Indices(idx, s)
-	kernel.Axpy(ref, -1, s) // ref − s: +1 where a unit switched off, −1 on
-	nf := kernel.Indices(p.flip, ref)
-	copy(ref, s)
-	if nf >= ones {
+	ones, non, noff := kernel.Changes(idx, p.on, p.off, ref, s)
+	if non+noff >= ones {
 		copy(out, bias)
 		kernel.SumRows(out, m, nout, idx[:ones], nout)
 		return ones
 	}
-	kernel.FlipRows(out, m, nout, s, p.flip[:nf], p.on, p.off, p.tmp, nout)
+	kernel.FlipRows(out, m, nout, p.on[:non], p.off[:noff], p.tmp, nout)
 	return ones
 }
 

@@ -275,15 +275,13 @@ func (r *aisRunner) run(s *aisScratch, id uint64) float64 {
 	st := kernel.NewStream(r.seed, id)
 	// x ~ p_A.
 	kernel.SigmoidBernoulli(s.prob[:X], s.x, r.dA, &st)
-	nx := kernel.Indices(s.idxX, s.x)
 	s.hp.reset()
 	s.vp.reset()
 	var logw float64
 	K := len(r.beta) - 1
 	for k := 1; k <= K; k++ {
 		bk, bp := r.beta[k], r.beta[k-1]
-		actX := s.idxX[:nx]
-		s.hp.update(s.a, m.B, r.c, H, r.hs, s.x, actX)
+		actX := s.idxX[:s.hp.update(s.a, m.B, r.c, H, r.hs, s.x, s.idxX)]
 		// Weight: Δβ·xᵀ(d − d_A) + Σ_i softplus(β_k a_i) − softplus(β_{k−1} a_i).
 		var xd float64
 		for _, j := range actX {
@@ -307,12 +305,10 @@ func (r *aisRunner) run(s *aisScratch, id uint64) float64 {
 		}
 		// x ~ σ((1−β_k)d_A + β_k(d + Cᵀh)) = σ(d_A + β_k v), with
 		// v = (d − d_A) + Cᵀh.
-		nh := kernel.Indices(s.idxH, s.h)
-		s.vp.update(s.v, r.dd32, r.ct, X, r.xs, s.h, s.idxH[:nh])
+		s.vp.update(s.v, r.dd32, r.ct, X, r.xs, s.h, s.idxH)
 		copy(s.pre, r.dA)
 		kernel.Axpy(s.pre, bk, s.v)
 		kernel.SigmoidBernoulli(s.prob[:X], s.x, s.pre, &st)
-		nx = kernel.Indices(s.idxX, s.x)
 	}
 	return logw
 }
@@ -333,36 +329,31 @@ type binProduct struct {
 	old     []float32 // the state out was computed for
 	valid   bool
 	since   int
-	flip    []int32
 	on, off []int32
 	tmp     []float32 // the sum of the rows switched off
 }
 
 func newBinProduct(n, outLen int) binProduct {
-	return binProduct{old: make([]float32, n), flip: make([]int32, n), on: make([]int32, n), off: make([]int32, n), tmp: make([]float32, outLen)}
+	return binProduct{old: make([]float32, n), on: make([]int32, n), off: make([]int32, n), tmp: make([]float32, outLen)}
 }
 
 func (p *binProduct) reset() { p.valid = false }
 
-// update brings out (n) up to date for the binary state s with active units
-// act; row j of pos starts at j·stride.
-func (p *binProduct) update(out, bias, pos []float32, n, stride int, s []float32, act []int32) {
-	if p.valid && incremental && p.since < aisRefresh {
-		// old − s is +1 where a unit switched off and −1 where it switched on.
-		kernel.Axpy(p.old, -1, s)
-		nf := kernel.Indices(p.flip, p.old)
-		if nf < len(act) {
-			kernel.FlipRows(out, pos, stride, s, p.flip[:nf], p.on, p.off, p.tmp, n)
-			p.since++
-			copy(p.old, s)
-			return
-		}
+// update brings out (n) up to date for the binary state s, writes the
+// active units of s to act and returns their number; row j of pos starts at
+// j·stride.
+func (p *binProduct) update(out, bias, pos []float32, n, stride int, s []float32, act []int32) int {
+	ones, non, noff := kernel.Changes(act, p.on, p.off, p.old, s)
+	if p.valid && incremental && p.since < aisRefresh && non+noff < ones {
+		kernel.FlipRows(out, pos, stride, p.on[:non], p.off[:noff], p.tmp, n)
+		p.since++
+		return ones
 	}
 	copy(out, bias)
-	kernel.SumRows(out, pos, stride, act, n)
+	kernel.SumRows(out, pos, stride, act[:ones], n)
 	p.since = 0
 	p.valid = true
-	copy(p.old, s)
+	return ones
 }
 
 // aisTaylorMax bounds |Δβ·a_i| for softplusDiffTaylor: the first omitted

@@ -44,6 +44,25 @@ func indicesGeneric(idx []int32, s []float32) int {
 	return n
 }
 
+func changesGeneric(idx, on, off []int32, ref, s []float32) (ones, non, noff int) {
+	for i, v := range s {
+		switch r := ref[i]; {
+		case v != 0 && r == 0:
+			on[non] = int32(i)
+			non++
+		case v == 0 && r != 0:
+			off[noff] = int32(i)
+			noff++
+		}
+		if v != 0 {
+			idx[ones] = int32(i)
+			ones++
+		}
+		ref[i] = v
+	}
+	return ones, non, noff
+}
+
 func sigmoidGeneric(dst, src []float32) {
 	for i, x := range src {
 		dst[i] = sigmoidRef(x)

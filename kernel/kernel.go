@@ -38,6 +38,8 @@ type impl struct {
 	sumRows func(out, m []float32, stride int, idx []int32, n int)
 	// indices: positions of the non-zero entries of s, returns the count.
 	indices func(idx []int32, s []float32) int
+	// changes: see Changes.
+	changes func(idx, on, off []int32, ref, s []float32) (ones, non, noff int)
 	// sigmoid, softplus: element-wise, dst may alias src.
 	sigmoid  func(dst, src []float32)
 	softplus func(dst, src []float32)
@@ -63,6 +65,7 @@ var (
 		affine:           affineGeneric,
 		sumRows:          sumRowsGeneric,
 		indices:          indicesGeneric,
+		changes:          changesGeneric,
 		sigmoid:          sigmoidGeneric,
 		softplus:         softplusGeneric,
 		bernoulli:        bernoulliGeneric,
@@ -96,6 +99,9 @@ func fillGeneric(t *impl) {
 	}
 	if t.indices == nil {
 		t.indices = generic.indices
+	}
+	if t.changes == nil {
+		t.changes = changesVia(t)
 	}
 	if t.sigmoid == nil {
 		t.sigmoid = generic.sigmoid
@@ -488,26 +494,57 @@ func softplusRef(x float32) float32 {
 	return float32(math.Max(v, 0) + math.Log1p(math.Exp(-math.Abs(v))))
 }
 
+// Changes compares a binary state s with the state ref a product was
+// computed for: it writes the positions of the ones of s to idx, of the
+// units switched on (s ≠ 0, ref = 0) to on and of those switched off
+// (s = 0, ref ≠ 0) to off, all increasing, sets ref = s, and returns the
+// three counts. Each list needs len(s) entries. Both Gibbs samplers
+// (engine, AIS) use it to choose between a fresh product and FlipRows.
+func Changes(idx, on, off []int32, ref, s []float32) (ones, non, noff int) {
+	choose()
+	n := len(s)
+	need("ref", len(ref), n)
+	need("idx", len(idx), n)
+	need("on", len(on), n)
+	need("off", len(off), n)
+	if n == 0 {
+		return 0, 0, 0
+	}
+	return cur.changes(idx[:n], on[:n], off[:n], ref[:n], s)
+}
+
+// changesVia builds Changes from a tier's indices and axpy, for tiers
+// without their own: the flips are the non-zeros of ref − s (+1 off, −1
+// on), listed in on and split in place.
+func changesVia(t *impl) func(idx, on, off []int32, ref, s []float32) (int, int, int) {
+	return func(idx, on, off []int32, ref, s []float32) (int, int, int) {
+		ones := t.indices(idx, s)
+		t.axpy(ref, -1, s)
+		nf := t.indices(on, ref)
+		non, noff := 0, 0
+		for _, j := range on[:nf] {
+			b := int(s[j]) // branch-free split: 1 = switched on
+			on[non] = j    // non ≤ the read position: in place is safe
+			off[noff] = j
+			non += b
+			noff += 1 - b
+		}
+		copy(ref, s)
+		return ones, non, noff
+	}
+}
+
 // FlipRows brings out (n floats), bias + the sum of the rows of m (row j at
 // m[j*stride]) named by the ones of a binary state, up to date after the
-// units in flip changed to their values in s: it adds the rows of those now
-// on and subtracts the sum of the rows of those now off (one subtraction,
-// not one per row). on and off need len(flip) entries, tmp n. Both Gibbs
-// samplers (engine, AIS) use it when fewer units flipped than are on.
-func FlipRows(out, m []float32, stride int, s []float32, flip, on, off []int32, tmp []float32, n int) {
-	non, noff := 0, 0
-	for _, j := range flip {
-		b := int(s[j]) // branch-free split: 1 = switched on
-		on[non] = j
-		off[noff] = j
-		non += b
-		noff += 1 - b
-	}
-	SumRows(out, m, stride, on[:non], n)
-	if noff > 0 {
+// units in on switched on and those in off switched off (as Changes lists
+// them): it adds the rows of on and subtracts the sum of the rows of off
+// (one subtraction, not one per row). tmp needs n floats.
+func FlipRows(out, m []float32, stride int, on, off []int32, tmp []float32, n int) {
+	SumRows(out, m, stride, on, n)
+	if len(off) > 0 {
 		t := tmp[:n]
 		clear(t)
-		SumRows(t, m, stride, off[:noff], n)
+		SumRows(t, m, stride, off, n)
 		Axpy(out[:n], -1, t)
 	}
 }

@@ -16,6 +16,7 @@ var avx512Kernels = &impl{
 	affine:           affineAVX512,
 	sumRows:          sumRowsAVX512,
 	indices:          indicesAVX512,
+	changes:          changesAVX512,
 	sigmoid:          sigmoidAVX512,
 	softplus:         softplusAVX512,
 	bernoulli:        bernoulliAVX512,
@@ -100,6 +101,11 @@ func avx512UpdateMasked(w, a, c, grad *float32, n int, alpha float32) float32
 //
 //go:noescape
 func avx512UpdateDense(w, c, grad *float32, n int, alpha float32) float32
+
+// avx512Changes: see Changes.
+//
+//go:noescape
+func avx512Changes(idx, on, off *int32, ref, s *float32, n int) (ones, non, noff int)
 
 // avx512TransposeCols: dst[j*ldd+i] = src[i*lds+j] for i < rows, j < cols.
 // Needs 15*lds < 2^31.
@@ -235,6 +241,15 @@ func updateDenseAVX512(w, c, g []float32, alpha float32) float32 {
 // transposeAVX512 writes each row of dst (a column of src) with one
 // gathering call. Lane offsets are 32-bit: very wide matrices use the
 // generic loop.
+func changesAVX512(idx, on, off []int32, ref, s []float32) (int, int, int) {
+	n := len(s)
+	if n == 0 {
+		return 0, 0, 0
+	}
+	_, _, _, _ = idx[n-1], on[n-1], off[n-1], ref[n-1]
+	return avx512Changes(&idx[0], &on[0], &off[0], &ref[0], &s[0], n)
+}
+
 func transposeAVX512(dst, src []float32, rows, cols, ldd, lds int) {
 	if rows <= 0 || cols <= 0 {
 		return
@@ -418,6 +433,43 @@ func (sc *tierChecker) elementwise(t *impl, n int) {
 		for i, v := range buf {
 			if (i < selfCheckPad || i >= selfCheckPad+k) && v != -7 {
 				sc.fail("indices n=%d p=%g: wrote at %d (count %d)", n, p, i-selfCheckPad, k)
+				return
+			}
+		}
+		// changes: s against a state with about a quarter of it flipped.
+		ref := make([]float32, n)
+		for i := range ref {
+			ref[i] = s[i]
+			if sc.rnd() < 0.25 {
+				ref[i] = 1 - s[i]
+			}
+		}
+		wantRef := append([]float32(nil), ref...)
+		var want, got [3][]int32
+		for l := range want {
+			want[l] = make([]int32, n)
+			got[l] = make([]int32, n+selfCheckPad)
+			for i := range got[l] {
+				got[l][i] = -7
+			}
+		}
+		wo, wn, wf := changesGeneric(want[0], want[1], want[2], wantRef, s)
+		o, on, off := t.changes(got[0][:n], got[1][:n], got[2][:n], ref, s)
+		if o != wo || on != wn || off != wf {
+			sc.fail("changes n=%d p=%g: counts %d %d %d, want %d %d %d", n, p, o, on, off, wo, wn, wf)
+			return
+		}
+		for l, c := range []int{wo, wn, wf} {
+			for i, v := range got[l] {
+				if (i < c && v != want[l][i]) || (i >= c && i >= n && v != -7) {
+					sc.fail("changes n=%d p=%g: list %d wrong at %d", n, p, l, i)
+					return
+				}
+			}
+		}
+		for i := range ref {
+			if ref[i] != s[i] {
+				sc.fail("changes n=%d p=%g: ref[%d] not set to s", n, p, i)
 				return
 			}
 		}

@@ -164,6 +164,64 @@ func TestSumRows(t *testing.T) {
 	}
 }
 
+// TestChanges: the lists and counts of every tier equal the reference's,
+// ref ends equal to s, and nothing is written outside the slices.
+func TestChanges(t *testing.T) {
+	for _, im := range asmTiers(t) {
+		r := rand.New(rand.NewPCG(25, 26))
+		for _, n := range lengths() {
+			for _, p := range []float64{0, 0.13, 0.5, 1} {
+				for _, pflip := range []float64{0, 0.1, 0.5, 1} {
+					s, checkS := padded(t, r, n, n%4, bits01(p))
+					ref, checkRef := padded(t, r, n, (n+1)%4, bits01(0))
+					for i := range ref {
+						ref[i] = s[i]
+						if r.Float64() < pflip {
+							ref[i] = 1 - s[i]
+						}
+					}
+					wantRef := append([]float32(nil), ref...)
+					var want [3][]int32
+					for k := range want {
+						want[k] = make([]int32, n)
+					}
+					wo, wn, wf := changesGeneric(want[0], want[1], want[2], wantRef, s)
+					var got [3][]int32
+					for k := range got {
+						got[k] = make([]int32, n+4)
+						for i := range got[k] {
+							got[k][i] = -7
+						}
+					}
+					o, on, off := im.changes(got[0][:n], got[1][:n], got[2][:n], ref, s)
+					if o != wo || on != wn || off != wf {
+						t.Fatalf("%s changes n=%d p=%g flip=%g: counts %d %d %d, want %d %d %d", im.name, n, p, pflip, o, on, off, wo, wn, wf)
+					}
+					for k, c := range []int{wo, wn, wf} {
+						for i := 0; i < c; i++ {
+							if got[k][i] != want[k][i] {
+								t.Fatalf("%s changes n=%d list %d: [%d] = %d, want %d", im.name, n, k, i, got[k][i], want[k][i])
+							}
+						}
+						for i := n; i < len(got[k]); i++ {
+							if got[k][i] != -7 {
+								t.Fatalf("%s changes n=%d list %d: wrote past the end", im.name, n, k)
+							}
+						}
+					}
+					for i := range ref {
+						if ref[i] != s[i] {
+							t.Fatalf("%s changes n=%d: ref[%d] = %g, want s = %g", im.name, n, i, ref[i], s[i])
+						}
+					}
+					checkS(im.name + " changes s")
+					checkRef(im.name + " changes ref")
+				}
+			}
+		}
+	}
+}
+
 func TestIndices(t *testing.T) {
 	for _, im := range asmTiers(t) {
 		r := rand.New(rand.NewPCG(5, 6))
@@ -686,8 +744,12 @@ func TestFlipRows(t *testing.T) {
 				}
 			}
 			out := fresh(ref)
-			on, off := make([]int32, len(flip)), make([]int32, len(flip))
-			FlipRows(out, m, stride, s, flip, on, off, make([]float32, n), n)
+			idx, on, off := make([]int32, nin), make([]int32, nin), make([]int32, nin)
+			_, non, noff := Changes(idx, on, off, append([]float32(nil), ref...), s)
+			if non+noff != len(flip) {
+				t.Fatalf("%v: Changes found %d+%d flips, want %d", shape, non, noff, len(flip))
+			}
+			FlipRows(out, m, stride, on[:non], off[:noff], make([]float32, n), n)
 			want := fresh(s)
 			for o := range want {
 				if !near(out[o], want[o], 1e-4) {
