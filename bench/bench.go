@@ -9,6 +9,7 @@
 //	epoch/mnist-ncg, epoch/mnist-dense, epoch/mnist-ncg/workers1   s per 60,000-sample epoch
 //	ais/mnist-h500                   s for AIS (100 runs, 14,500 intervals) on the CD-25 reference model
 //	exact/logz-2^20                  s for the exact log Z of X = 784, H = 20
+//	machine/<work>/goroutines<n>     what n cores do together (see Machine)
 //
 // Kernel cases use testing.Benchmark (see SetBenchTime); the others time
 // one call.
@@ -72,6 +73,7 @@ func SetBenchTime(d time.Duration) error {
 // Suite returns every case, in a stable order; dataDir is as for data.Dir.
 func Suite(dataDir string) []Case {
 	out := Kernels()
+	out = append(out, Machine()...)
 	return append(out, Training(dataDir)...)
 }
 
@@ -199,6 +201,88 @@ func Kernels() []Case {
 		cs = append(cs, kernelCase("kernel/transpose/"+t+"/x784-h500", t, float64(4*2*nn), "GB/s", func() {
 			kernel.Transpose(c, w, benchX, benchH)
 		}))
+	}
+	return cs
+}
+
+// Machine returns cases that show how this machine runs work on one core
+// and on two at once, to read the engine's two-worker speed-up against:
+// "compute" is a dense block product small enough for L1 (8 chains, 64×96),
+// limited by the FMA units; "stream" is the fused NCG update over the MNIST
+// matrices (9 arrays of 392,000 floats, 14 MB moved, as in every minibatch),
+// limited by memory. With n goroutines the work is split in n fixed parts,
+// each always run by the same goroutine; the unit is the total throughput,
+// so perfect scaling doubles it.
+func Machine() []Case {
+	r := rand.New(rand.NewPCG(3, 3))
+	const ch, cx, cc = 64, 96, 8
+	type part struct{ m, in, out, bias []float32 }
+	compute := make([]part, 2)
+	for i := range compute {
+		compute[i] = part{randSlice(r, cx*ch, -1, 1), randSlice(r, cc*cx, 0, 1), make([]float32, cc*ch), randSlice(r, ch, -1, 1)}
+	}
+	nn := benchX * benchH
+	w, ap, a, c := randSlice(r, nn, -1, 1), randSlice(r, nn, 0, 1), binarySlice(r, nn, 0.5), make([]float32, nn)
+	g := make([]float32, nn)
+	// Units of 2–3 ms of work, so that handing a part to the other goroutine
+	// (tens of µs on this VM) does not count.
+	const creps, sreps = 4000, 20
+	work := map[string]struct {
+		amount float64 // per call, in the unit
+		unit   string
+		f      func(part, parts int)
+	}{
+		"compute": {creps * 2 * cc * cx * ch, "GFLOP/s", func(i, n int) {
+			for k := 0; k < creps/n; k++ {
+				p := compute[i]
+				kernel.Affine(p.out, p.bias, p.in, p.m, cc, cx, ch)
+			}
+		}},
+		"stream": {sreps * 4 * 9 * float64(nn), "GB/s", func(i, n int) {
+			lo, hi := i*benchX/n*benchH, (i+1)*benchX/n*benchH
+			for k := 0; k < sreps; k++ {
+				kernel.UpdateNCG(w[lo:hi], ap[lo:hi], a[lo:hi], c[lo:hi], g[lo:hi], 1e-6, 1e-6, 0.5)
+			}
+		}},
+	}
+	var cs []Case
+	for _, name := range []string{"compute", "stream"} {
+		wk := work[name]
+		for _, n := range []int{1, 2} {
+			cs = append(cs, Case{Name: fmt.Sprintf("machine/%s/goroutines%d", name, n), Unit: wk.unit, Count: 5, Run: func() (float64, error) {
+				initTesting.Do(testing.Init)
+				start := make([]chan bool, n)
+				var wg sync.WaitGroup
+				for i := 1; i < n; i++ {
+					start[i] = make(chan bool)
+					go func() {
+						for range start[i] {
+							wk.f(i, n)
+							wg.Done()
+						}
+					}()
+				}
+				defer func() {
+					for i := 1; i < n; i++ {
+						close(start[i])
+					}
+				}()
+				res := testing.Benchmark(func(b *testing.B) {
+					for it := 0; it < b.N; it++ {
+						wg.Add(n - 1)
+						for i := 1; i < n; i++ {
+							start[i] <- true
+						}
+						wk.f(0, n)
+						wg.Wait()
+					}
+				})
+				if res.N == 0 || res.T <= 0 {
+					return 0, fmt.Errorf("machine/%s: benchmark did not run", name)
+				}
+				return wk.amount * float64(res.N) / res.T.Seconds() / 1e9, nil
+			}})
+		}
 	}
 	return cs
 }

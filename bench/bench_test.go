@@ -46,6 +46,22 @@ func TestKernelCases(t *testing.T) {
 	}
 }
 
+func TestMachineCases(t *testing.T) {
+	if err := SetBenchTime(5 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	cs := Machine()
+	if len(cs) != 4 {
+		t.Fatalf("%d machine cases, want 4", len(cs))
+	}
+	for _, c := range cs {
+		v, err := c.Run()
+		if err != nil || !(v > 0) {
+			t.Errorf("%s: %v, %v", c.Name, v, err)
+		}
+	}
+}
+
 func TestMissingDataSkips(t *testing.T) {
 	for _, c := range Training(t.TempDir()) {
 		if !strings.HasPrefix(c.Name, "epoch/") && !strings.HasPrefix(c.Name, "ais/") {
