@@ -132,43 +132,19 @@ func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
 	if err := checkSchedule(betas); err != nil {
 		return nil, err
 	}
-	dA := cfg.BaseBias
-	if dA == nil {
-		dA = make([]float32, m.X)
-	}
-	if len(dA) != m.X {
-		return nil, fmt.Errorf("eval: AIS base biases have length %d, want X = %d", len(dA), m.X)
-	}
-	logZA := float64(m.H) * math.Ln2
-	for j, v := range dA {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, fmt.Errorf("eval: AIS base bias %d = %v is not finite", j, v)
-		}
-		logZA += softplus64(float64(v))
+	dA, logZA, err := baseModel(m, cfg.BaseBias)
+	if err != nil {
+		return nil, err
 	}
 
-	r := &aisRunner{m: m, dA: dA, seed: cfg.Seed}
-	r.hs, r.xs = padStride(m.H), padStride(m.X)
-	r.c = padRows(m.C, m.X, m.H, r.hs)
-	r.ct = padRows(m.transposed(), m.H, m.X, r.xs)
-	r.beta = make([]float32, len(betas))
-	for k, b := range betas {
-		r.beta[k] = float32(b)
-	}
-	r.dd = make([]float64, m.X)
-	r.dd32 = make([]float32, m.X)
-	for j := range r.dd {
-		r.dd[j] = float64(m.D[j]) - float64(dA[j])
-		r.dd32[j] = float32(r.dd[j])
-	}
-
+	r := newAISRunner(m, dA, betas, cfg.Seed)
 	logw := make([]float64, runs)
 	workers := workerCount(cfg.Workers, runs)
 	sc := make([]*aisScratch, workers)
 	for w := range sc {
 		sc[w] = newAISScratch(m.H, m.X)
 	}
-	err := parallel(runs, workers, func(w, run int) error {
+	err = parallel(runs, workers, func(w, run int) error {
 		logw[run] = r.run(sc[w], uint64(run))
 		return nil
 	})
@@ -178,6 +154,25 @@ func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
 	res := &AISResult{LogZBase: logZA, LogWeights: logw, Seed: cfg.Seed, Runs: runs, Intervals: len(betas) - 1}
 	res.LogZ, res.LogZLo, res.LogZHi = aisEstimate(logw, logZA)
 	return res, nil
+}
+
+// baseModel checks the base-rate biases dA (nil: zeros) against m and
+// returns them with log Z_A = Σ_j softplus(d_A_j) + H·log 2.
+func baseModel(m *Model, dA []float32) ([]float32, float64, error) {
+	if dA == nil {
+		dA = make([]float32, m.X)
+	}
+	if len(dA) != m.X {
+		return nil, 0, fmt.Errorf("eval: AIS base biases have length %d, want X = %d", len(dA), m.X)
+	}
+	logZA := float64(m.H) * math.Ln2
+	for j, v := range dA {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return nil, 0, fmt.Errorf("eval: AIS base bias %d = %v is not finite", j, v)
+		}
+		logZA += softplus64(float64(v))
+	}
+	return dA, logZA, nil
 }
 
 // aisEstimate returns log Z_A + log mean(w) and the ±3σ bounds, computed
@@ -231,6 +226,25 @@ func padRows(m []float32, rows, cols, stride int) []float32 {
 		copy(out[i*stride:i*stride+cols], m[i*cols:(i+1)*cols])
 	}
 	return out
+}
+
+// newAISRunner prepares what every AIS (or RAISE) chain reads.
+func newAISRunner(m *Model, dA []float32, betas []float64, seed uint64) *aisRunner {
+	r := &aisRunner{m: m, dA: dA, seed: seed}
+	r.hs, r.xs = padStride(m.H), padStride(m.X)
+	r.c = padRows(m.C, m.X, m.H, r.hs)
+	r.ct = padRows(m.transposed(), m.H, m.X, r.xs)
+	r.beta = make([]float32, len(betas))
+	for k, b := range betas {
+		r.beta[k] = float32(b)
+	}
+	r.dd = make([]float64, m.X)
+	r.dd32 = make([]float32, m.X)
+	for j := range r.dd {
+		r.dd[j] = float64(m.D[j]) - float64(dA[j])
+		r.dd32[j] = float32(r.dd[j])
+	}
+	return r
 }
 
 // aisRunner holds what all runs share (read-only).

@@ -45,6 +45,32 @@ type evalResult struct {
 	Seed          uint64   `json:"seed"`
 	Runs          int      `json:"runs"`
 	Intervals     int      `json:"intervals"`
+	// RAISE (-raise N): the NLL of N evenly spaced rows estimated from
+	// above in expectation, with its standard error over those rows.
+	RaiseNLL    *float64 `json:"raise_nll"`
+	RaiseSE     *float64 `json:"raise_se"`
+	RaiseRows   int      `json:"raise_rows"`
+	RaiseChains int      `json:"raise_chains"`
+	// On the same rows: the NLL from log Z (AIS or exact), and the mean
+	// RAISE − that NLL with its standard error (paired by row).
+	RaiseRowsNLL *float64 `json:"raise_rows_nll"`
+	RaiseGap     *float64 `json:"raise_gap"`
+	RaiseGapSE   *float64 `json:"raise_gap_se"`
+}
+
+// meanSE returns the mean of v and its standard error.
+func meanSE(v []float64) (mean, se float64) {
+	for _, x := range v {
+		mean += x / float64(len(v))
+	}
+	if len(v) < 2 {
+		return mean, math.NaN()
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
 }
 
 func finite(v float64) *float64 {
@@ -69,6 +95,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	aisRuns := fs.Int("ais-runs", 100, "AIS runs")
 	aisBetas := fs.Int("ais-betas", 14500, "AIS intervals (14500: the paper's schedule; other values: uniform β)")
 	aisSeed := fs.Uint64("ais-seed", 0, "seed of the AIS chains")
+	raiseRows := fs.Int("raise", 0, "also estimate the NLL from above by reverse AIS (RAISE) on this many evenly spaced rows (0: off); uses -ais-betas and -ais-seed")
+	raiseChains := fs.Int("raise-chains", 1, "RAISE chains per row")
 	workers := fs.Int("workers", 0, "goroutines (default GOMAXPROCS); never changes results")
 	classify := fs.Bool("classify", false, "accuracy by the paper's rule and by free energy (the model's last L visible units are labels)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
@@ -84,6 +112,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return usagef("-model is required")
 	case *aisRuns < 1 || *aisBetas < 1:
 		return usagef("-ais-runs and -ais-betas must be at least 1")
+	case *raiseRows < 0 || *raiseChains < 1:
+		return usagef("-raise must be at least 0 and -raise-chains at least 1")
 	case *workers < 0:
 		return usagef("-workers %d is negative", *workers)
 	}
@@ -229,6 +259,48 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 					return err
 				}
 			}
+			if *raiseRows > 0 {
+				if res.Likelihood == "none" {
+					return usagef("-raise needs a likelihood (not -likelihood none)")
+				}
+				base, err := eval.BaseRate(lTrain.X, lTrain.N, lTrain.D, 0.025*float64(lTrain.N))
+				if err != nil {
+					return err
+				}
+				k := min(*raiseRows, lSet.N)
+				rows := make([]uint8, 0, k*lSet.D)
+				for i := 0; i < k; i++ {
+					j := i * lSet.N / k
+					rows = append(rows, lSet.X[j*lSet.D:(j+1)*lSet.D]...)
+				}
+				var betas []float64
+				if *aisBetas != 14500 {
+					betas = eval.UniformSchedule(*aisBetas)
+				}
+				say("RAISE: %d rows, %d chains each, %d intervals, seed %d…\n", k, *raiseChains, *aisBetas, *aisSeed)
+				r, err := eval.RAISE(m, rows, k, eval.RAISEConfig{Chains: *raiseChains, Betas: betas, Seed: *aisSeed, Workers: *workers, BaseBias: base})
+				if err != nil {
+					return err
+				}
+				res.RaiseNLL, res.RaiseSE = finite(-r.MeanLogP), finite(r.SE)
+				// The same rows' NLL from log Z, and the paired difference.
+				fe, err := eval.FreeEnergies(m, rows, k, *workers)
+				if err != nil {
+					return err
+				}
+				gaps := make([]float64, k)
+				var rowsNLL float64
+				for i, f := range fe {
+					rowsNLL += (f + logZ) / float64(k)
+					gaps[i] = -r.LogP[i] - (f + logZ)
+				}
+				g, se := meanSE(gaps)
+				res.RaiseRowsNLL, res.RaiseGap, res.RaiseGapSE = finite(rowsNLL), finite(g), finite(se)
+				res.RaiseRows, res.RaiseChains = r.Rows, r.Chains
+				if res.Intervals == 0 {
+					res.Seed, res.Intervals = r.Seed, r.Intervals
+				}
+			}
 			if doClassify {
 				labels := make([]int, evalSet.N)
 				for i, l := range evalSet.Labels {
@@ -275,6 +347,14 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			what = "joint NLL (data and label units)"
 		}
 		fmt.Fprintf(stdout, "%s %.6f nats\n", what, nll)
+	}
+	if res.RaiseNLL != nil {
+		fmt.Fprintf(stdout, "RAISE NLL %.4f nats on %d evenly spaced rows (%d chains each, %d intervals, seed %d): an estimate from above, as AIS's is from below\n",
+			*res.RaiseNLL, res.RaiseRows, res.RaiseChains, res.Intervals, res.Seed)
+		if res.RaiseGap != nil {
+			fmt.Fprintf(stdout, "  the same rows by log Z: NLL %.4f; RAISE − that = %.4f ± %.4f (standard error over rows)\n",
+				*res.RaiseRowsNLL, *res.RaiseGap, *res.RaiseGapSE)
+		}
 	}
 	if doClassify {
 		fmt.Fprintf(stdout, "accuracy %.4f (paper's rule), %.4f (free energy)\n", acc, accExact)
