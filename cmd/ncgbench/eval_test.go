@@ -43,6 +43,36 @@ type evalJSON struct {
 	Seed                         *uint64  `json:"seed"`
 	Runs                         *int     `json:"runs"`
 	Intervals                    *int     `json:"intervals"`
+	RaiseNLL                     *float64 `json:"raise_nll"`
+	RaiseRows                    int      `json:"raise_rows"`
+	RaiseChains                  int      `json:"raise_chains"`
+	RaiseRowsNLL                 *float64 `json:"raise_rows_nll"`
+	RaiseGap                     *float64 `json:"raise_gap"`
+	RaiseGapSE                   *float64 `json:"raise_gap_se"`
+}
+
+// TestEvalRAISE: -raise on an exactly evaluated model gives an NLL within
+// a few standard errors of the exact one on the same rows, and the fields.
+func TestEvalRAISE(t *testing.T) {
+	dir := t.TempDir()
+	trainRun(t, dir)
+	r := evalRun(t, dir, "-model", "r", "-exact", "-raise", "20", "-raise-chains", "4", "-ais-betas", "3000")
+	if r.RaiseNLL == nil || r.RaiseRowsNLL == nil || r.RaiseGap == nil || r.RaiseGapSE == nil || r.RaiseRows != 20 || r.RaiseChains != 4 {
+		t.Fatalf("RAISE fields: %+v", r)
+	}
+	if math.Abs(*r.RaiseNLL-*r.RaiseRowsNLL-*r.RaiseGap) > 1e-9 {
+		t.Errorf("gap %v is not RAISE %v − exact %v", *r.RaiseGap, *r.RaiseNLL, *r.RaiseRowsNLL)
+	}
+	if math.Abs(*r.RaiseGap) > 0.1+4**r.RaiseGapSE {
+		t.Errorf("RAISE NLL %v vs exact %v on the same rows (gap ± %v)", *r.RaiseNLL, *r.RaiseRowsNLL, *r.RaiseGapSE)
+	}
+	out, _, code := ncgbench(t, dir, "eval", "-model", "r", "-quiet", "-raise", "5")
+	if code != 0 || !strings.Contains(out, "RAISE NLL") {
+		t.Errorf("text output (exit %d):\n%s", code, out)
+	}
+	if _, errb, code := ncgbench(t, dir, "eval", "-model", "r", "-raise", "-1"); code != 2 || !strings.Contains(errb, "-raise") {
+		t.Errorf("-raise -1: exit %d: %s", code, errb)
+	}
 }
 
 func evalRun(t *testing.T, dir string, args ...string) evalJSON {
