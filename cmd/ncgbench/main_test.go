@@ -174,3 +174,15 @@ func TestProfilesOnEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryCommandHasHelp: "-h" on every command prints its usage and exits
+// 0 (train, sample and version once printed nothing).
+func TestEveryCommandHasHelp(t *testing.T) {
+	for name := range commands {
+		out, errb, code := runCmd(name, "-h")
+		text := out + errb
+		if code != 0 || !strings.HasPrefix(text, "Usage") || !strings.Contains(text, "ncgbench "+name) {
+			t.Errorf("%s -h: exit %d, output:\n%s", name, code, text)
+		}
+	}
+}

@@ -32,7 +32,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "samples.png", "PNG `file` of the samples")
 	masks := fs.String("masks", "", "also write the masks A and weights C of the first -n hidden units to this PNG `file`")
 	scale := fs.Int("scale", 0, "pixels per unit (0: automatic)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsHelp(fs, args, stderr, "ncgbench sample -model PATH [flags]: image grids of Gibbs samples"); err != nil {
 		return err
 	}
 	if *modelPath == "" {

@@ -598,9 +598,14 @@ func (v intValue) Set(s string) error {
 func parseFlagsHelp(fs *flag.FlagSet, args []string, stderr io.Writer, synopsis string) error {
 	err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(stderr, "Usage: %s\n\nFlags:\n", synopsis)
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "Usage: %s\n", synopsis)
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintf(stderr, "\nFlags:\n")
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+		}
 	}
 	return err
 }

@@ -129,7 +129,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	rf.register(fs)
 	prof.register(fs)
 	asJSON := fs.Bool("json", false, "print the result as one JSON object on stdout")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsHelp(fs, args, stderr, "ncgbench train [flags]: one run (no -data: NCG and a dense RBM on bars-and-stripes)"); err != nil {
 		return err
 	}
 	if err := kernel.Init(); err != nil {

@@ -35,7 +35,7 @@ func version() string {
 
 func runVersion(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("version", stderr)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsHelp(fs, args, stderr, "ncgbench version"); err != nil {
 		return err
 	}
 	if err := kernel.Init(); err != nil {
