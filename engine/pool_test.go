@@ -1,0 +1,41 @@
+package engine
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestPoolRunsEveryTaskOnce: every task of every phase runs exactly once,
+// whether the helpers are still spinning when a phase starts (no gap) or
+// have gone to sleep (gaps longer than spinFor), and close ends them.
+func TestPoolRunsEveryTaskOnce(t *testing.T) {
+	for _, workers := range []int{1, 2, 3, 8} {
+		before := runtime.NumGoroutine()
+		p := newPool(workers)
+		var next atomic.Int64
+		for phase, gap := range []time.Duration{0, 0, 3 * spinFor, 0, 10 * spinFor, 3 * spinFor} {
+			time.Sleep(gap)
+			tasks := 1 + phase*7
+			counts := make([]atomic.Int32, tasks)
+			p.run(tasks, func(k int) {
+				counts[k].Add(1)
+				time.Sleep(time.Microsecond) // let the other goroutines take some
+			}, &next)
+			for k := range counts {
+				if c := counts[k].Load(); c != 1 {
+					t.Fatalf("workers %d, phase %d: task %d ran %d times", workers, phase, k, c)
+				}
+			}
+		}
+		p.close()
+		deadline := time.Now().Add(2 * time.Second)
+		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			t.Errorf("workers %d: %d goroutines after close, %d before the pool", workers, n, before)
+		}
+	}
+}
