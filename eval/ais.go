@@ -125,11 +125,8 @@ func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
 	if runs <= 0 {
 		runs = DefaultRuns
 	}
-	betas := cfg.Betas
-	if betas == nil {
-		betas = DefaultSchedule()
-	}
-	if err := checkSchedule(betas); err != nil {
+	betas, err := schedule(cfg.Betas)
+	if err != nil {
 		return nil, err
 	}
 	dA, logZA, err := baseModel(m, cfg.BaseBias)
@@ -140,10 +137,7 @@ func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
 	r := newAISRunner(m, dA, betas, cfg.Seed)
 	logw := make([]float64, runs)
 	workers := workerCount(cfg.Workers, runs)
-	sc := make([]*aisScratch, workers)
-	for w := range sc {
-		sc[w] = newAISScratch(m.H, m.X)
-	}
+	sc := newAISScratches(workers, m.H, m.X)
 	err = parallel(runs, workers, func(w, run int) error {
 		logw[run] = r.run(sc[w], uint64(run))
 		return nil
@@ -154,6 +148,14 @@ func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
 	res := &AISResult{LogZBase: logZA, LogWeights: logw, Seed: cfg.Seed, Runs: runs, Intervals: len(betas) - 1}
 	res.LogZ, res.LogZLo, res.LogZHi = aisEstimate(logw, logZA)
 	return res, nil
+}
+
+// schedule returns betas (nil: DefaultSchedule) after checking it.
+func schedule(betas []float64) ([]float64, error) {
+	if betas == nil {
+		betas = DefaultSchedule()
+	}
+	return betas, checkSchedule(betas)
 }
 
 // baseModel checks the base-rate biases dA (nil: zeros) against m and
@@ -269,6 +271,15 @@ type aisScratch struct {
 	sp         []float32 // scratch for softplusDiff (2H)
 	pre, prob  []float32 // visible pre-activation and probabilities (X; prob also H)
 	hp, vp     binProduct
+}
+
+// newAISScratches returns one scratch per worker.
+func newAISScratches(workers, H, X int) []*aisScratch {
+	sc := make([]*aisScratch, workers)
+	for w := range sc {
+		sc[w] = newAISScratch(H, X)
+	}
+	return sc
 }
 
 func newAISScratch(H, X int) *aisScratch {

@@ -66,29 +66,21 @@ func RAISE(m *Model, x []uint8, n int, cfg RAISEConfig) (*RAISEResult, error) {
 		return nil, fmt.Errorf("eval: RAISE needs at least one test row")
 	}
 	chains := max(cfg.Chains, 1)
-	betas := cfg.Betas
-	if betas == nil {
-		betas = DefaultSchedule()
-	}
-	if err := checkSchedule(betas); err != nil {
-		return nil, err
-	}
-	dA, _, err := baseModel(m, cfg.BaseBias)
+	betas, err := schedule(cfg.Betas)
 	if err != nil {
 		return nil, err
 	}
-	// log p_A(x) = Σ_j x_j d_A_j − softplus(d_A_j).
-	var spA float64
-	for _, v := range dA {
-		spA += softplus64(float64(v))
+	dA, logZA, err := baseModel(m, cfg.BaseBias)
+	if err != nil {
+		return nil, err
 	}
+	// log p_A(x) = Σ_j x_j d_A_j − softplus(d_A_j); the softplus sum is
+	// log Z_A without the hidden units' H·log 2.
+	spA := logZA - float64(m.H)*math.Ln2
 	r := newAISRunner(m, dA, betas, cfg.Seed)
 	logp := make([]float64, n*chains)
 	workers := workerCount(cfg.Workers, n*chains)
-	sc := make([]*aisScratch, workers)
-	for w := range sc {
-		sc[w] = newAISScratch(m.H, m.X)
-	}
+	sc := newAISScratches(workers, m.H, m.X)
 	err = parallel(n*chains, workers, func(w, i int) error {
 		row := x[i/chains*m.X : (i/chains+1)*m.X]
 		logp[i] = r.reverse(sc[w], row, uint64(i)) - spA

@@ -228,6 +228,18 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 					return err
 				}
 			}
+			// AIS and RAISE share the base-rate model and the schedule.
+			var base []float32
+			var betas []float64
+			if res.Likelihood == "ais" || *raiseRows > 0 {
+				var err error
+				if base, err = eval.BaseRate(lTrain.X, lTrain.N, lTrain.D, 0.025*float64(lTrain.N)); err != nil {
+					return err
+				}
+				if *aisBetas != 14500 {
+					betas = eval.UniformSchedule(*aisBetas)
+				}
+			}
 			switch res.Likelihood {
 			case "exact":
 				say("exact log Z over 2^%d states…\n", min(m.X, m.H))
@@ -237,14 +249,6 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 				}
 				logZ, lo, hi = z, z, z
 			case "ais":
-				base, err := eval.BaseRate(lTrain.X, lTrain.N, lTrain.D, 0.025*float64(lTrain.N))
-				if err != nil {
-					return err
-				}
-				var betas []float64
-				if *aisBetas != 14500 {
-					betas = eval.UniformSchedule(*aisBetas)
-				}
 				say("AIS: %d runs, %d intervals, seed %d…\n", *aisRuns, *aisBetas, *aisSeed)
 				r, err := eval.AIS(m, eval.AISConfig{Runs: *aisRuns, Betas: betas, Seed: *aisSeed, Workers: *workers, BaseBias: base})
 				if err != nil {
@@ -263,19 +267,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 				if res.Likelihood == "none" {
 					return usagef("-raise needs a likelihood (not -likelihood none)")
 				}
-				base, err := eval.BaseRate(lTrain.X, lTrain.N, lTrain.D, 0.025*float64(lTrain.N))
-				if err != nil {
-					return err
-				}
 				k := min(*raiseRows, lSet.N)
 				rows := make([]uint8, 0, k*lSet.D)
 				for i := 0; i < k; i++ {
 					j := i * lSet.N / k
 					rows = append(rows, lSet.X[j*lSet.D:(j+1)*lSet.D]...)
-				}
-				var betas []float64
-				if *aisBetas != 14500 {
-					betas = eval.UniformSchedule(*aisBetas)
 				}
 				say("RAISE: %d rows, %d chains each, %d intervals, seed %d…\n", k, *raiseChains, *aisBetas, *aisSeed)
 				r, err := eval.RAISE(m, rows, k, eval.RAISEConfig{Chains: *raiseChains, Betas: betas, Seed: *aisSeed, Workers: *workers, BaseBias: base})
