@@ -88,3 +88,38 @@ func BenchmarkMinibatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMinibatchSET is one minibatch of the paper's SET configuration
+// (H = 2500, ε = 11: 1.8% of the connections), in steady state.
+func BenchmarkMinibatchSET(b *testing.B) {
+	d := loadMNIST(b)
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers%d", w), func(b *testing.B) {
+			cfg := paperNCG()
+			cfg.Method, cfg.Hidden, cfg.LR, cfg.Workers = SET, 2500, 0.01, w
+			t, err := New(cfg, d)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer t.Close()
+			rows := make([]int32, cfg.Batch)
+			step := func(i int) {
+				for k := range rows {
+					rows[k] = int32((i*cfg.Batch + k) % d.N)
+				}
+				if _, err := t.Step(rows); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for i := 0; i < 5; i++ {
+				step(i)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				step(i)
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*float64(d.N/cfg.Batch), "s/epoch")
+		})
+	}
+}

@@ -56,6 +56,23 @@ func smallConfig(method Method) Config {
 
 var allMethods = []Method{Dense, NCG, Line, Random, SET}
 
+// sparseConfigs are fixed-mask configurations at most SparseDensity dense
+// for 30–40 data units, which train on compressed rows.
+func sparseConfigs() []Config {
+	set, random, line := smallConfig(SET), smallConfig(Random), smallConfig(Line)
+	set.Epsilon, random.Density, line.V = 1, 0.08, 2
+	return []Config{set, random, line}
+}
+
+// allConfigs is every method's small configuration, then the sparse ones.
+func allConfigs() []Config {
+	var cs []Config
+	for _, m := range allMethods {
+		cs = append(cs, smallConfig(m))
+	}
+	return append(cs, sparseConfigs()...)
+}
+
 // reference runs one CD-k minibatch exactly as SPEC §2 states it, in
 // float64 loops over the paper's H×X indexing, drawing the same uniforms
 // as the engine (the same streams, consumed call by call), and applies the
@@ -250,9 +267,9 @@ func train(t *testing.T, cfg Config, d *Data) *Model {
 
 func TestSameResultAnyWorkers(t *testing.T) {
 	d := randomData(5, 157, 40, 0) // a last partial batch of 7
-	for _, method := range allMethods {
+	for _, cfg := range allConfigs() {
+		method := cfg.Method
 		for _, pcd := range []bool{false, true} {
-			cfg := smallConfig(method)
 			cfg.PCD = pcd
 			cfg.Workers = 1
 			ref := train(t, cfg, d)
@@ -291,9 +308,9 @@ func TestSeedChangesResult(t *testing.T) {
 
 func TestResumeIsBitIdentical(t *testing.T) {
 	d := randomData(6, 95, 30, 2)
-	for _, method := range []Method{NCG, SET, Dense} {
+	for _, cfg := range append([]Config{smallConfig(NCG), smallConfig(SET), smallConfig(Dense)}, sparseConfigs()[0]) {
+		method := cfg.Method
 		for _, pcd := range []bool{false, true} {
-			cfg := smallConfig(method)
 			cfg.Epochs, cfg.PCD = 3, pcd
 			want := train(t, cfg, d)
 
@@ -620,5 +637,45 @@ func TestSweep(t *testing.T) {
 		if p := paramsEqual(results[i], train(t, c, d)); p != "" {
 			t.Errorf("sweep run %d differs from a lone run in %s", i, p)
 		}
+	}
+}
+
+// TestSparseMatchesDense trains the sparse configurations on compressed
+// rows and on the dense matrices: with the dense form held to sums of rows
+// (no fused multiply-add product), every parameter is the same in every
+// bit, with and without labels and PCD, across SET's rewirings.
+func TestSparseMatchesDense(t *testing.T) {
+	defer func(v float64) { kernel.DenseThreshold = v }(kernel.DenseThreshold)
+	kernel.DenseThreshold = 2
+	for _, classes := range []int{0, 3} {
+		d := randomData(9, 157, 40, classes)
+		for _, cfg := range sparseConfigs() {
+			for _, pcd := range []bool{false, true} {
+				cfg.PCD, cfg.Epochs, cfg.Workers = pcd, 3, 2
+				run := func(sparse bool) *Model {
+					tr, err := New(cfg, d)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if tr.sp == nil {
+						t.Fatalf("%s density is at most SparseDensity but trains dense", cfg.Method)
+					}
+					if !sparse {
+						tr.sp = nil
+					}
+					if err := tr.Train(context.Background(), Options{}); err != nil {
+						t.Fatal(err)
+					}
+					return tr.Model()
+				}
+				sp, dense := run(true), run(false)
+				if p := paramsEqual(dense, sp); p != "" {
+					t.Errorf("%s classes=%d pcd=%v: %s differs between compressed and dense rows", cfg.Method, classes, pcd, p)
+				}
+			}
+		}
+	}
+	if useSparse(smallConfig(SET), 40) || useSparse(smallConfig(Random), 40) {
+		t.Error("the 20–40% dense small configurations should train dense")
 	}
 }

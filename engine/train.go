@@ -115,7 +115,12 @@ type Trainer struct {
 	pool            *pool
 	next            atomic.Int64
 	blockFn, rowFn  func(int)
-	afterBatch      func() // test hook
+	// sp is the compressed copy of C for sparse fixed-mask models (nil
+	// otherwise), rebuilt when spStale (at the start and after a rewiring).
+	sp         *sparseModel
+	spStale    bool
+	up, down   weights // the products' matrices: C (up), CH (down)
+	afterBatch func()  // test hook
 }
 
 // New validates the configuration against the data and draws a new model.
@@ -163,6 +168,9 @@ func (t *Trainer) alloc() {
 	t.rowList, t.rowLen = make([]int32, chunks*rowChunk*2*b), make([]int32, chunks*rowChunk)
 	t.grow = make([]float32, chunks*h)
 	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
+	if useSparse(t.cfg, t.m.D) {
+		t.sp, t.spStale = &sparseModel{}, true
+	}
 }
 
 // Model returns the model being trained (shared, not a copy).
@@ -260,6 +268,7 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 	}
 	if t.cfg.Method == SET {
 		t.m.rewireSET(t.cfg.Zeta, t.cfg.InitScale, rand.New(rand.NewPCG(t.cfg.Seed, keySET+uint64(t.epoch))))
+		t.spStale = true
 	}
 	t.epoch++
 	t.batch = 0
@@ -307,6 +316,14 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 		if t.nb == t.cfg.Batch {
 			t.pcdInit = true
 		}
+	}
+	t.up, t.down = weights{m: m.C, stride: m.H}, weights{m: m.CH, stride: x}
+	if t.sp != nil {
+		if t.spStale {
+			t.sp.build(m)
+			t.spStale = false
+		}
+		t.up.sp, t.down.sp = &t.sp.vis, &t.sp.hid
 	}
 	blocks := (t.nb + blockSize - 1) / blockSize
 	t.pool.run(blocks, t.blockFn, &t.next)
@@ -361,7 +378,7 @@ func (t *Trainer) chainBlock(blk int) {
 
 	// Positive phase: ĥ⁺ = σ(b + C x), and h sampled from it (CD's first
 	// step). The index lists of x are kept for the gradient.
-	kernel.AffineBinary(hpre, m.B, x0, m.C, nc, x, h, posIdx, posCnt)
+	t.up.affineBinary(hpre, m.B, x0, nc, x, h, posIdx, posCnt)
 	copy(xref, x0)
 	for c := 0; c < nc; c++ {
 		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
@@ -369,7 +386,7 @@ func (t *Trainer) chainBlock(blk int) {
 	// up brings hpre to b + C xs, writing each chain's ones to idx/cnt.
 	up := func(idx, cnt []int32) {
 		for c := 0; c < nc; c++ {
-			cnt[c] = int32(sc.up.update(hpre[c*h:(c+1)*h], m.B, m.C, h, xref[c*x:(c+1)*x], xs[c*x:(c+1)*x], idx[c*x:(c+1)*x]))
+			cnt[c] = int32(sc.up.update(hpre[c*h:(c+1)*h], m.B, t.up, xref[c*x:(c+1)*x], xs[c*x:(c+1)*x], idx[c*x:(c+1)*x]))
 		}
 	}
 	if t.cfg.PCD {
@@ -382,11 +399,11 @@ func (t *Trainer) chainBlock(blk int) {
 	}
 	for s := 1; s <= t.cfg.K; s++ {
 		if s == 1 {
-			kernel.AffineBinary(vpre, m.V, hs, m.CH, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1])
+			t.down.affineBinary(vpre, m.V, hs, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1])
 			copy(href, hs)
 		} else {
 			for c := 0; c < nc; c++ {
-				sc.down.update(vpre[c*x:(c+1)*x], m.V, m.CH, x, href[c*h:(c+1)*h], hs[c*h:(c+1)*h], t.hIdx[(c0+c)*h:(c0+c+1)*h])
+				sc.down.update(vpre[c*x:(c+1)*x], m.V, t.down, href[c*h:(c+1)*h], hs[c*h:(c+1)*h], t.hIdx[(c0+c)*h:(c0+c+1)*h])
 			}
 		}
 		for c := 0; c < nc; c++ {
@@ -464,14 +481,14 @@ func newProduct(nin, nout int) product {
 // number. An incremental value differs from a fresh sum only by float32
 // rounding: it is a sum of at most K−1 updates since the fresh one of the
 // minibatch, each exact to 2⁻²⁴ relative per term.
-func (p *product) update(out, bias, m []float32, nout int, ref, s []float32, idx []int32) int {
+func (p *product) update(out, bias []float32, w weights, ref, s []float32, idx []int32) int {
 	ones, non, noff := kernel.Changes(idx, p.on, p.off, ref, s)
 	if non+noff >= ones {
 		copy(out, bias)
-		kernel.SumRows(out, m, nout, idx[:ones], nout)
+		w.sumRows(out, idx[:ones])
 		return ones
 	}
-	kernel.FlipRows(out, m, nout, p.on[:non], p.off[:noff], p.tmp, nout)
+	w.flipRows(out, p.on[:non], p.off[:noff], p.tmp[:len(out)])
 	return ones
 }
 
@@ -507,6 +524,14 @@ func (t *Trainer) rowTask(k int) {
 	alphaA := float32(t.cfg.LRConn / float64(t.nb))
 	g := t.grow[k*h : (k+1)*h] // zero: every update clears it
 	ok := true
+	if t.sp != nil {
+		for j := j0; j < j1; j++ {
+			r := j - j0
+			ok = t.sparseRowUpdate(j, lists[r*2*b:r*2*b+int(lens[r])], alpha) && ok
+		}
+		t.rowOK[k] = ok
+		return // sparseRowUpdate keeps CH up to date
+	}
 	for j := j0; j < j1; j++ {
 		r := j - j0
 		kernel.SumRows(g, t.hstat, h, lists[r*2*b:r*2*b+int(lens[r])], h)
