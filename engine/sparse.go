@@ -45,6 +45,10 @@ type sparseModel struct {
 	toHid    []int32
 }
 
+// Compressed reports whether the trainer works on compressed rows of C
+// (see SparseDensity).
+func (t *Trainer) Compressed() bool { return t.sp != nil }
+
 // useSparse reports whether the configuration trains on compressed rows.
 func useSparse(cfg Config, d int) bool {
 	switch cfg.Method {

@@ -69,6 +69,10 @@ type Meta struct {
 	Workers  int       `json:"workers"`
 	Started  time.Time `json:"started"`
 	DataInfo string    `json:"data_source"`
+	// Compressed: the engine trained on compressed rows (a fixed mask at most
+	// engine.SparseDensity dense), whose rounding can differ from the dense
+	// form's in the last bit.
+	Compressed bool `json:"compressed_rows"`
 }
 
 // configFile is config.json.
@@ -230,7 +234,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		}
 	}
 	meta := Meta{Version: opts.Version, Go: runtime.Version(), Kernel: kernel.Tier(), CPU: cpuid.CPU.BrandName,
-		Workers: opts.Workers, Started: time.Now().UTC(), DataInfo: train.Source}
+		Workers: opts.Workers, Started: time.Now().UTC(), DataInfo: train.Source, Compressed: tr.Compressed()}
 	if err := writeJSON(filepath.Join(dir, "config.json"), configFile{spec, meta}); err != nil {
 		return nil, err
 	}

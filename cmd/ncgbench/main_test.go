@@ -70,6 +70,41 @@ func TestTrainDemo(t *testing.T) {
 	}
 }
 
+// TestTrainRecordsCompressedRows: config.json says whether the engine
+// trained on compressed rows (SET at 7% here) or on the dense matrices.
+func TestTrainRecordsCompressedRows(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"-method", "set", "-hidden", "200", "-epsilon", "1"}, true},
+		{[]string{"-method", "set", "-hidden", "20", "-epsilon", "1"}, false}, // 20% dense
+		{[]string{"-method", "ncg"}, false},
+	} {
+		args := append([]string{"train", "-data", "bas", "-epochs", "2", "-quiet", "-likelihood", "none", "-out", "r"}, c.args...)
+		os.RemoveAll(filepath.Join(dir, "r"))
+		if _, errb, code := ncgbench(t, dir, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errb)
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, "r", "config.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cfg struct {
+			Meta struct {
+				Compressed *bool `json:"compressed_rows"`
+			} `json:"meta"`
+		}
+		if err := json.Unmarshal(raw, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Meta.Compressed == nil || *cfg.Meta.Compressed != c.want {
+			t.Errorf("%v: compressed_rows = %v, want %v", c.args, cfg.Meta.Compressed, c.want)
+		}
+	}
+}
+
 func TestTrainJSON(t *testing.T) {
 	dir := t.TempDir()
 	out, errb, code := ncgbench(t, dir, "train", "-data", "bas", "-method", "ncg", "-epochs", "200", "-json", "-quiet", "-out", "r")
