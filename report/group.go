@@ -76,7 +76,12 @@ type Group struct {
 	// AISUnbounded counts the finished runs whose final AIS estimate had no
 	// lower bound (the weights' mean within 3σ of zero): their log Ẑ is
 	// likely too low and their NLL optimistic.
-	AISUnbounded    int
+	AISUnbounded int
+	// SoFar is set when no run has finished but some have been evaluated:
+	// the latest epoch at which every evaluated run has an evaluation. NLL,
+	// TestAcc, TrainAcc and Density are then those runs' values at that
+	// epoch (long runs, such as SET's 480 epochs, report as they go).
+	SoFar           int
 	Epochs          int     // epochs of the finished runs (the spec's)
 	SecondsPerEpoch float64 // mean training time of an epoch over all rows of all runs
 }
@@ -152,6 +157,9 @@ func (g *Group) summarise() {
 		dens = append(dens, f.Density)
 		init = append(init, r.Result.InitDensity)
 	}
+	if g.Finished == 0 {
+		nll, test, train, dens = g.soFar()
+	}
 	g.NLL, g.TestAcc, g.TrainAcc = NewStat(nll), NewStat(test), NewStat(train)
 	g.Density, g.InitDensity = NewStat(dens), NewStat(init)
 	g.Epochs = g.Spec.Engine.Epochs
@@ -159,6 +167,35 @@ func (g *Group) summarise() {
 	if rows > 0 {
 		g.SecondsPerEpoch = secs / float64(rows)
 	}
+}
+
+// soFar sets SoFar for a group of unfinished runs and returns the values
+// of the evaluated runs at that epoch.
+func (g *Group) soFar() (nll, test, train, dens []float64) {
+	evaluated := func(m experiment.Metrics) bool { return !math.IsNaN(m.NLL) || !math.IsNaN(m.TestAcc) }
+	g.SoFar = 0
+	for i := range g.Runs {
+		last := 0
+		for _, m := range g.Runs[i].Metrics {
+			if evaluated(m) {
+				last = m.Epoch
+			}
+		}
+		if last > 0 && (g.SoFar == 0 || last < g.SoFar) {
+			g.SoFar = last
+		}
+	}
+	if g.SoFar == 0 {
+		return
+	}
+	for i := range g.Runs {
+		for _, m := range g.Runs[i].Metrics {
+			if m.Epoch == g.SoFar && evaluated(m) {
+				nll, test, train, dens = append(nll, m.NLL), append(test, m.TestAcc), append(train, m.TrainAcc), append(dens, m.Density)
+			}
+		}
+	}
+	return
 }
 
 // methodLabel is the method with its connectivity parameter, as in the

@@ -153,6 +153,46 @@ func TestCollectGroupTable(t *testing.T) {
 	}
 }
 
+// TestUnfinishedRowsReportSoFar: a row none of whose runs has finished
+// shows the values at the latest epoch every evaluated run has reached.
+func TestUnfinishedRowsReportSoFar(t *testing.T) {
+	root := t.TempDir()
+	a, b := testSpec(engine.SET, 1), testSpec(engine.SET, 2)
+	fakeRun(t, filepath.Join(root, "set-1"), a, 40, 0.02, false) // evaluated at 2 and 4
+	fakeRun(t, filepath.Join(root, "set-2"), b, 60, 0.03, false)
+	ms, err := experiment.ReadMetrics(filepath.Join(root, "set-2", "metrics.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := experiment.WriteMetrics(filepath.Join(root, "set-2", "metrics.csv"), ms[:3]); err != nil { // stopped in epoch 4
+		t.Fatal(err)
+	}
+	fakeRun(t, filepath.Join(root, "dense-1"), testSpec(engine.Dense, 1), 20, 1, true)
+	runs, err := Collect(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := GroupRuns(runs)
+	if len(groups) != 2 || groups[1].Spec.Engine.Method != engine.SET {
+		t.Fatalf("%d groups", len(groups))
+	}
+	set, dense := groups[1], groups[0]
+	// At epoch 2: NLL 40 + 5 and 60 + 5.
+	if set.SoFar != 2 || set.NLL.N != 2 || set.NLL.Mean != 55 || math.Abs(set.Density.Mean-0.025) > 1e-12 {
+		t.Errorf("SET so far: epoch %d, NLL %+v, density %+v; want epoch 2, 55 over 2, 0.025", set.SoFar, set.NLL, set.Density)
+	}
+	if dense.SoFar != 0 {
+		t.Errorf("a finished row has SoFar %d", dense.SoFar)
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, groups); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| 0 (+2 unfinished), values at epoch 2 | 55.00 ± 14.14 |"; !strings.Contains(md.String(), want) {
+		t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+	}
+}
+
 func TestNamesShowDifferences(t *testing.T) {
 	root := t.TempDir()
 	a := testSpec(engine.NCG, 1)
@@ -280,7 +320,7 @@ func TestAISUnboundedMarked(t *testing.T) {
 	if err := WriteCSV(&cb, groups); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(strings.TrimSpace(cb.String()), ",1") {
+	if !strings.HasSuffix(strings.TrimSpace(cb.String()), ",1,") { // unbounded count, no values_at_epoch
 		t.Errorf("CSV lacks the count:\n%s", cb.String())
 	}
 }

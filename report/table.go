@@ -26,12 +26,16 @@ func runsCell(g *Group) string {
 	if u := len(g.Runs) - g.Finished; u > 0 {
 		s += fmt.Sprintf(" (+%d unfinished)", u)
 	}
+	if g.SoFar > 0 {
+		s += fmt.Sprintf(", values at epoch %d", g.SoFar)
+	}
 	return s
 }
 
 // WriteMarkdown writes the table of groups in the layout of the paper's
 // Table 1: one row per configuration, mean ± sample sd over the finished
-// runs of the final NLL, test accuracy (%) and density.
+// runs of the final NLL, test accuracy (%) and density (while no run of a
+// row has finished, the values so far: see Group.SoFar).
 func WriteMarkdown(w io.Writer, groups []Group) error {
 	var b strings.Builder
 	b.WriteString("| data | model | epochs | runs | NLL | test acc. % | density | initial density | time/epoch |\n")
@@ -78,7 +82,7 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 var CSVColumns = []string{"data", "model", "method", "epochs", "runs", "unfinished",
 	"nll_mean", "nll_sd", "test_acc_mean", "test_acc_sd", "train_acc_mean", "train_acc_sd",
 	"density_mean", "density_sd", "initial_density_mean", "initial_density_sd", "seconds_per_epoch",
-	"nll_ais_unbounded"}
+	"nll_ais_unbounded", "values_at_epoch"}
 
 // WriteCSV writes the table of groups as CSV (accuracies as fractions).
 func WriteCSV(w io.Writer, groups []Group) error {
@@ -97,7 +101,10 @@ func WriteCSV(w io.Writer, groups []Group) error {
 		for _, s := range []Stat{g.NLL, g.TestAcc, g.TrainAcc, g.Density, g.InitDensity} {
 			row = append(row, f(s.Mean), f(s.SD))
 		}
-		row = append(row, f(g.SecondsPerEpoch), strconv.Itoa(g.AISUnbounded))
+		row = append(row, f(g.SecondsPerEpoch), strconv.Itoa(g.AISUnbounded), "")
+		if g.SoFar > 0 {
+			row[len(row)-1] = strconv.Itoa(g.SoFar)
+		}
 		cw.Write(row)
 	}
 	cw.Flush()
@@ -119,7 +126,8 @@ type TableRow struct {
 	Density         Stat     `json:"density"`
 	InitDensity     Stat     `json:"initial_density"`
 	SecondsPerEpoch *float64 `json:"seconds_per_epoch"`
-	AISUnbounded    int      `json:"nll_ais_unbounded"` // runs whose AIS had no lower bound
+	AISUnbounded    int      `json:"nll_ais_unbounded"`         // runs whose AIS had no lower bound
+	ValuesAtEpoch   int      `json:"values_at_epoch,omitempty"` // no run finished: the values at this epoch
 	Dirs            []string `json:"dirs"`
 }
 
@@ -131,7 +139,7 @@ func Table(groups []Group) []TableRow {
 		r := TableRow{Name: g.Name, Data: g.Data, Model: g.Model, Method: string(g.Spec.Engine.Method), Epochs: g.Epochs,
 			Runs: g.Finished, Unfinished: len(g.Runs) - g.Finished, NLL: g.NLL, TestAcc: g.TestAcc, TrainAcc: g.TrainAcc,
 			Density: g.Density, InitDensity: g.InitDensity, SecondsPerEpoch: num(g.SecondsPerEpoch),
-			AISUnbounded: g.AISUnbounded}
+			AISUnbounded: g.AISUnbounded, ValuesAtEpoch: g.SoFar}
 		for _, run := range g.Runs {
 			r.Dirs = append(r.Dirs, run.Dir)
 		}
