@@ -160,27 +160,38 @@ func (w weights) flipRows(out []float32, on, off []int32, tmp []float32) {
 // sparseRowUpdate is rowTask's gradient and update of visible row j on
 // compressed rows: for each present connection (j, i),
 //
-//	G = Σ_{r in list} hstat[r][i],  W = C = W + α·G
+//	G = Σ_{r in list} hstat[r][i]
 //
-// summed and rounded as the dense kernels do (so the result is the same),
-// with the hidden-major copies CH and hid refreshed. It reports whether
-// every new weight is finite.
-func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32) bool {
+// summed in the order of the dense row sums, into g (H floats, zero), then
+// the dense path's own update kernel on the row (UpdateDense for a label
+// row, else UpdateMasked), so that the rounding is the same on every tier
+// (some tiers fuse α·G + W). The row's new weights are copied to the
+// hidden-major copy CH and to both compressed orientations. It reports
+// whether every new weight is finite.
+func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, g []float32) bool {
 	m, s := t.m, t.sp
 	h := m.H
-	ok := true
-	for k := s.vis.ptr[j]; k < s.vis.ptr[j+1]; k++ {
-		i := int(s.vis.col[k])
-		var g float32
+	lo, hi := s.vis.ptr[j], s.vis.ptr[j+1]
+	for _, i := range s.vis.col[lo:hi] {
+		var v float32
 		for _, r := range list {
-			g += t.hstat[int(r)*h+i]
+			v += t.hstat[int(r)*h+int(i)]
 		}
-		w := m.W[j*h+i] + float32(alpha*g) // the kernels round α·G first too
-		m.W[j*h+i], m.C[j*h+i], m.CH[i*m.X+j] = w, w, w
+		g[i] = v
+	}
+	row := j * h
+	var ok bool
+	if j >= m.D {
+		ok = kernel.UpdateDense(m.W[row:row+h], m.C[row:row+h], g, alpha)
+	} else {
+		ok = kernel.UpdateMasked(m.W[row:row+h], m.A[row:row+h], m.C[row:row+h], g, alpha)
+	}
+	for k := lo; k < hi; k++ {
+		i := int(s.vis.col[k])
+		w := m.C[row+i]
+		m.CH[i*m.X+j] = w
 		s.vis.val[k], s.hid.val[s.toHid[k]] = w, w
-		ok = ok && !isInfNaN(w)
 	}
 	return ok
 }
 
-func isInfNaN(v float32) bool { return v-v != 0 }

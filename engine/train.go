@@ -527,7 +527,7 @@ func (t *Trainer) rowTask(k int) {
 	if t.sp != nil {
 		for j := j0; j < j1; j++ {
 			r := j - j0
-			ok = t.sparseRowUpdate(j, lists[r*2*b:r*2*b+int(lens[r])], alpha) && ok
+			ok = t.sparseRowUpdate(j, lists[r*2*b:r*2*b+int(lens[r])], alpha, g[:h]) && ok
 		}
 		t.rowOK[k] = ok
 		return // sparseRowUpdate keeps CH up to date
