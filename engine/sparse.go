@@ -194,4 +194,3 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, g []float3
 	}
 	return ok
 }
-
