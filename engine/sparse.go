@@ -10,8 +10,9 @@ import "github.com/ncg-rbm/ncg/kernel"
 // line and random rows the dense kernels are faster.
 //
 // Both forms add the same terms in the same order (a dense sum adds zeros
-// where the mask is 0, which changes no sum), so they give the same
-// parameters whenever the dense form sums rows too; the dense form switches
+// where the mask is 0, which changes no sum) and update each row with the
+// same kernel, so they give the same parameters whenever the dense form
+// sums rows too; the dense form switches
 // to a fused multiply-add product above kernel.DenseThreshold ones (see
 // TestSparseMatchesDense).
 const SparseDensity = 0.1
