@@ -6,8 +6,9 @@ import "github.com/ncg-rbm/ncg/kernel"
 // configuration sets it) at which a fixed-mask model (line, random, SET)
 // trains on compressed rows instead of the dense matrices. SET's paper
 // setting (H = 2500, ε = 11) is 1.8% dense: summing only the present
-// connections does ~50× less work there, while at the 50% of the paper's
-// line and random rows the dense kernels are faster.
+// connections does ~50× less work there. The paper's 50% line and random
+// rows keep the dense kernels (a scatter-add per connection would meet half
+// of the dense work; not measured).
 //
 // Both forms add the same terms in the same order (a dense sum adds zeros
 // where the mask is 0, which changes no sum) and update each row with the
