@@ -125,16 +125,10 @@ func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
 	if runs <= 0 {
 		runs = DefaultRuns
 	}
-	betas, err := schedule(cfg.Betas)
+	r, logZA, err := newAISRunner(m, cfg.Betas, cfg.BaseBias, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	dA, logZA, err := baseModel(m, cfg.BaseBias)
-	if err != nil {
-		return nil, err
-	}
-
-	r := newAISRunner(m, dA, betas, cfg.Seed)
 	logw := make([]float64, runs)
 	workers := workerCount(cfg.Workers, runs)
 	sc := newAISScratches(workers, m.H, m.X)
@@ -145,7 +139,7 @@ func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &AISResult{LogZBase: logZA, LogWeights: logw, Seed: cfg.Seed, Runs: runs, Intervals: len(betas) - 1}
+	res := &AISResult{LogZBase: logZA, LogWeights: logw, Seed: cfg.Seed, Runs: runs, Intervals: len(r.beta) - 1}
 	res.LogZ, res.LogZLo, res.LogZHi = aisEstimate(logw, logZA)
 	return res, nil
 }
@@ -230,8 +224,18 @@ func padRows(m []float32, rows, cols, stride int) []float32 {
 	return out
 }
 
-// newAISRunner prepares what every AIS (or RAISE) chain reads.
-func newAISRunner(m *Model, dA []float32, betas []float64, seed uint64) *aisRunner {
+// newAISRunner checks the schedule (nil: DefaultSchedule) and the base-rate
+// biases (nil: zeros), and prepares what every AIS (or RAISE) chain reads.
+// It returns the base model's log Z_A too.
+func newAISRunner(m *Model, betas []float64, dA []float32, seed uint64) (*aisRunner, float64, error) {
+	betas, err := schedule(betas)
+	if err != nil {
+		return nil, 0, err
+	}
+	dA, logZA, err := baseModel(m, dA)
+	if err != nil {
+		return nil, 0, err
+	}
 	r := &aisRunner{m: m, dA: dA, seed: seed}
 	r.hs, r.xs = padStride(m.H), padStride(m.X)
 	r.c = padRows(m.C, m.X, m.H, r.hs)
@@ -246,7 +250,7 @@ func newAISRunner(m *Model, dA []float32, betas []float64, seed uint64) *aisRunn
 		r.dd[j] = float64(m.D[j]) - float64(dA[j])
 		r.dd32[j] = float32(r.dd[j])
 	}
-	return r
+	return r, logZA, nil
 }
 
 // aisRunner holds what all runs share (read-only).

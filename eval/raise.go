@@ -66,18 +66,13 @@ func RAISE(m *Model, x []uint8, n int, cfg RAISEConfig) (*RAISEResult, error) {
 		return nil, fmt.Errorf("eval: RAISE needs at least one test row")
 	}
 	chains := max(cfg.Chains, 1)
-	betas, err := schedule(cfg.Betas)
-	if err != nil {
-		return nil, err
-	}
-	dA, logZA, err := baseModel(m, cfg.BaseBias)
+	r, logZA, err := newAISRunner(m, cfg.Betas, cfg.BaseBias, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
 	// log p_A(x) = Σ_j x_j d_A_j − softplus(d_A_j); the softplus sum is
 	// log Z_A without the hidden units' H·log 2.
 	spA := logZA - float64(m.H)*math.Ln2
-	r := newAISRunner(m, dA, betas, cfg.Seed)
 	logp := make([]float64, n*chains)
 	workers := workerCount(cfg.Workers, n*chains)
 	sc := newAISScratches(workers, m.H, m.X)
@@ -89,7 +84,7 @@ func RAISE(m *Model, x []uint8, n int, cfg RAISEConfig) (*RAISEResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &RAISEResult{LogP: make([]float64, n), Rows: n, Chains: chains, Intervals: len(betas) - 1, Seed: cfg.Seed}
+	res := &RAISEResult{LogP: make([]float64, n), Rows: n, Chains: chains, Intervals: len(r.beta) - 1, Seed: cfg.Seed}
 	for i := range res.LogP {
 		res.LogP[i] = logMeanExp(logp[i*chains : (i+1)*chains])
 		if math.IsNaN(res.LogP[i]) || math.IsInf(res.LogP[i], 0) {
