@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -37,5 +38,35 @@ func TestPoolRunsEveryTaskOnce(t *testing.T) {
 		if n := runtime.NumGoroutine(); n > before {
 			t.Errorf("workers %d: %d goroutines after close, %d before the pool", workers, n, before)
 		}
+	}
+}
+
+// TestStepAfterTrain: Train closes its pool and leaves none behind, so a
+// Step after Train starts a fresh one (it used to run on the closed pool,
+// whose helpers had gone, and wait for them forever).
+func TestStepAfterTrain(t *testing.T) {
+	d := randomData(3, 40, 20, 0)
+	cfg := smallConfig(NCG)
+	cfg.Workers, cfg.Epochs = 3, 1
+	tr, err := New(cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Train(context.Background(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	stepped := make(chan error, 1)
+	go func() {
+		_, err := tr.Step([]int32{0, 1, 2, 3})
+		tr.Close()
+		stepped <- err
+	}()
+	select {
+	case err := <-stepped:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Step after Train did not return in 20 s")
 	}
 }

@@ -196,8 +196,9 @@ func (t *Trainer) Train(ctx context.Context, opts Options) error {
 	if err := kernel.Init(); err != nil {
 		return err
 	}
+	t.Close() // a pool Step started: Train runs its own
 	t.pool = newPool(t.workers())
-	defer t.pool.close()
+	defer t.Close() // and leaves none behind, so a later Step starts afresh
 	lastSave := time.Now()
 	for t.epoch < t.cfg.Epochs {
 		rec, err := t.runEpoch(ctx, opts.OnBatch)
