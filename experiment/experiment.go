@@ -160,11 +160,15 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 
 // Result is result.json: the final metrics of a finished run.
 type Result struct {
-	Spec         Spec    `json:"spec"`
-	Dir          string  `json:"dir"`
-	Final        Metrics `json:"final"`
-	InitDensity  float64 `json:"initial_density"`
+	Spec        Spec    `json:"spec"`
+	Dir         string  `json:"dir"`
+	Final       Metrics `json:"final"`
+	InitDensity float64 `json:"initial_density"`
+	// TotalSeconds is the wall time of the invocation that finished the
+	// run: from epoch ResumedAt when it resumed from a checkpoint (the
+	// per-epoch seconds in metrics.csv cover every epoch).
 	TotalSeconds float64 `json:"total_seconds"`
+	ResumedAt    int     `json:"resumed_at_epoch,omitempty"`
 	Skipped      bool    `json:"-"` // found finished, not run again
 }
 
@@ -333,7 +337,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err := tr.Model().ExportNPZ(filepath.Join(dir, "model.npz")); err != nil {
 		return nil, err
 	}
-	res := &Result{Spec: spec, Dir: dir, InitDensity: initDensity, TotalSeconds: time.Since(start).Seconds()}
+	res := &Result{Spec: spec, Dir: dir, InitDensity: initDensity, TotalSeconds: time.Since(start).Seconds(), ResumedAt: startEpoch}
 	if len(rows) > 0 {
 		res.Final = rows[len(rows)-1]
 	}
