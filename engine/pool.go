@@ -80,7 +80,15 @@ func (p *pool) waitPhase(h *helper, seen int64) bool {
 		runtime.Gosched()
 	}
 	for {
-		h.asleep.Store(true)
+		// A swap, not a store: the check below must not be seen before
+		// asleep is set, or run can miss this helper (its CAS reads false)
+		// while the helper misses the phase, and both wait forever. Go's
+		// atomics promise that order either way, but under qemu-aarch64 on
+		// x86 a plain store hung TestSameResultAnyWorkers in 1 of 34 runs
+		// (caller in run, helper asleep; it failed CI once). Likely cause:
+		// qemu's translation does not keep a store-release before a later
+		// load-acquire; a swap is a locked exchange, a full barrier there.
+		h.asleep.Swap(true)
 		if p.gen.Load() != seen || p.stop.Load() {
 			if !h.asleep.CompareAndSwap(true, false) {
 				<-h.wake // run or close sent a token after all: take it
