@@ -13,9 +13,8 @@ import "github.com/ncg-rbm/ncg/kernel"
 // Both forms add the same terms in the same order (a dense sum adds zeros
 // where the mask is 0, which changes no sum) and update each row with the
 // same kernel, so they give the same parameters whenever the dense form
-// sums rows too; the dense form switches
-// to a fused multiply-add product above kernel.DenseThreshold ones (see
-// TestSparseMatchesDense).
+// sums rows too; it switches to a fused multiply-add product above
+// kernel.DenseThreshold ones (see TestSparseMatchesDense).
 const SparseDensity = 0.1
 
 // sparseRows is a compressed-row copy of the acting weights C, in one
