@@ -195,6 +195,25 @@ func expandGrid(g *gridFlags, out string) ([]sweepPoint, error) {
 	return points, nil
 }
 
+// seedFirst reorders points (in grid order) by the position of their seed
+// in the seed list, keeping the grid order among equal seeds, and renumbers
+// them: every setting's first seed comes before any setting's second.
+func seedFirst(points []sweepPoint, seeds []string) {
+	pos := map[uint64]int{}
+	for _, s := range seeds { // single seeds: the recorder expanded ranges
+		if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+			if _, ok := pos[v]; !ok {
+				pos[v] = len(pos)
+			}
+		}
+	}
+	seed := func(i int) int { return pos[points[i].Spec.Engine.Seed] }
+	sort.SliceStable(points, func(i, j int) bool { return seed(i) < seed(j) })
+	for i := range points {
+		points[i].Index = i
+	}
+}
+
 func containsMethod(ms []engine.Method, m engine.Method) bool {
 	for _, x := range ms {
 		if x == m {
@@ -350,6 +369,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once")
 	shardFlag := fs.String("shard", "", "run shard `i/n` only: the runs whose index % n == i (0-based)")
 	shards := fs.Int("shards", 0, "number of shards, with the index from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX")
+	order := fs.String("order", "grid", "run `order`: grid (each setting's seeds together, the seed varying fastest) or seed (every setting's first seed before any second seed, so a partial sweep covers every setting); it sets the run indices -shard splits by, never a run's result")
 	dryRun := fs.Bool("dry-run", false, "list this shard's runs without training")
 	asJSON := fs.Bool("json", false, "print one JSON array of results (with -dry-run: of runs)")
 	if err := parseFlagsHelp(fs, args, stderr, "ncgbench sweep [flags]: train every combination of the list-valued flags\n(-method, -hidden, -p, -density, -v, -gamma, -lr-conn, -seed take comma lists; -seed also a-b)"); err != nil {
@@ -403,6 +423,13 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	points, err := expandGrid(g, out)
 	if err != nil {
 		return err
+	}
+	switch *order {
+	case "grid":
+	case "seed":
+		seedFirst(points, g.lists["seed"])
+	default:
+		return usagef("-order %q: want grid or seed", *order)
 	}
 	var mine []sweepPoint
 	for _, p := range points {

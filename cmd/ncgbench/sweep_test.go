@@ -181,3 +181,51 @@ func TestSweepGridFile(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepOrder: -order seed runs every setting's first seed before any
+// second seed, names the same runs as grid order, and its shards split them.
+func TestSweepOrder(t *testing.T) {
+	dir := t.TempDir()
+	list := func(args ...string) []string {
+		t.Helper()
+		out, errb, code := ncgbench(t, dir, append([]string{"sweep", "-data", "bas", "-method", "ncg,dense", "-seed", "3,1", "-dry-run", "-json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb)
+		}
+		var pts []struct {
+			Index int
+			Name  string
+		}
+		if err := json.Unmarshal([]byte(out), &pts); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		var names []string
+		for i, p := range pts {
+			if args == nil || len(args) == 2 { // unsharded: indices count up
+				if p.Index != i {
+					t.Errorf("%v: entry %d has index %d", args, i, p.Index)
+				}
+			}
+			names = append(names, p.Name)
+		}
+		return names
+	}
+	grid := []string{"bas-ncg-seed3", "bas-ncg-seed1", "bas-dense-seed3", "bas-dense-seed1"}
+	bySeed := []string{"bas-ncg-seed3", "bas-dense-seed3", "bas-ncg-seed1", "bas-dense-seed1"}
+	if got := list(); !reflect.DeepEqual(got, grid) {
+		t.Errorf("default order %v, want %v", got, grid)
+	}
+	if got := list("-order", "grid"); !reflect.DeepEqual(got, grid) {
+		t.Errorf("-order grid %v, want %v", got, grid)
+	}
+	if got := list("-order", "seed"); !reflect.DeepEqual(got, bySeed) {
+		t.Errorf("-order seed %v, want %v", got, bySeed)
+	}
+	s0, s1 := list("-order", "seed", "-shard", "0/2"), list("-order", "seed", "-shard", "1/2")
+	if want0, want1 := []string{bySeed[0], bySeed[2]}, []string{bySeed[1], bySeed[3]}; !reflect.DeepEqual(s0, want0) || !reflect.DeepEqual(s1, want1) {
+		t.Errorf("-order seed shards %v and %v, want %v and %v", s0, s1, want0, want1)
+	}
+	if _, errb, code := ncgbench(t, dir, "sweep", "-order", "seeds", "-dry-run"); code != 2 || !strings.Contains(errb, "-order") {
+		t.Errorf("-order seeds: exit %d, want 2 and an error naming -order:\n%s", code, errb)
+	}
+}
