@@ -1,0 +1,267 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Fuzz targets that compare every assembly tier this CPU runs (avx512 and
+// avx2 on amd64, neon on arm64) with the generic reference, on shapes,
+// offsets and values the fuzzer chooses. The differential tests of
+// kernel_test.go cover fixed grids of the same; these look between them.
+// Tolerances are those of the differential tests. .ci/run fuzzes every
+// target briefly; `go test -fuzz FuzzTiersSumRows ./kernel` runs one longer.
+
+// fuzzValue maps a byte to a float32 that is usually ordinary and sometimes
+// one of the special inputs (±0, large, ±Inf): the kernels must not turn
+// them into anything the reference does not.
+func fuzzValue(r *rand.Rand, b byte) float32 {
+	if b%8 == 0 {
+		return specialInputs[int(b/8)%len(specialInputs)]
+	}
+	return 4*r.Float32() - 2
+}
+
+func FuzzTiersAffine(f *testing.F) {
+	f.Add(uint64(1), uint8(8), uint8(13), uint8(33), true)
+	f.Add(uint64(2), uint8(3), uint8(0), uint8(129), false)
+	f.Add(uint64(3), uint8(17), uint8(40), uint8(7), true)
+	f.Fuzz(func(t *testing.T, seed uint64, nc8, nin8, nout8 uint8, withBias bool) {
+		nc, nin, nout := int(nc8%24)+1, int(nin8%64), int(nout8)+1
+		for _, im := range asmTiers(t) {
+			r := rand.New(rand.NewPCG(seed, 1))
+			off := int(seed % 4)
+			in, _ := padded(t, r, nc*nin, off, bits01(0.5))
+			for i := range in {
+				if r.IntN(3) == 0 {
+					in[i] = r.Float32()
+				}
+			}
+			m, _ := padded(t, r, nin*nout, (off+1)%4, uni(-1, 1))
+			var bias []float32
+			if withBias {
+				bias, _ = padded(t, r, nout, (off+2)%4, uni(-1, 1))
+			}
+			want := make([]float32, nc*nout)
+			affineGeneric(want, bias, in, m, nc, nin, nout)
+			got, check := padded(t, r, nc*nout, (off+3)%4, uni(-9, 9))
+			im.affine(got, bias, in, m, nc, nin, nout)
+			check(im.name + " affine")
+			for i := range want {
+				if !near(got[i], want[i], 1e-5*float32(nin+1)) {
+					t.Fatalf("%s affine nc=%d nin=%d nout=%d: out[%d] = %g, want %g", im.name, nc, nin, nout, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}
+
+// FuzzTiersSumRows: row sums (the binary-state products and the gradient)
+// with any width, stride, repeated or unordered rows.
+func FuzzTiersSumRows(f *testing.F) {
+	f.Add(uint64(1), uint16(500), uint8(0), []byte{3, 1, 4, 1, 5, 9, 2, 6})
+	f.Add(uint64(2), uint16(784), uint8(3), []byte{0})
+	f.Add(uint64(3), uint16(17), uint8(1), []byte{})
+	f.Fuzz(func(t *testing.T, seed uint64, n16 uint16, pad uint8, rowBytes []byte) {
+		n := int(n16 % 1100)
+		stride := n + int(pad%8)
+		if stride == 0 {
+			stride = 1
+		}
+		rows := 1 + int(seed%40)
+		idx := make([]int32, len(rowBytes)%64)
+		for i := range idx {
+			idx[i] = int32(int(rowBytes[i]) % rows)
+		}
+		for _, im := range asmTiers(t) {
+			r := rand.New(rand.NewPCG(seed, 2))
+			m, _ := padded(t, r, rows*stride, 0, uni(-1, 1))
+			want := make([]float32, n)
+			for i := range want {
+				want[i] = float32(i%7) - 3
+			}
+			got, check := padded(t, r, n, int(seed%4), uni(0, 0))
+			copy(got, want)
+			sumRowsGeneric(want, m, stride, idx, n)
+			im.sumRows(got, m, stride, idx, n)
+			check(im.name + " sumRows")
+			for i := range want {
+				if !near(got[i], want[i], 1e-5*float32(len(idx)+1)) {
+					t.Fatalf("%s sumRows n=%d stride=%d rows=%v: out[%d] = %g, want %g", im.name, n, stride, idx, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}
+
+// FuzzTiersChanges: a state's ones and the units switched on and off, from
+// states the fuzzer writes bit by bit (bit 0: s, bit 1: ref).
+func FuzzTiersChanges(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 1, 1, 0, 2})
+	f.Add(make([]byte, 70))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n := len(b)
+		for _, im := range asmTiers(t) {
+			s, ref := make([]float32, n), make([]float32, n)
+			for i, v := range b {
+				s[i], ref[i] = float32(v&1), float32(v>>1&1)
+			}
+			wantRef := append([]float32(nil), ref...)
+			var want, got [3][]int32
+			for k := range want {
+				want[k], got[k] = make([]int32, n), make([]int32, n+4)
+				for i := range got[k] {
+					got[k][i] = -7
+				}
+			}
+			wo, wn, wf := changesGeneric(want[0], want[1], want[2], wantRef, s)
+			o, on, off := im.changes(got[0][:n], got[1][:n], got[2][:n], ref, s)
+			if o != wo || on != wn || off != wf {
+				t.Fatalf("%s changes %v: counts %d %d %d, want %d %d %d", im.name, b, o, on, off, wo, wn, wf)
+			}
+			for k, c := range []int{wo, wn, wf} {
+				for i := 0; i < c; i++ {
+					if got[k][i] != want[k][i] {
+						t.Fatalf("%s changes %v: list %d [%d] = %d, want %d", im.name, b, k, i, got[k][i], want[k][i])
+					}
+				}
+				for i := n; i < len(got[k]); i++ {
+					if got[k][i] != -7 {
+						t.Fatalf("%s changes: list %d written past its end", im.name, k)
+					}
+				}
+			}
+			for i := range ref {
+				if ref[i] != s[i] {
+					t.Fatalf("%s changes: ref[%d] = %g, want s = %g", im.name, i, ref[i], s[i])
+				}
+			}
+		}
+	})
+}
+
+// FuzzTiersUpdates: the fused NCG, masked and dense updates on gradients
+// the fuzzer writes (bytes to values, some special); the values must match
+// the reference and a non-finite new weight must be reported exactly when
+// the reference reports one.
+func FuzzTiersUpdates(f *testing.F) {
+	f.Add(uint64(1), []byte{1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19})
+	f.Add(uint64(2), []byte{0, 8, 16, 24, 32, 200})
+	f.Fuzz(func(t *testing.T, seed uint64, gb []byte) {
+		n := len(gb)
+		const alpha, alphaA, gamma = 0.002, 0.01, 0.5
+		for _, im := range asmTiers(t) {
+			r := rand.New(rand.NewPCG(seed, 3))
+			off := int(seed % 4)
+			w, _ := padded(t, r, n, off, uni(-1, 1))
+			ap, _ := padded(t, r, n, off, uni(-0.2, 1.2))
+			a, _ := padded(t, r, n, off, bits01(0.5))
+			c, check := padded(t, r, n, off, uni(0, 0))
+			g, _ := padded(t, r, n, off, uni(0, 0))
+			for i, v := range gb {
+				g[i] = fuzzValue(r, v)
+				if math.Abs(float64(ap[i]-gamma)) < 0.05 { // keep the threshold clear of rounding
+					ap[i] = gamma + 0.1
+				}
+			}
+			g0 := clone(g)
+			ww, wap, wa, wc, wg := clone(w), clone(ap), clone(a), clone(c), clone(g)
+			wantBad := updateNCGGeneric(ww, wap, wa, wc, wg, alpha, alphaA, gamma) != 0
+			gotBad := im.updateNCG(w, ap, a, c, g, alpha, alphaA, gamma) != 0
+			check(im.name + " updateNCG")
+			if gotBad != wantBad {
+				t.Fatalf("%s updateNCG g=%v: non-finite reported %v, want %v", im.name, g0, gotBad, wantBad)
+			}
+			cmp := func(what string, got, want []float32) {
+				t.Helper()
+				for i := range want {
+					// 1e-6 absolute or relative: large gradients make large weights.
+					if !near(got[i], want[i], 1e-6*float32(math.Max(1, math.Abs(float64(want[i]))))) {
+						t.Fatalf("%s %s g=%v: [%d] = %g, want %g", im.name, what, g0, i, got[i], want[i])
+					}
+				}
+			}
+			cmp("updateNCG w", w, ww)
+			cmp("updateNCG ap", ap, wap)
+			cmp("updateNCG a", a, wa)
+			cmp("updateNCG c", c, wc)
+			cmp("updateNCG g", g, wg)
+
+			copy(g, g0)
+			copy(wg, g0)
+			wantBad = updateMaskedGeneric(ww, wa, wc, wg, alpha) != 0
+			if gotBad = im.updateMasked(w, a, c, g, alpha) != 0; gotBad != wantBad {
+				t.Fatalf("%s updateMasked g=%v: non-finite reported %v, want %v", im.name, g0, gotBad, wantBad)
+			}
+			cmp("updateMasked w", w, ww)
+			cmp("updateMasked c", c, wc)
+
+			copy(g, g0)
+			copy(wg, g0)
+			wantBad = updateDenseGeneric(ww, wc, wg, alpha) != 0
+			if gotBad = im.updateDense(w, c, g, alpha) != 0; gotBad != wantBad {
+				t.Fatalf("%s updateDense g=%v: non-finite reported %v, want %v", im.name, g0, gotBad, wantBad)
+			}
+			cmp("updateDense w", w, ww)
+			cmp("updateDense c", c, wc)
+		}
+	})
+}
+
+// FuzzTiersSampling: Bernoulli sampling and the fused sigmoid + sampling
+// draw the same numbers as the reference (the stream ends in the same
+// state) and give the same states except where the draw is within 1e-6 of
+// the probability.
+func FuzzTiersSampling(f *testing.F) {
+	f.Add(uint64(1), uint64(2), []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17})
+	f.Add(uint64(3), uint64(0), []byte{0, 8, 255})
+	f.Fuzz(func(t *testing.T, seed, id uint64, pb []byte) {
+		n := len(pb)
+		for _, im := range asmTiers(t) {
+			r := rand.New(rand.NewPCG(seed, 4))
+			pre := make([]float32, n)
+			for i, v := range pb {
+				pre[i] = 4 * fuzzValue(r, v)
+			}
+			s0 := NewStream(seed, id)
+			u := make([]float32, n)
+			su := s0
+			su.Uniforms(u)
+
+			s1, s2 := s0, s0
+			wantP, wantS := make([]float32, n), make([]float32, n)
+			sigmoidBernoulliGeneric(wantP, wantS, pre, &s1)
+			gotP, checkP := padded(t, r, n, int(id%4), uni(0, 0))
+			gotS, checkS := padded(t, r, n, int(seed%4), uni(0, 0))
+			im.sigmoidBernoulli(gotP, gotS, pre, &s2)
+			checkP(im.name + " sigmoidBernoulli prob")
+			checkS(im.name + " sigmoidBernoulli state")
+			if s1 != s2 {
+				t.Fatalf("%s sigmoidBernoulli n=%d: stream state differs from the reference's", im.name, n)
+			}
+			for i := range wantP {
+				if !near(gotP[i], wantP[i], 1e-6*wantP[i]+3e-45) {
+					t.Fatalf("%s sigmoidBernoulli: prob[%d] = σ(%g) = %g, want %g", im.name, i, pre[i], gotP[i], wantP[i])
+				}
+				if math.Abs(float64(u[i]-wantP[i])) > 1e-6 && gotS[i] != wantS[i] {
+					t.Fatalf("%s sigmoidBernoulli: state[%d] = %g, want %g (u %g, p %g)", im.name, i, gotS[i], wantS[i], u[i], wantP[i])
+				}
+			}
+
+			// Bernoulli from the reference's probabilities: bit-exact.
+			s1, s2 = s0, s0
+			bernoulliGeneric(wantS, wantP, &s1)
+			im.bernoulli(gotS, wantP, &s2)
+			checkS(im.name + " bernoulli")
+			if s1 != s2 {
+				t.Fatalf("%s bernoulli n=%d: stream state differs from the reference's", im.name, n)
+			}
+			for i := range wantS {
+				if gotS[i] != wantS[i] {
+					t.Fatalf("%s bernoulli: state[%d] = %g, want %g (p %g)", im.name, i, gotS[i], wantS[i], wantP[i])
+				}
+			}
+		}
+	})
+}
