@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -77,20 +78,7 @@ func FuzzTiersSumRows(f *testing.F) {
 		for _, im := range asmTiers(t) {
 			r := rand.New(rand.NewPCG(seed, 2))
 			m, _ := padded(t, r, rows*stride, 0, uni(-1, 1))
-			want := make([]float32, n)
-			for i := range want {
-				want[i] = float32(i%7) - 3
-			}
-			got, check := padded(t, r, n, int(seed%4), uni(0, 0))
-			copy(got, want)
-			sumRowsGeneric(want, m, stride, idx, n)
-			im.sumRows(got, m, stride, idx, n)
-			check(im.name + " sumRows")
-			for i := range want {
-				if !near(got[i], want[i], 1e-5*float32(len(idx)+1)) {
-					t.Fatalf("%s sumRows n=%d stride=%d rows=%v: out[%d] = %g, want %g", im.name, n, stride, idx, i, got[i], want[i])
-				}
-			}
+			checkSumRows(t, r, im, m, stride, idx, n, int(seed%4))
 		}
 	})
 }
@@ -117,26 +105,7 @@ func FuzzTiersChanges(f *testing.F) {
 			}
 			wo, wn, wf := changesGeneric(want[0], want[1], want[2], wantRef, s)
 			o, on, off := im.changes(got[0][:n], got[1][:n], got[2][:n], ref, s)
-			if o != wo || on != wn || off != wf {
-				t.Fatalf("%s changes %v: counts %d %d %d, want %d %d %d", im.name, b, o, on, off, wo, wn, wf)
-			}
-			for k, c := range []int{wo, wn, wf} {
-				for i := 0; i < c; i++ {
-					if got[k][i] != want[k][i] {
-						t.Fatalf("%s changes %v: list %d [%d] = %d, want %d", im.name, b, k, i, got[k][i], want[k][i])
-					}
-				}
-				for i := n; i < len(got[k]); i++ {
-					if got[k][i] != -7 {
-						t.Fatalf("%s changes: list %d written past its end", im.name, k)
-					}
-				}
-			}
-			for i := range ref {
-				if ref[i] != s[i] {
-					t.Fatalf("%s changes: ref[%d] = %g, want s = %g", im.name, i, ref[i], s[i])
-				}
-			}
+			checkChanges(t, fmt.Sprintf("%s changes %v", im.name, b), got, want, [3]int{o, on, off}, [3]int{wo, wn, wf}, ref, s)
 		}
 	})
 }
@@ -225,43 +194,10 @@ func FuzzTiersSampling(f *testing.F) {
 				pre[i] = 4 * fuzzValue(r, v)
 			}
 			s0 := NewStream(seed, id)
-			u := make([]float32, n)
-			su := s0
-			su.Uniforms(u)
-
-			s1, s2 := s0, s0
-			wantP, wantS := make([]float32, n), make([]float32, n)
-			sigmoidBernoulliGeneric(wantP, wantS, pre, &s1)
-			gotP, checkP := padded(t, r, n, int(id%4), uni(0, 0))
-			gotS, checkS := padded(t, r, n, int(seed%4), uni(0, 0))
-			im.sigmoidBernoulli(gotP, gotS, pre, &s2)
-			checkP(im.name + " sigmoidBernoulli prob")
-			checkS(im.name + " sigmoidBernoulli state")
-			if s1 != s2 {
-				t.Fatalf("%s sigmoidBernoulli n=%d: stream state differs from the reference's", im.name, n)
-			}
-			for i := range wantP {
-				if !near(gotP[i], wantP[i], 1e-6*wantP[i]+3e-45) {
-					t.Fatalf("%s sigmoidBernoulli: prob[%d] = σ(%g) = %g, want %g", im.name, i, pre[i], gotP[i], wantP[i])
-				}
-				if math.Abs(float64(u[i]-wantP[i])) > 1e-6 && gotS[i] != wantS[i] {
-					t.Fatalf("%s sigmoidBernoulli: state[%d] = %g, want %g (u %g, p %g)", im.name, i, gotS[i], wantS[i], u[i], wantP[i])
-				}
-			}
+			wantP, gotS, checkS := checkSigmoidBernoulli(t, r, im, pre, s0, int(id%4), int(seed%4))
 
 			// Bernoulli from the reference's probabilities: bit-exact.
-			s1, s2 = s0, s0
-			bernoulliGeneric(wantS, wantP, &s1)
-			im.bernoulli(gotS, wantP, &s2)
-			checkS(im.name + " bernoulli")
-			if s1 != s2 {
-				t.Fatalf("%s bernoulli n=%d: stream state differs from the reference's", im.name, n)
-			}
-			for i := range wantS {
-				if gotS[i] != wantS[i] {
-					t.Fatalf("%s bernoulli: state[%d] = %g, want %g (p %g)", im.name, i, gotS[i], wantS[i], wantP[i])
-				}
-			}
+			checkBernoulli(t, im, wantP, s0, gotS, checkS)
 		}
 	})
 }

@@ -146,20 +146,28 @@ func TestSumRows(t *testing.T) {
 			if n > 0 && rows*stride < (rows-1)*stride+n {
 				continue
 			}
-			want := make([]float32, n)
-			for i := range want {
-				want[i] = float32(i%7) - 3
-			}
-			got, check := padded(t, r, n, off, uni(0, 0))
-			copy(got, want)
-			sumRowsGeneric(want, m, stride, idx, n)
-			im.sumRows(got, m, stride, idx, n)
-			check(im.name + " sumRows")
-			for i := range want {
-				if !near(got[i], want[i], 1e-5*float32(len(idx)+1)) {
-					t.Fatalf("%s sumRows n=%d rows=%d: out[%d] = %g, want %g", im.name, n, len(idx), i, got[i], want[i])
-				}
-			}
+			checkSumRows(t, r, im, m, stride, idx, n, off)
+		}
+	}
+}
+
+// checkSumRows adds the rows idx of m (n columns, stride apart) to a
+// non-zero output at offset off in a guarded buffer, with the reference
+// and with a tier, and compares the two.
+func checkSumRows(t testing.TB, r *rand.Rand, im *impl, m []float32, stride int, idx []int32, n, off int) {
+	t.Helper()
+	want := make([]float32, n)
+	for i := range want {
+		want[i] = float32(i%7) - 3
+	}
+	got, check := padded(t, r, n, off, uni(0, 0))
+	copy(got, want)
+	sumRowsGeneric(want, m, stride, idx, n)
+	im.sumRows(got, m, stride, idx, n)
+	check(im.name + " sumRows")
+	for i := range want {
+		if !near(got[i], want[i], 1e-5*float32(len(idx)+1)) {
+			t.Fatalf("%s sumRows n=%d stride=%d rows=%v: out[%d] = %g, want %g", im.name, n, stride, idx, i, got[i], want[i])
 		}
 	}
 }
@@ -194,30 +202,39 @@ func TestChanges(t *testing.T) {
 						}
 					}
 					o, on, off := im.changes(got[0][:n], got[1][:n], got[2][:n], ref, s)
-					if o != wo || on != wn || off != wf {
-						t.Fatalf("%s changes n=%d p=%g flip=%g: counts %d %d %d, want %d %d %d", im.name, n, p, pflip, o, on, off, wo, wn, wf)
-					}
-					for k, c := range []int{wo, wn, wf} {
-						for i := 0; i < c; i++ {
-							if got[k][i] != want[k][i] {
-								t.Fatalf("%s changes n=%d list %d: [%d] = %d, want %d", im.name, n, k, i, got[k][i], want[k][i])
-							}
-						}
-						for i := n; i < len(got[k]); i++ {
-							if got[k][i] != -7 {
-								t.Fatalf("%s changes n=%d list %d: wrote past the end", im.name, n, k)
-							}
-						}
-					}
-					for i := range ref {
-						if ref[i] != s[i] {
-							t.Fatalf("%s changes n=%d: ref[%d] = %g, want s = %g", im.name, n, i, ref[i], s[i])
-						}
-					}
+					checkChanges(t, fmt.Sprintf("%s changes n=%d p=%g flip=%g", im.name, n, p, pflip), got, want, [3]int{o, on, off}, [3]int{wo, wn, wf}, ref, s)
 					checkS(im.name + " changes s")
 					checkRef(im.name + " changes ref")
 				}
 			}
+		}
+	}
+}
+
+// checkChanges compares a tier's Changes (lists got, of length n+4 filled
+// with −7 beyond n, and counts) with the reference's, and checks that ref
+// has become s.
+func checkChanges(t testing.TB, what string, got, want [3][]int32, counts, wantCounts [3]int, ref, s []float32) {
+	t.Helper()
+	if counts != wantCounts {
+		t.Fatalf("%s: counts %v, want %v", what, counts, wantCounts)
+	}
+	n := len(s)
+	for k, c := range wantCounts {
+		for i := 0; i < c; i++ {
+			if got[k][i] != want[k][i] {
+				t.Fatalf("%s: list %d [%d] = %d, want %d", what, k, i, got[k][i], want[k][i])
+			}
+		}
+		for i := n; i < len(got[k]); i++ {
+			if got[k][i] != -7 {
+				t.Fatalf("%s: list %d written past its end", what, k)
+			}
+		}
+	}
+	for i := range ref {
+		if ref[i] != s[i] {
+			t.Fatalf("%s: ref[%d] = %g, want s = %g", what, i, ref[i], s[i])
 		}
 	}
 }
@@ -345,21 +362,28 @@ func TestBernoulli(t *testing.T) {
 					p[i] = 1
 				}
 			}
-			s1 := NewStream(uint64(n), 77)
-			s2 := s1
-			want := make([]float32, n)
-			bernoulliGeneric(want, p, &s1)
 			got, check := padded(t, r, n, (n+3)%4, uni(0, 0))
-			im.bernoulli(got, p, &s2)
-			check(im.name + " bernoulli")
-			if s1 != s2 {
-				t.Fatalf("%s bernoulli n=%d: stream state differs from the generic code's", im.name, n)
-			}
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("%s bernoulli n=%d: state[%d] = %g, want %g (p %g)", im.name, n, i, got[i], want[i], p[i])
-				}
-			}
+			checkBernoulli(t, im, p, NewStream(uint64(n), 77), got, check)
+		}
+	}
+}
+
+// checkBernoulli samples p with the reference and with a tier (into got,
+// whose guards check checks) from stream s0 and requires the same states,
+// bit for bit, and the same stream state after.
+func checkBernoulli(t testing.TB, im *impl, p []float32, s0 Stream, got []float32, check func(string)) {
+	t.Helper()
+	s1, s2 := s0, s0
+	want := make([]float32, len(p))
+	bernoulliGeneric(want, p, &s1)
+	im.bernoulli(got, p, &s2)
+	check(im.name + " bernoulli")
+	if s1 != s2 {
+		t.Fatalf("%s bernoulli n=%d: stream state differs from the reference's", im.name, len(p))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s bernoulli n=%d: state[%d] = %g, want %g (p %g)", im.name, len(p), i, got[i], want[i], p[i])
 		}
 	}
 }
@@ -374,30 +398,7 @@ func TestSigmoidBernoulli(t *testing.T) {
 					pre[i] = specialInputs[r.IntN(len(specialInputs))]
 				}
 			}
-			s1 := NewStream(uint64(n), 78)
-			s2, s3 := s1, s1
-			u := make([]float32, n)
-			s3.Uniforms(u)
-			wantP, wantS := make([]float32, n), make([]float32, n)
-			sigmoidBernoulliGeneric(wantP, wantS, pre, &s1)
-			gotP, checkP := padded(t, r, n, (n+1)%4, uni(0, 0))
-			gotS, checkS := padded(t, r, n, (n+2)%4, uni(0, 0))
-			im.sigmoidBernoulli(gotP, gotS, pre, &s2)
-			checkP(im.name + " sigmoidBernoulli prob")
-			checkS(im.name + " sigmoidBernoulli state")
-			if s1 != s2 {
-				t.Fatalf("%s sigmoidBernoulli n=%d: stream state differs", im.name, n)
-			}
-			for i := range wantP {
-				if !near(gotP[i], wantP[i], 1e-6*wantP[i]+3e-45) {
-					t.Fatalf("%s sigmoidBernoulli: prob[%d] = σ(%g) = %g, want %g", im.name, i, pre[i], gotP[i], wantP[i])
-				}
-				// Compare sampled bits only where the draw is not within
-				// 1e-6 of the probability (rounding may decide those).
-				if math.Abs(float64(u[i]-wantP[i])) > 1e-6 && gotS[i] != wantS[i] {
-					t.Fatalf("%s sigmoidBernoulli: state[%d] = %g, want %g (u %g, p %g)", im.name, i, gotS[i], wantS[i], u[i], wantP[i])
-				}
-			}
+			wantP, gotS, _ := checkSigmoidBernoulli(t, r, im, pre, NewStream(uint64(n), 78), (n+1)%4, (n+2)%4)
 			// prob aliasing pre.
 			cp := append([]float32(nil), pre...)
 			s4 := NewStream(uint64(n), 78)
@@ -409,6 +410,41 @@ func TestSigmoidBernoulli(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkSigmoidBernoulli runs the reference's and a tier's fused sigmoid +
+// sampling on pre from stream s0 (outputs at offsets offP and offS in
+// guarded buffers) and compares them: the same stream state after,
+// probabilities within 1e-6 relative, and sampled bits equal wherever the
+// draw is not within 1e-6 of the probability (rounding may decide those).
+// It returns the reference's probabilities, the tier's states and the
+// states' guard check.
+func checkSigmoidBernoulli(t testing.TB, r *rand.Rand, im *impl, pre []float32, s0 Stream, offP, offS int) (wantP, gotS []float32, checkS func(string)) {
+	t.Helper()
+	n := len(pre)
+	u := make([]float32, n)
+	su, s1, s2 := s0, s0, s0
+	su.Uniforms(u)
+	wantP = make([]float32, n)
+	wantS := make([]float32, n)
+	sigmoidBernoulliGeneric(wantP, wantS, pre, &s1)
+	gotP, checkP := padded(t, r, n, offP, uni(0, 0))
+	gotS, checkS = padded(t, r, n, offS, uni(0, 0))
+	im.sigmoidBernoulli(gotP, gotS, pre, &s2)
+	checkP(im.name + " sigmoidBernoulli prob")
+	checkS(im.name + " sigmoidBernoulli state")
+	if s1 != s2 {
+		t.Fatalf("%s sigmoidBernoulli n=%d: stream state differs from the reference's", im.name, n)
+	}
+	for i := range wantP {
+		if !near(gotP[i], wantP[i], 1e-6*wantP[i]+3e-45) {
+			t.Fatalf("%s sigmoidBernoulli: prob[%d] = σ(%g) = %g, want %g", im.name, i, pre[i], gotP[i], wantP[i])
+		}
+		if math.Abs(float64(u[i]-wantP[i])) > 1e-6 && gotS[i] != wantS[i] {
+			t.Fatalf("%s sigmoidBernoulli: state[%d] = %g, want %g (u %g, p %g)", im.name, i, gotS[i], wantS[i], u[i], wantP[i])
+		}
+	}
+	return wantP, gotS, checkS
 }
 
 func TestAddRowsAxpy(t *testing.T) {
