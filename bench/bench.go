@@ -5,7 +5,8 @@
 //
 // Names:
 //
-//	kernel/<kernel>/<tier>/<shape>   GFLOP/s or GB/s (tier "gonum": gonum's BLAS Sgemm)
+//	kernel/<kernel>/<tier>/<shape>   GFLOP/s or GB/s (tier "gonum": gonum's BLAS Sgemm;
+//	                                 kernel/copy/go: Go's copy, the fused update's reference)
 //	epoch/mnist-ncg, epoch/mnist-dense, epoch/mnist-ncg/workers1   s per 60,000-sample epoch
 //	ais/mnist-h500                   s for AIS (100 runs, 14,500 intervals) on the CD-25 reference model
 //	exact/logz-2^20                  s for the exact log Z of X = 784, H = 20
@@ -97,13 +98,13 @@ func binarySlice(r *rand.Rand, n int, p float64) []float32 {
 	return s
 }
 
-// kernelCase makes a case that runs f under tier ("gonum": no tier) with
+// kernelCase makes a case that runs f under tier ("gonum", "go": no tier) with
 // testing.Benchmark and reports work per second: flops (GFLOP/s) or bytes
 // (GB/s) per call.
 func kernelCase(name, tier string, work float64, unit string, f func()) Case {
 	return Case{Name: name, Unit: unit, Count: 5, Run: func() (float64, error) {
 		initTesting.Do(testing.Init)
-		if tier != "gonum" {
+		if tier != "gonum" && tier != "go" {
 			restore, err := kernel.UseTier(tier)
 			if err != nil {
 				return 0, err
@@ -192,6 +193,10 @@ func Kernels() []Case {
 	nn := benchX * benchH
 	w, ap, a, c := randSlice(r, nn, -1, 1), randSlice(r, nn, 0, 1), binarySlice(r, nn, 0.5), make([]float32, nn)
 	gg := make([]float32, nn)
+	// The update's reference: a copy of the same number of bytes read and
+	// written (NCG reads w, a′, a, g and writes w, a′, a, c, g: 9 arrays).
+	big, bigDst := make([]float32, 9*nn/2), make([]float32, 9*nn/2)
+	cs = append(cs, kernelCase("kernel/copy/go/x784-h500", "go", float64(4*9*nn), "GB/s", func() { copy(bigDst, big) }))
 	for _, t := range tiers {
 		cs = append(cs, kernelCase("kernel/updatencg/"+t+"/x784-h500", t, float64(4*9*nn), "GB/s", func() {
 			kernel.UpdateNCG(w, ap, a, c, gg, 1e-4, 1e-4, 0.5)

@@ -18,11 +18,14 @@ func init() {
 	commands["bench"] = command{"the standard benchmarks: kernels per tier, MNIST epochs, AIS, exact log Z", runBench}
 }
 
-// benchEntry is one line of -json.
+// benchEntry is one line of -json: a case's median, or a target computed
+// from the medians (name target/…, with its goal and whether it was met).
 type benchEntry struct {
 	Name  string  `json:"name"`
 	Value float64 `json:"value"`
 	Unit  string  `json:"unit"`
+	Goal  string  `json:"goal,omitempty"`
+	Met   *bool   `json:"met,omitempty"`
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
@@ -87,6 +90,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%-*s  %10s  %-7s  %s\n", width, "benchmark", "median", "unit", "n")
 	}
 	entries := []benchEntry{}
+	medians := map[string]float64{}
 	for _, c := range cases {
 		if ctx.Err() != nil {
 			return errInterrupted
@@ -115,7 +119,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: %w", c.Name, runErr)
 		}
 		med := median(vals)
-		entries = append(entries, benchEntry{c.Name, med, c.Unit})
+		medians[c.Name] = med
+		entries = append(entries, benchEntry{Name: c.Name, Value: med, Unit: c.Unit})
 		if progress != nil && *asJSON {
 			fmt.Fprintf(progress, "%s %.4g %s\n", c.Name, med, c.Unit)
 		}
@@ -123,10 +128,44 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "%-*s  %10.4g  %-7s  %d\n", width, c.Name, med, c.Unit, len(vals))
 		}
 	}
+	targets := bench.Targets(medians, kernel.Tier())
 	if *asJSON {
+		for _, t := range targets {
+			e := benchEntry{Name: t.Key, Value: t.Value, Unit: t.Unit, Goal: t.Goal}
+			if t.Goal != "" {
+				e.Met = &t.Met
+			}
+			entries = append(entries, e)
+		}
 		return printJSON(stdout, entries)
 	}
+	printTargets(stdout, targets)
 	return nil
+}
+
+// printTargets prints the targets that this run's cases allow computing:
+// ratios of medians taken in the same run, so they compare like with like
+// on a machine whose speed drifts between runs.
+func printTargets(w io.Writer, ts []bench.Target) {
+	if len(ts) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\ntargets (from the medians above; kernel tier %s):\n", kernel.Tier())
+	width := 0
+	for _, t := range ts {
+		width = max(width, len([]rune(t.Name)))
+	}
+	for _, t := range ts {
+		verdict := "(for context: what this machine gives)"
+		if t.Goal != "" {
+			verdict = "goal " + t.Goal + ": not met"
+			if t.Met {
+				verdict = "goal " + t.Goal + ": met"
+			}
+		}
+		pad := width - len([]rune(t.Name))
+		fmt.Fprintf(w, "  %s%*s  %8.3g %-7s  %s\n", t.Name, pad, "", t.Value, t.Unit, verdict)
+	}
 }
 
 func median(v []float64) float64 {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"math"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -15,6 +17,8 @@ func TestBenchSigmoidJSON(t *testing.T) {
 		Name  string
 		Value float64
 		Unit  string
+		Goal  string
+		Met   *bool
 	}
 	if err := json.Unmarshal([]byte(out), &entries); err != nil {
 		t.Fatalf("not a JSON array: %v\n%s", err, out)
@@ -22,10 +26,31 @@ func TestBenchSigmoidJSON(t *testing.T) {
 	if len(entries) == 0 {
 		t.Fatal("no entries")
 	}
+	// The binary's tier (built without this test's build tags).
+	ver, _, _ := ncgbench(t, t.TempDir(), "version")
+	m := regexp.MustCompile(`kernel tier (\w+)`).FindStringSubmatch(ver)
+	if m == nil {
+		t.Fatalf("no kernel tier in %q", ver)
+	}
+	medians := map[string]float64{}
+	target := false
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name, "kernel/sigmoid/") || e.Value <= 0 || e.Unit != "GB/s" {
+		switch {
+		case e.Name == "target/sigmoid-vs-generic":
+			// The sigmoid's target: this run's tier against the generic code.
+			target = true
+			want := medians["kernel/sigmoid/"+m[1]+"/n32000"] / medians["kernel/sigmoid/generic/n32000"]
+			if e.Unit != "×" || e.Goal != "≥ 8 ×" || e.Met == nil || *e.Met != (e.Value >= 8) || math.Abs(e.Value-want) > 1e-9*want {
+				t.Errorf("target %+v (met %v), want value %v", e, e.Met != nil && *e.Met, want)
+			}
+		case strings.HasPrefix(e.Name, "kernel/sigmoid/") && e.Value > 0 && e.Unit == "GB/s" && e.Met == nil:
+			medians[e.Name] = e.Value
+		default:
 			t.Errorf("entry %+v", e)
 		}
+	}
+	if !target {
+		t.Error("no target/sigmoid-vs-generic entry")
 	}
 }
 
@@ -39,6 +64,18 @@ func TestBenchTableAndErrors(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+	// No target needs only these cases: no targets section.
+	if strings.Contains(out, "targets") {
+		t.Errorf("targets without their cases:\n%s", out)
+	}
+	out, errb, code = ncgbench(t, dir, "bench", "-run", "kernel/(copy|updatencg)/", "-count", "1", "-benchtime", "10ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	re := regexp.MustCompile(`(?m)^  fused NCG update time vs a copy of the same bytes +[0-9.e+-]+ × +goal ≤ 1.5 ×: (not )?met$`)
+	if !strings.Contains(out, "\ntargets (from the medians above; kernel tier ") || !re.MatchString(out) {
+		t.Errorf("no update-vs-copy target line:\n%s", out)
 	}
 	// The MNIST cases skip with a note when the data directory is empty.
 	_, errb, code = ncgbench(t, dir, "bench", "-run", "epoch/mnist-dense", "-data-dir", dir)

@@ -1,0 +1,93 @@
+package bench
+
+import "fmt"
+
+// A Target is one of the project's speed targets, computed from the medians
+// of a single run: a ratio of two cases measured minutes apart on the same
+// machine, which is how a shared, noisy machine can be compared at all.
+type Target struct {
+	Name  string  // what is compared, for people
+	Key   string  // a stable name for machines: target/<what>[/<shape>]
+	Value float64 // the ratio, or the case's own value
+	Unit  string  // "×", "s" or "GFLOP/s"
+	// Goal is the target ("≥ 4×"); empty for a ratio shown for context
+	// (what the machine itself gives two cores), which Met leaves false.
+	Goal string
+	Met  bool
+}
+
+// targetRule computes Value = num / den (or num alone when den is empty)
+// and compares it with atLeast or atMost (0: no bound).
+type targetRule struct {
+	name, key, num, den, unit string
+	atLeast, atMost           float64
+}
+
+// targetRules lists the targets of the kernel and engine issues for the
+// kernel tier in use.
+func targetRules(tier string) []targetRule {
+	var rs []targetRule
+	for _, nc := range []int{8, 16, 64} {
+		shape := fmt.Sprintf("x%d-h%d-c%d", benchX, benchH, nc)
+		dense := "kernel/dense/" + tier + "/" + shape
+		rs = append(rs,
+			targetRule{name: fmt.Sprintf("dense block product vs gonum Sgemm on 2 cores, %d chains", nc),
+				key: "target/dense-vs-gonum/c" + fmt.Sprint(nc), num: dense, den: "kernel/dense/gonum/" + shape, unit: "×", atLeast: 8},
+			targetRule{name: fmt.Sprintf("dense block product on one core, %d chains", nc),
+				key: "target/dense-gflops/c" + fmt.Sprint(nc), num: dense, unit: "GFLOP/s", atLeast: 100},
+			targetRule{name: fmt.Sprintf("binary-state product (13%% ones) vs the dense form, %d chains", nc),
+				key: "target/binary-vs-dense/c" + fmt.Sprint(nc), num: "kernel/binary13/" + tier + "/" + shape, den: dense, unit: "×", atLeast: 4},
+		)
+	}
+	for _, k := range []string{"sigmoid", "bernoulli"} {
+		rs = append(rs, targetRule{name: k + " vs the generic Go code", key: "target/" + k + "-vs-generic",
+			num: "kernel/" + k + "/" + tier + "/n32000", den: "kernel/" + k + "/generic/n32000", unit: "×", atLeast: 8})
+	}
+	// Both cases report GB/s over the same bytes, so copy ÷ update is the
+	// update's time over the copy's.
+	rs = append(rs,
+		targetRule{name: "fused NCG update time vs a copy of the same bytes", key: "target/update-vs-copy",
+			num: "kernel/copy/go/x784-h500", den: "kernel/updatencg/" + tier + "/x784-h500", unit: "×", atMost: 1.5},
+		targetRule{name: "MNIST NCG epoch (paper configuration)", key: "target/epoch",
+			num: "epoch/mnist-ncg", unit: "s", atMost: 1.5},
+		targetRule{name: "MNIST NCG epoch, all workers vs 1 worker", key: "target/epoch-workers",
+			num: "epoch/mnist-ncg/workers1", den: "epoch/mnist-ncg", unit: "×", atLeast: 1.8},
+		targetRule{name: "AIS, 14,500 intervals × 100 runs, CD-25 model", key: "target/ais",
+			num: "ais/mnist-h500", unit: "s", atMost: 5},
+		targetRule{name: "machine: compute-bound work, 2 goroutines vs 1", key: "target/machine-compute",
+			num: "machine/compute/goroutines2", den: "machine/compute/goroutines1", unit: "×"},
+		targetRule{name: "machine: memory-bound work, 2 goroutines vs 1", key: "target/machine-stream",
+			num: "machine/stream/goroutines2", den: "machine/stream/goroutines1", unit: "×"},
+	)
+	return rs
+}
+
+// Targets returns the targets whose cases are all in results (case name →
+// median of this run), for the kernel tier tier, in a fixed order.
+func Targets(results map[string]float64, tier string) []Target {
+	var ts []Target
+	for _, r := range targetRules(tier) {
+		v, ok := results[r.num]
+		if !ok {
+			continue
+		}
+		if r.den != "" {
+			d, ok := results[r.den]
+			if !ok || !(d > 0) {
+				continue
+			}
+			v /= d
+		}
+		t := Target{Name: r.name, Key: r.key, Value: v, Unit: r.unit}
+		switch {
+		case r.atLeast > 0:
+			t.Goal = fmt.Sprintf("≥ %g %s", r.atLeast, r.unit)
+			t.Met = v >= r.atLeast
+		case r.atMost > 0:
+			t.Goal = fmt.Sprintf("≤ %g %s", r.atMost, r.unit)
+			t.Met = v <= r.atMost
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}

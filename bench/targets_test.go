@@ -1,0 +1,63 @@
+package bench
+
+import (
+	"math"
+	"testing"
+)
+
+func TestTargets(t *testing.T) {
+	res := map[string]float64{
+		"kernel/dense/gonum/x784-h500-c8":     20,
+		"kernel/dense/avx512/x784-h500-c8":    160, // 8× gonum: met exactly at the bound
+		"kernel/binary13/avx512/x784-h500-c8": 480, // 3× dense: not met
+		"kernel/sigmoid/avx512/n32000":        20,
+		"kernel/sigmoid/generic/n32000":       0.5, // 40×
+		"kernel/bernoulli/avx512/n32000":      30, // no generic case: no target
+		"kernel/copy/go/x784-h500":            120,
+		"kernel/updatencg/avx512/x784-h500":   60, // twice the copy's time: not met
+		"epoch/mnist-ncg":                     1.5,
+		"epoch/mnist-ncg/workers1":            2.4, // 1.6×
+		"machine/compute/goroutines1":         200,
+		"machine/compute/goroutines2":         356,
+	}
+	got := map[string]Target{}
+	for _, tg := range Targets(res, "avx512") {
+		if _, dup := got[tg.Key]; dup {
+			t.Errorf("duplicate target %s", tg.Key)
+		}
+		got[tg.Key] = tg
+	}
+	want := []struct {
+		key   string
+		value float64
+		goal  string
+		met   bool
+	}{
+		{"target/dense-vs-gonum/c8", 8, "≥ 8 ×", true},
+		{"target/dense-gflops/c8", 160, "≥ 100 GFLOP/s", true},
+		{"target/binary-vs-dense/c8", 3, "≥ 4 ×", false},
+		{"target/sigmoid-vs-generic", 40, "≥ 8 ×", true},
+		{"target/update-vs-copy", 2, "≤ 1.5 ×", false},
+		{"target/epoch", 1.5, "≤ 1.5 s", true},
+		{"target/epoch-workers", 1.6, "≥ 1.8 ×", false},
+		{"target/machine-compute", 1.78, "", false},
+	}
+	for _, w := range want {
+		g, ok := got[w.key]
+		if !ok {
+			t.Errorf("no target %s", w.key)
+			continue
+		}
+		if math.Abs(g.Value-w.value) > 1e-9 || g.Goal != w.goal || g.Met != w.met || g.Name == "" {
+			t.Errorf("%s = %+v, want value %v, goal %q, met %v", w.key, g, w.value, w.goal, w.met)
+		}
+		delete(got, w.key)
+	}
+	// Targets whose cases did not run are left out, not reported as 0 or NaN.
+	for k, g := range got {
+		t.Errorf("unexpected target %s: %+v", k, g)
+	}
+	if ts := Targets(map[string]float64{"epoch/mnist-ncg/workers1": 3, "epoch/mnist-ncg": 0}, "avx2"); len(ts) != 1 || ts[0].Key != "target/epoch" {
+		t.Errorf("a zero denominator must drop its ratio: %+v", ts)
+	}
+}
