@@ -36,11 +36,17 @@ type checkpointHeader struct {
 	Config  Config `json:"config"`
 	X, D, H int
 	Classes int
-	DataN   int    `json:"data_n"`
-	Epoch   int    `json:"epoch"`
-	Batch   int    `json:"batch"`
-	PCDInit bool   `json:"pcd_init"`
-	Tier    string `json:"kernel_tier"` // informational: results are exact only within a tier
+	DataN   int `json:"data_n"`
+	Epoch   int `json:"epoch"`
+	Batch   int `json:"batch"`
+	// The current epoch's summed reconstruction error and seconds over its
+	// first Batch minibatches. Checkpoints written before these fields
+	// existed lack them; a run resumed from one mid-epoch reports that
+	// epoch's reconstruction error over the minibatches it ran itself.
+	EpochRecon   *float64 `json:"epoch_recon,omitempty"`
+	EpochSeconds float64  `json:"epoch_seconds,omitempty"`
+	PCDInit      bool     `json:"pcd_init"`
+	Tier         string   `json:"kernel_tier"` // informational: results are exact only within a tier
 }
 
 // SaveCheckpoint writes the run's state to path atomically (a temporary
@@ -51,7 +57,8 @@ func (t *Trainer) SaveCheckpoint(path string) error {
 	put := func(v any) { _ = binary.Write(&buf, binary.LittleEndian, v) }
 	put(uint32(ckptVersion))
 	hdr, err := json.Marshal(checkpointHeader{Config: t.cfg, X: t.m.X, D: t.m.D, H: t.m.H, Classes: t.data.Classes,
-		DataN: t.data.N, Epoch: t.epoch, Batch: t.batch, PCDInit: t.pcdInit, Tier: kernel.Tier()})
+		DataN: t.data.N, Epoch: t.epoch, Batch: t.batch, EpochRecon: &t.epochRecon, EpochSeconds: t.epochSeconds,
+		PCDInit: t.pcdInit, Tier: kernel.Tier()})
 	if err != nil {
 		return err
 	}
@@ -135,7 +142,17 @@ func decodeCheckpoint(b []byte, d *Data) (*Trainer, error) {
 	if h.X != d.D+d.Classes || h.H != h.Config.Hidden {
 		return nil, errors.New("header shape disagrees with its configuration")
 	}
-	t := &Trainer{cfg: h.Config, data: d, m: newModel(h.X, h.D, h.H, h.Config.Method == NCG), epoch: h.Epoch, batch: h.Batch, pcdInit: h.PCDInit}
+	if h.Epoch < 0 || h.Batch < 0 || h.EpochSeconds < 0 || math.IsNaN(h.EpochSeconds) ||
+		(h.EpochRecon != nil && (*h.EpochRecon < 0 || math.IsNaN(*h.EpochRecon) || math.IsInf(*h.EpochRecon, 0))) {
+		return nil, errors.New("header has a negative or non-finite position or epoch total")
+	}
+	t := &Trainer{cfg: h.Config, data: d, m: newModel(h.X, h.D, h.H, h.Config.Method == NCG), epoch: h.Epoch, batch: h.Batch, pcdInit: h.PCDInit,
+		epochSeconds: h.EpochSeconds}
+	if h.EpochRecon != nil {
+		t.epochRecon = *h.EpochRecon
+	} else {
+		t.reconFrom = h.Batch
+	}
 	t.alloc()
 	for _, a := range t.arrays() {
 		if err := binary.Read(r, binary.LittleEndian, a); err != nil {

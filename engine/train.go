@@ -81,11 +81,19 @@ type Trainer struct {
 	data *Data
 	m    *Model
 
-	epoch   int // completed epochs
-	batch   int // completed minibatches of the current epoch
-	streams []kernel.Stream
-	pcd     []float32 // persistent chain states (Batch×X), PCD only
-	pcdInit bool
+	epoch int // completed epochs
+	batch int // completed minibatches of the current epoch
+	// The current epoch's summed reconstruction error and training seconds
+	// over its completed minibatches: a checkpoint taken mid-epoch carries
+	// them, so the record of a resumed epoch is the uninterrupted one's
+	// (and its seconds leave out only the time the run was stopped).
+	epochRecon, epochSeconds float64
+	// reconFrom is the first minibatch epochRecon covers: 0, or the resume
+	// position of a checkpoint too old to carry epochRecon.
+	reconFrom int
+	streams   []kernel.Stream
+	pcd       []float32 // persistent chain states (Batch×X), PCD only
+	pcdInit   bool
 
 	// Scratch, sized once (no allocation per minibatch).
 	perm                []int32
@@ -248,9 +256,9 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 	t.shuffle(t.epoch)
 	n, bs := t.data.N, t.cfg.Batch
 	batches := (n + bs - 1) / bs
-	var recon float64
 	for t.batch < batches {
 		if err := ctx.Err(); err != nil {
+			t.epochSeconds += time.Since(start).Seconds()
 			return Record{}, fmt.Errorf("training stopped at epoch %d, minibatch %d: %w", t.epoch+1, t.batch, err)
 		}
 		lo := t.batch * bs
@@ -258,7 +266,7 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 		if err != nil {
 			return Record{}, err
 		}
-		recon += r
+		t.epochRecon += r
 		t.batch++
 		if t.afterBatch != nil {
 			t.afterBatch()
@@ -273,8 +281,9 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 	}
 	t.epoch++
 	t.batch = 0
-	rec := Record{Epoch: t.epoch, Seconds: time.Since(start).Seconds(), Connectivity: t.m.Connectivity()}
-	rec.ReconError = recon / float64(n*t.m.D)
+	rec := Record{Epoch: t.epoch, Seconds: t.epochSeconds + time.Since(start).Seconds(), Connectivity: t.m.Connectivity()}
+	rec.ReconError = t.epochRecon / float64((n-min(t.reconFrom*bs, n))*t.m.D)
+	t.epochRecon, t.epochSeconds, t.reconFrom = 0, 0, 0
 	return rec, nil
 }
 
