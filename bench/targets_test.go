@@ -12,7 +12,7 @@ func TestTargets(t *testing.T) {
 		"kernel/binary13/avx512/x784-h500-c8": 480, // 3× dense: not met
 		"kernel/sigmoid/avx512/n32000":        20,
 		"kernel/sigmoid/generic/n32000":       0.5, // 40×
-		"kernel/bernoulli/avx512/n32000":      30, // no generic case: no target
+		"kernel/bernoulli/avx512/n32000":      30,  // no generic case: no target
 		"kernel/copy/go/x784-h500":            120,
 		"kernel/updatencg/avx512/x784-h500":   60, // twice the copy's time: not met
 		"epoch/mnist-ncg":                     1.5,
