@@ -80,6 +80,18 @@ func Suite(dataDir string) []Case {
 
 const benchH, benchX = 500, 784
 
+// Shape parts of the kernel case names, shared with the target rules.
+var (
+	matShape = fmt.Sprintf("x%d-h%d", benchX, benchH) // an H×X matrix
+	ewShape  = fmt.Sprintf("n%d", ewN)                // an element-wise vector
+)
+
+// ewN is the length of the element-wise kernels' vectors: 64 chains × H.
+const ewN = 64 * benchH
+
+// productShape names a block product of nc chains on the MNIST matrix.
+func productShape(nc int) string { return fmt.Sprintf("%s-c%d", matShape, nc) }
+
 func randSlice(r *rand.Rand, n int, lo, hi float32) []float32 {
 	s := make([]float32, n)
 	for i := range s {
@@ -130,7 +142,7 @@ func Kernels() []Case {
 	m := randSlice(r, benchX*benchH, -1, 1)
 	bias := randSlice(r, benchH, -1, 1)
 	ncs := []int{8, 16, 64}
-	shape := func(nc int) string { return fmt.Sprintf("x%d-h%d-c%d", benchX, benchH, nc) }
+	shape := productShape
 	flops := func(nc int) float64 { return 2.0 * float64(nc*benchX*benchH) }
 	probs := randSlice(r, 64*benchX, 0, 1)
 	states := binarySlice(r, 64*benchX, 0.13)
@@ -160,7 +172,7 @@ func Kernels() []Case {
 			}))
 		}
 	}
-	n := 64 * benchH
+	n := ewN
 	src := randSlice(r, n, -8, 8)
 	dst := make([]float32, n)
 	st := make([]float32, n)
@@ -178,7 +190,7 @@ func Kernels() []Case {
 	}
 	for _, e := range ew {
 		for _, t := range tiers {
-			cs = append(cs, kernelCase(fmt.Sprintf("kernel/%s/%s/n%d", e.name, t, n), t, float64(4*n), "GB/s", e.f))
+			cs = append(cs, kernelCase("kernel/"+e.name+"/"+t+"/"+ewShape, t, float64(4*n), "GB/s", e.f))
 		}
 	}
 	g := make([]float32, benchX*benchH)
@@ -196,14 +208,14 @@ func Kernels() []Case {
 	// The update's reference: a copy of the same number of bytes read and
 	// written (NCG reads w, a′, a, g and writes w, a′, a, c, g: 9 arrays).
 	big, bigDst := make([]float32, 9*nn/2), make([]float32, 9*nn/2)
-	cs = append(cs, kernelCase("kernel/copy/go/x784-h500", "go", float64(4*9*nn), "GB/s", func() { copy(bigDst, big) }))
+	cs = append(cs, kernelCase("kernel/copy/go/"+matShape, "go", float64(4*9*nn), "GB/s", func() { copy(bigDst, big) }))
 	for _, t := range tiers {
-		cs = append(cs, kernelCase("kernel/updatencg/"+t+"/x784-h500", t, float64(4*9*nn), "GB/s", func() {
+		cs = append(cs, kernelCase("kernel/updatencg/"+t+"/"+matShape, t, float64(4*9*nn), "GB/s", func() {
 			kernel.UpdateNCG(w, ap, a, c, gg, 1e-4, 1e-4, 0.5)
 		}))
 	}
 	for _, t := range tiers {
-		cs = append(cs, kernelCase("kernel/transpose/"+t+"/x784-h500", t, float64(4*2*nn), "GB/s", func() {
+		cs = append(cs, kernelCase("kernel/transpose/"+t+"/"+matShape, t, float64(4*2*nn), "GB/s", func() {
 			kernel.Transpose(c, w, benchX, benchH)
 		}))
 	}

@@ -28,7 +28,7 @@ type targetRule struct {
 func targetRules(tier string) []targetRule {
 	var rs []targetRule
 	for _, nc := range []int{8, 16, 64} {
-		shape := fmt.Sprintf("x%d-h%d-c%d", benchX, benchH, nc)
+		shape := productShape(nc)
 		dense := "kernel/dense/" + tier + "/" + shape
 		rs = append(rs,
 			targetRule{name: fmt.Sprintf("dense block product vs gonum Sgemm on 2 cores, %d chains", nc),
@@ -41,13 +41,13 @@ func targetRules(tier string) []targetRule {
 	}
 	for _, k := range []string{"sigmoid", "bernoulli"} {
 		rs = append(rs, targetRule{name: k + " vs the generic Go code", key: "target/" + k + "-vs-generic",
-			num: "kernel/" + k + "/" + tier + "/n32000", den: "kernel/" + k + "/generic/n32000", unit: "×", atLeast: 8})
+			num: "kernel/" + k + "/" + tier + "/" + ewShape, den: "kernel/" + k + "/generic/" + ewShape, unit: "×", atLeast: 8})
 	}
 	// Both cases report GB/s over the same bytes, so copy ÷ update is the
 	// update's time over the copy's.
 	rs = append(rs,
 		targetRule{name: "fused NCG update time vs a copy of the same bytes", key: "target/update-vs-copy",
-			num: "kernel/copy/go/x784-h500", den: "kernel/updatencg/" + tier + "/x784-h500", unit: "×", atMost: 1.5},
+			num: "kernel/copy/go/" + matShape, den: "kernel/updatencg/" + tier + "/" + matShape, unit: "×", atMost: 1.5},
 		targetRule{name: "MNIST NCG epoch (paper configuration)", key: "target/epoch",
 			num: "epoch/mnist-ncg", unit: "s", atMost: 1.5},
 		targetRule{name: "MNIST NCG epoch, all workers vs 1 worker", key: "target/epoch-workers",
