@@ -52,28 +52,34 @@ type checkpointHeader struct {
 // SaveCheckpoint writes the run's state to path atomically (a temporary
 // file in the same directory, fsync, rename).
 func (t *Trainer) SaveCheckpoint(path string) error {
-	var buf bytes.Buffer
-	buf.WriteString(ckptMagic)
-	put := func(v any) { _ = binary.Write(&buf, binary.LittleEndian, v) }
-	put(uint32(ckptVersion))
 	hdr, err := json.Marshal(checkpointHeader{Config: t.cfg, X: t.m.X, D: t.m.D, H: t.m.H, Classes: t.data.Classes,
 		DataN: t.data.N, Epoch: t.epoch, Batch: t.batch, EpochRecon: &t.epochRecon, EpochSeconds: t.epochSeconds,
 		PCDInit: t.pcdInit, Tier: kernel.Tier()})
 	if err != nil {
 		return err
 	}
-	put(uint32(len(hdr)))
-	buf.Write(hdr)
+	var state bytes.Buffer
 	for _, a := range t.arrays() {
-		put(a)
+		_ = binary.Write(&state, binary.LittleEndian, a)
 	}
 	for i := range t.streams {
 		b, _ := t.streams[i].MarshalBinary()
-		buf.Write(b)
+		state.Write(b)
 	}
+	return WriteFileAtomic(path, frameCheckpoint(hdr, state.Bytes()))
+}
+
+// frameCheckpoint lays out a checkpoint file: magic, version, the header's
+// length and JSON, the state, and the SHA-256 of all that.
+func frameCheckpoint(hdr, state []byte) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(ckptMagic)
+	_ = binary.Write(&buf, binary.LittleEndian, uint32(ckptVersion))
+	_ = binary.Write(&buf, binary.LittleEndian, uint32(len(hdr)))
+	buf.Write(hdr)
+	buf.Write(state)
 	sum := sha256.Sum256(buf.Bytes())
-	buf.Write(sum[:])
-	return WriteFileAtomic(path, buf.Bytes())
+	return append(buf.Bytes(), sum[:]...)
 }
 
 // arrays lists the float32 state in file order.

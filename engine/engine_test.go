@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -410,7 +409,11 @@ func TestResumedEpochRecord(t *testing.T) {
 	}
 	delete(hdr, "epoch_recon")
 	old := filepath.Join(dir, "old.ckpt")
-	if err := os.WriteFile(old, joinCheckpoint(t, hdr, rest2), 0o644); err != nil {
+	h, err := json.Marshal(hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, frameCheckpoint(h, rest2), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tr3, err := Resume(old, d, 1)
@@ -452,23 +455,6 @@ func splitCheckpoint(t *testing.T, b []byte) (map[string]json.RawMessage, []byte
 		}
 	}
 	return hdr, body[start+int(n):], partial
-}
-
-// joinCheckpoint writes a checkpoint from a header and the bytes after it.
-func joinCheckpoint(t *testing.T, hdr map[string]json.RawMessage, rest []byte) []byte {
-	t.Helper()
-	h, err := json.Marshal(hdr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	buf.WriteString(ckptMagic)
-	binary.Write(&buf, binary.LittleEndian, uint32(ckptVersion))
-	binary.Write(&buf, binary.LittleEndian, uint32(len(h)))
-	buf.Write(h)
-	buf.Write(rest)
-	sum := sha256.Sum256(buf.Bytes())
-	return append(buf.Bytes(), sum[:]...)
 }
 
 func TestCorruptCheckpoint(t *testing.T) {
