@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/ncg-rbm/ncg/kernel"
 )
@@ -216,13 +218,9 @@ func TestMinibatchMatchesSpec(t *testing.T) {
 			if method == NCG {
 				cmp("A′", got.AP, want.AP, 1e-5)
 			}
-			// The hidden-major copy follows C.
-			for j := 0; j < got.X; j++ {
-				for i := 0; i < got.H; i++ {
-					if got.CH[i*got.X+j] != got.C[j*got.H+i] {
-						t.Fatalf("CH is not the transpose of C at (%d, %d)", i, j)
-					}
-				}
+			// The copies the products read follow C.
+			if msg := copiesFollowC(got); msg != "" {
+				t.Fatal(msg)
 			}
 		}
 	}
@@ -256,16 +254,39 @@ func train(t *testing.T, cfg Config, d *Data) *Model {
 		t.Fatal(err)
 	}
 	m := tr.Model()
-	// The down pass reads the hidden-major copy, which each row task
-	// refreshes: it must be C transposed after every minibatch.
+	if msg := copiesFollowC(m); msg != "" {
+		t.Fatal(msg)
+	}
+	return m
+}
+
+// copiesFollowC checks the copies of C the products read, which each row
+// task refreshes: the down pass's hidden-major CH must be C transposed, and
+// the up pass's cp must hold C's rows cpStride() apart, 64-byte aligned,
+// with zero padding. It returns the first difference, or "".
+func copiesFollowC(m *Model) string {
+	ld := m.cpStride()
+	if len(m.cp) != m.X*ld {
+		return fmt.Sprintf("cp has length %d, want %d·%d", len(m.cp), m.X, ld)
+	}
+	if p := uintptr(unsafe.Pointer(&m.cp[0])); p%64 != 0 {
+		return fmt.Sprintf("cp starts at %#x, not on a 64-byte boundary", p)
+	}
 	for i := 0; i < m.X; i++ {
-		for j := 0; j < m.H; j++ {
-			if a, b := m.CH[j*m.X+i], m.C[i*m.H+j]; a != b {
-				t.Fatalf("CH[%d,%d] = %v, C[%d,%d] = %v", j, i, a, i, j, b)
+		for j := 0; j < ld; j++ {
+			want := float32(0)
+			if j < m.H {
+				want = m.C[i*m.H+j]
+				if a := m.CH[j*m.X+i]; a != want {
+					return fmt.Sprintf("CH[%d,%d] = %v, C[%d,%d] = %v", j, i, a, i, j, want)
+				}
+			}
+			if a := m.cp[i*ld+j]; a != want {
+				return fmt.Sprintf("cp[%d,%d] = %v, want %v", i, j, a, want)
 			}
 		}
 	}
-	return m
+	return ""
 }
 
 func TestSameResultAnyWorkers(t *testing.T) {
@@ -754,8 +775,8 @@ func TestSweep(t *testing.T) {
 // (no fused multiply-add product), every parameter is the same in every
 // bit, with and without labels and PCD, across SET's rewirings.
 func TestSparseMatchesDense(t *testing.T) {
-	defer func(v float64) { kernel.DenseThreshold = v }(kernel.DenseThreshold)
-	kernel.DenseThreshold = 2
+	defer func(v, b float64) { kernel.DenseThreshold, kernel.DenseThresholdBlocked = v, b }(kernel.DenseThreshold, kernel.DenseThresholdBlocked)
+	kernel.DenseThreshold, kernel.DenseThresholdBlocked = 2, 2
 	for _, classes := range []int{0, 3} {
 		d := randomData(9, 157, 40, classes)
 		for _, cfg := range sparseConfigs() {

@@ -13,8 +13,10 @@ import "github.com/ncg-rbm/ncg/kernel"
 // Both forms add the same terms in the same order (a dense sum adds zeros
 // where the mask is 0, which changes no sum) and update each row with the
 // same kernel, so they give the same parameters whenever the dense form
-// sums rows too; it switches to a fused multiply-add product above
-// kernel.DenseThreshold ones (see TestSparseMatchesDense).
+// sums rows too; its down pass switches to a fused multiply-add product
+// above kernel.DenseThreshold (DenseThresholdBlocked on AVX-512) ones,
+// while its up pass, on padded rows, always sums them (see
+// TestSparseMatchesDense).
 const SparseDensity = 0.1
 
 // sparseRows is a compressed-row copy of the acting weights C, in one
@@ -122,7 +124,7 @@ type weights struct {
 // rows named by each chain's ones, whose lists it writes to idx/counts.
 func (w weights) affineBinary(out, bias, in []float32, nc, nin, nout int, idx, counts []int32) {
 	if w.sp == nil {
-		kernel.AffineBinary(out, bias, in, w.m, nc, nin, nout, idx, counts)
+		kernel.AffineBinaryStride(out, bias, in, w.m, w.stride, nc, nin, nout, idx, counts)
 		return
 	}
 	for c := 0; c < nc; c++ {
@@ -167,11 +169,11 @@ func (w weights) flipRows(out []float32, on, off []int32, tmp []float32) {
 // the dense path's own update kernel on the row (UpdateDense for a label
 // row, else UpdateMasked), so that the rounding is the same on every tier
 // (some tiers fuse α·G + W). The row's new weights are copied to the
-// hidden-major copy CH and to both compressed orientations. It reports
-// whether every new weight is finite.
+// hidden-major copy CH, the padded copy and both compressed orientations.
+// It reports whether every new weight is finite.
 func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, g []float32) bool {
 	m, s := t.m, t.sp
-	h := m.H
+	h, ld := m.H, m.cpStride()
 	lo, hi := s.vis.ptr[j], s.vis.ptr[j+1]
 	for _, i := range s.vis.col[lo:hi] {
 		var v float32
@@ -191,6 +193,7 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, g []float3
 		i := int(s.vis.col[k])
 		w := m.C[row+i]
 		m.CH[i*m.X+j] = w
+		m.cp[j*ld+i] = w
 		s.vis.val[k], s.hid.val[s.toHid[k]] = w, w
 	}
 	return ok

@@ -127,7 +127,7 @@ type Trainer struct {
 	// otherwise), rebuilt when spStale (at the start and after a rewiring).
 	sp         *sparseModel
 	spStale    bool
-	up, down   weights // the products' matrices: C (up), CH (down)
+	up, down   weights // the products' matrices: C padded (up), CH (down)
 	afterBatch func()  // test hook
 }
 
@@ -327,7 +327,10 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 			t.pcdInit = true
 		}
 	}
-	t.up, t.down = weights{m: m.C, stride: m.H}, weights{m: m.CH, stride: x}
+	if len(m.cp) != x*m.cpStride() {
+		m.padC(0, x) // before the workers update its rows
+	}
+	t.up, t.down = weights{m: m.cp, stride: m.cpStride()}, weights{m: m.CH, stride: x}
 	if t.sp != nil {
 		if t.spStale {
 			t.sp.build(m)
@@ -557,11 +560,12 @@ func (t *Trainer) rowTask(k int) {
 	}
 	t.rowOK[k] = ok
 
-	// Refresh this chunk's columns of the hidden-major copy CH while its
-	// rows of C are in cache (16 floats a hidden unit: one cache line). A
-	// serial transpose of all of C after the update took 15% of an epoch on
-	// two workers.
+	// Refresh this chunk's columns of the hidden-major copy CH, and its rows
+	// of the padded copy, while its rows of C are in cache (16 floats a
+	// hidden unit: one cache line). A serial transpose of all of C after the
+	// update took 15% of an epoch on two workers.
 	kernel.TransposeStrided(m.CH[j0:], x, m.C[j0*h:j1*h], h, j1-j0, h)
+	m.padC(j0, j1)
 }
 
 // Batch returns the number of completed minibatches of the current epoch

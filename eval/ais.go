@@ -3,7 +3,6 @@ package eval
 import (
 	"fmt"
 	"math"
-	"unsafe"
 
 	"github.com/ncg-rbm/ncg/kernel"
 )
@@ -215,9 +214,7 @@ func padStride(n int) int { return (n + 15) &^ 15 }
 // padRows returns m (rows×cols) copied into rows of the given stride, in a
 // slice whose first element is 64-byte aligned; the padding is zero.
 func padRows(m []float32, rows, cols, stride int) []float32 {
-	buf := make([]float32, rows*stride+16)
-	off := int((64 - uintptr(unsafe.Pointer(&buf[0]))%64) % 64 / 4)
-	out := buf[off : off+rows*stride]
+	out := kernel.Aligned(rows * stride)
 	for i := 0; i < rows; i++ {
 		copy(out[i*stride:i*stride+cols], m[i*cols:(i+1)*cols])
 	}

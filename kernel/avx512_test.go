@@ -123,6 +123,11 @@ func TestSelfCheckHarness(t *testing.T) {
 				sumRowsGeneric(out, m, stride, idx[:len(idx)-1], n)
 			}
 		},
+		"sumRowsBlocked skips the last chain": func(k *impl) {
+			k.sumRowsBlocked = func(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32) {
+				sumRowsBlockedGeneric(out, m, ldm, nc-1, nin, nout, idx, counts)
+			}
+		},
 		"addRows skips the first row": func(k *impl) {
 			k.addRows = func(g []float32, n int, idx []int32, a float32, v []float32) {
 				addRowsGeneric(g, n, idx[1:], a, v)

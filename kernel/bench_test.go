@@ -85,19 +85,33 @@ func BenchmarkKernel(b *testing.B) {
 	})
 	// The binary-state product at 13% density, same shapes; GFLOP/s counts
 	// the dense-equivalent work, so it compares directly with the dense form.
-	b.Run("binary13", func(b *testing.B) {
-		forEachTier(b, func(b *testing.B) {
-			for _, nc := range ncs {
-				b.Run(shape(nc), func(b *testing.B) {
-					b.ReportAllocs()
-					for i := 0; i < b.N; i++ {
-						AffineBinary(out, bias, states, m, nc, benchX, benchH, idx, counts)
-					}
-					setFlops(b, flops(nc))
-				})
-			}
+	// binary13 reads m as the engine keeps it, rows PadStride(H) floats apart
+	// from a 64-byte boundary; binary13-unpadded reads the rows of 500
+	// floats of m itself.
+	ld := PadStride(benchH)
+	pm := Aligned(benchX * ld)
+	for j := 0; j < benchX; j++ {
+		copy(pm[j*ld:j*ld+benchH], m[j*benchH:(j+1)*benchH])
+	}
+	for _, v := range []struct {
+		name string
+		m    []float32
+		ld   int
+	}{{"binary13", pm, ld}, {"binary13-unpadded", m, benchH}} {
+		b.Run(v.name, func(b *testing.B) {
+			forEachTier(b, func(b *testing.B) {
+				for _, nc := range ncs {
+					b.Run(shape(nc), func(b *testing.B) {
+						b.ReportAllocs()
+						for i := 0; i < b.N; i++ {
+							AffineBinaryStride(out, bias, states, v.m, v.ld, nc, benchX, benchH, idx, counts)
+						}
+						setFlops(b, flops(nc))
+					})
+				}
+			})
 		})
-	})
+	}
 	n := 64 * benchH
 	src := randSlice(r, n, -8, 8)
 	dst := make([]float32, n)

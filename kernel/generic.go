@@ -183,3 +183,50 @@ func startRows(out, bias []float32, nc, nout int) {
 		}
 	}
 }
+
+// blockChains is how many chains one pass of the blocked row sums takes:
+// their cursors are an array on the stack.
+const blockChains = 64
+
+// blockTile is the widest column tile of the blocked row sums (8 ZMM
+// accumulators in the AVX-512 kernel).
+const blockTile = 128
+
+// sumRowsBlockedGeneric adds, for every chain c < nc, the rows of m named by
+// idx[c*nin : c*nin+counts[c]] (increasing) to out[c*nout : (c+1)*nout]:
+// in groups of blockChains chains, column tiles of min(BinaryTile,
+// blockTile) and row blocks of BinaryBlockRows, chain by chain within a
+// block. Each chain's rows are added in increasing order, as by sumRows,
+// so the result does not depend on the blocking.
+func sumRowsBlockedGeneric(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32) {
+	var cursors [blockChains]int32
+	tile, rows := min(BinaryTile, blockTile), max(BinaryBlockRows, 1)
+	for g := 0; g < nc; g += blockChains {
+		gn := min(blockChains, nc-g)
+		for t0 := 0; t0 < nout; t0 += tile {
+			tw := min(tile, nout-t0)
+			clear(cursors[:gn])
+			for r0 := 0; r0 < nin; r0 += rows {
+				sumRowsBlockGeneric(out[g*nout+t0:], nout, m[t0:], ldm, idx[g*nin:], nin, counts[g:g+gn], cursors[:gn], min(r0+rows, nin), gn, tw)
+			}
+		}
+	}
+}
+
+// sumRowsBlockGeneric is one row block of sumRowsBlockedGeneric: for each
+// chain c < nc, it adds the rows idx[c*ldi+k] < r1 from k = cursors[c] on
+// to out[c*ldo : c*ldo+n] and moves cursors[c] past them.
+func sumRowsBlockGeneric(out []float32, ldo int, m []float32, ldm int, idx []int32, ldi int, counts, cursors []int32, r1, nc, n int) {
+	for c := 0; c < nc; c++ {
+		ids := idx[c*ldi : c*ldi+int(counts[c])]
+		o := out[c*ldo : c*ldo+n]
+		k := int(cursors[c])
+		for ; k < len(ids) && int(ids[k]) < r1; k++ {
+			row := m[int(ids[k])*ldm : int(ids[k])*ldm+n]
+			for i := range o {
+				o[i] += row[i]
+			}
+		}
+		cursors[c] = int32(k)
+	}
+}

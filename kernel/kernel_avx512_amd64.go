@@ -15,6 +15,7 @@ var avx512Kernels = &impl{
 	name:             "avx512",
 	affine:           affineAVX512,
 	sumRows:          sumRowsAVX512,
+	sumRowsBlocked:   sumRowsBlockedAVX512,
 	indices:          indicesAVX512,
 	changes:          changesAVX512,
 	sigmoid:          sigmoidAVX512,
@@ -261,6 +262,36 @@ func transposeAVX512(dst, src []float32, rows, cols, ldd, lds int) {
 	_ = src[(rows-1)*lds+cols-1]
 	_ = dst[(cols-1)*ldd+rows-1]
 	avx512TransposeCols(&dst[0], &src[0], rows, cols, ldd, lds)
+}
+
+// sumRowsBlockedAVX512 is sumRowsBlockedGeneric with each row block in one
+// avx512SumRowsBlock call (the same loops; the cursors stay on this stack,
+// which the noescape stub keeps off the heap). Its callers checked that m
+// holds nin rows of ldm floats and that counts came from idx.
+func sumRowsBlockedAVX512(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32) {
+	if nc <= 0 || nin <= 0 || nout <= 0 {
+		return
+	}
+	_ = out[nc*nout-1]
+	_ = m[(nin-1)*ldm+nout-1]
+	_ = idx[nc*nin-1]
+	for _, k := range counts[:nc] {
+		if k < 0 || int(k) > nin {
+			panic(fmt.Sprintf("kernel: count %d outside [0, %d]", k, nin))
+		}
+	}
+	var cursors [blockChains]int32
+	tile, rows := min(BinaryTile, blockTile), max(BinaryBlockRows, 1)
+	for g := 0; g < nc; g += blockChains {
+		gn := min(blockChains, nc-g)
+		for t0 := 0; t0 < nout; t0 += tile {
+			tw := min(tile, nout-t0)
+			clear(cursors[:gn])
+			for r0 := 0; r0 < nin; r0 += rows {
+				avx512SumRowsBlock(&out[g*nout+t0], nout, &m[t0], ldm, &idx[g*nin], nin, &counts[g], &cursors[0], min(r0+rows, nin), gn, tw)
+			}
+		}
+	}
 }
 
 // selfCheckAVX512 runs every AVX-512 kernel on small fixed inputs (lengths
@@ -534,6 +565,7 @@ func (sc *tierChecker) rows(t *impl, n int) {
 	t.sumRows(out, m, stride, idx, n)
 	check("sumRows")
 	sc.compare("sumRows", n, out, want, func(float32) float32 { return 1e-5 * (nrows + 1) })
+	sc.blocked(t, n)
 
 	// addRows into a guarded nrows×n matrix, and axpy.
 	g, checkG := sc.guarded(nrows * n)
@@ -552,6 +584,37 @@ func (sc *tierChecker) rows(t *impl, n int) {
 	t.axpy(y, 1.25, v)
 	checkY("axpy")
 	sc.compare("axpy", n, y, wantY, func(float32) float32 { return 1e-6 })
+}
+
+// blocked checks the blocked row sums (if the tier has them) on 3 chains
+// of 9 inputs at about half density, in row blocks of 4, with n columns,
+// rows n+5 floats apart. The sums add the same
+// rows in the same order as the generic code, so they must match exactly.
+func (sc *tierChecker) blocked(t *impl, n int) {
+	if t.sumRowsBlocked == nil {
+		return
+	}
+	const nc, nin = 3, 9
+	defer func(r int) { BinaryBlockRows = r }(BinaryBlockRows)
+	BinaryBlockRows = 4
+	ldm := n + 5
+	m := sc.fill(make([]float32, nin*ldm), -1, 1)
+	idx, counts := make([]int32, nc*nin), make([]int32, nc)
+	for c := 0; c < nc; c++ {
+		for j := 0; j < nin; j++ {
+			if sc.rnd() < 0.5 || j == c {
+				idx[c*nin+int(counts[c])] = int32(j)
+				counts[c]++
+			}
+		}
+	}
+	out, check := sc.guarded(nc * n)
+	sc.fill(out, -1, 1)
+	want := append([]float32(nil), out...)
+	sumRowsBlockedGeneric(want, m, ldm, nc, nin, n, idx, counts)
+	t.sumRowsBlocked(out, m, ldm, nc, nin, n, idx, counts)
+	check("sumRowsBlocked")
+	sc.compare("sumRowsBlocked", n, out, want, selfCheckExact)
 }
 
 func (sc *tierChecker) updates(t *impl, n int) {
@@ -689,3 +752,10 @@ func (sc *tierChecker) transpose(t *impl) {
 		}
 	}
 }
+
+// avx512SumRowsBlock: for c < nc: for the indices j = idx[c*ldi+k],
+// cursors[c] ≤ k < counts[c], while j < r1: out[c*ldo+o] += m[j*ldm+o] for
+// o < n (n ≤ 128); cursors[c] = the first k not taken.
+//
+//go:noescape
+func avx512SumRowsBlock(out *float32, ldo int, m *float32, ldm int, idx *int32, ldi int, counts, cursors *int32, r1, nc, n int)

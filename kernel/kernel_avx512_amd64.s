@@ -1276,3 +1276,158 @@ chdone:
 	MOVQ R11, noff+64(FP)
 	VZEROUPPER
 	RET
+
+// func avx512SumRowsBlock(out *float32, ldo int, m *float32, ldm int, idx *int32, ldi int, counts, cursors *int32, r1, nc, n int)
+//
+// One row block of the blocked binary product: for each chain c < nc, the
+// rows idx[c*ldi+cursors[c] ...] that are < r1 (they are increasing) are
+// added to out[c*ldo : c*ldo+n] (n ≤ 128 columns, kept in Z0-Z7 while the
+// chain's rows are added), and cursors[c] moves past them. Called once per
+// block of rows, so the block's rows stay in L1 while every chain of the
+// group adds from them.
+TEXT ·avx512SumRowsBlock(SB), NOSPLIT|NOFRAME, $0-88
+	MOVQ out+0(FP), DI
+	MOVQ m+16(FP), SI
+	MOVQ ldm+24(FP), DX
+	SHLQ $2, DX                // DX: bytes per row of m
+	MOVQ idx+32(FP), R8        // R8: this chain's indices
+	MOVQ ldi+40(FP), R9
+	SHLQ $2, R9                // R9: bytes per chain of idx
+	MOVQ counts+48(FP), R10
+	MOVQ cursors+56(FP), R11
+	MOVQ r1+64(FP), R12
+	MOVQ nc+72(FP), R13
+	MOVQ n+80(FP), BX
+	TESTQ R13, R13
+	JLE  sbdone
+	CMPQ BX, $64
+	JLE  sbnarrow
+	LEAQ -64(BX), CX
+	LANEMASK(K1)
+	LEAQ -80(BX), CX
+	LANEMASK(K2)
+	LEAQ -96(BX), CX
+	LANEMASK(K3)
+	LEAQ -112(BX), CX
+	LANEMASK(K4)
+
+sbwchain:
+	MOVLQSX (R11), AX
+	MOVLQSX (R10), BX
+	CMPQ    AX, BX
+	JGE     sbwnext
+	LEAQ    (R8)(AX*4), AX     // AX: next index
+	LEAQ    (R8)(BX*4), BX     // BX: end of the chain's indices
+	MOVLQSX (AX), CX
+	CMPQ    CX, R12
+	JGE     sbwnext
+	VMOVUPS   (DI), Z0
+	VMOVUPS   64(DI), Z1
+	VMOVUPS   128(DI), Z2
+	VMOVUPS   192(DI), Z3
+	VMOVUPS.Z 256(DI), K1, Z4
+	VMOVUPS.Z 320(DI), K2, Z5
+	VMOVUPS.Z 384(DI), K3, Z6
+	VMOVUPS.Z 448(DI), K4, Z7
+
+sbwrow:
+	IMULQ  DX, CX
+	ADDQ   SI, CX
+	VADDPS (CX), Z0, Z0
+	VADDPS 64(CX), Z1, Z1
+	VADDPS 128(CX), Z2, Z2
+	VADDPS 192(CX), Z3, Z3
+	VADDPS 256(CX), Z4, K1, Z4
+	VADDPS 320(CX), Z5, K2, Z5
+	VADDPS 384(CX), Z6, K3, Z6
+	VADDPS 448(CX), Z7, K4, Z7
+	ADDQ   $4, AX
+	CMPQ   AX, BX
+	JGE    sbwstore
+	MOVLQSX (AX), CX
+	CMPQ   CX, R12
+	JLT    sbwrow
+
+sbwstore:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, K1, 256(DI)
+	VMOVUPS Z5, K2, 320(DI)
+	VMOVUPS Z6, K3, 384(DI)
+	VMOVUPS Z7, K4, 448(DI)
+	SUBQ    R8, AX
+	SHRQ    $2, AX
+	MOVL    AX, (R11)
+
+sbwnext:
+	ADDQ $4, R10
+	ADDQ $4, R11
+	ADDQ R9, R8
+	MOVQ ldo+8(FP), CX
+	LEAQ (DI)(CX*4), DI
+	DECQ R13
+	JNZ  sbwchain
+	JMP  sbdone
+
+sbnarrow:
+	MOVQ BX, CX
+	LANEMASK(K1)
+	LEAQ -16(BX), CX
+	LANEMASK(K2)
+	LEAQ -32(BX), CX
+	LANEMASK(K3)
+	LEAQ -48(BX), CX
+	LANEMASK(K4)
+
+sbnchain:
+	MOVLQSX (R11), AX
+	MOVLQSX (R10), BX
+	CMPQ    AX, BX
+	JGE     sbnnext
+	LEAQ    (R8)(AX*4), AX
+	LEAQ    (R8)(BX*4), BX
+	MOVLQSX (AX), CX
+	CMPQ    CX, R12
+	JGE     sbnnext
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z 64(DI), K2, Z1
+	VMOVUPS.Z 128(DI), K3, Z2
+	VMOVUPS.Z 192(DI), K4, Z3
+
+sbnrow:
+	IMULQ  DX, CX
+	ADDQ   SI, CX
+	VADDPS (CX), Z0, K1, Z0
+	VADDPS 64(CX), Z1, K2, Z1
+	VADDPS 128(CX), Z2, K3, Z2
+	VADDPS 192(CX), Z3, K4, Z3
+	ADDQ   $4, AX
+	CMPQ   AX, BX
+	JGE    sbnstore
+	MOVLQSX (AX), CX
+	CMPQ   CX, R12
+	JLT    sbnrow
+
+sbnstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K2, 64(DI)
+	VMOVUPS Z2, K3, 128(DI)
+	VMOVUPS Z3, K4, 192(DI)
+	SUBQ    R8, AX
+	SHRQ    $2, AX
+	MOVL    AX, (R11)
+
+sbnnext:
+	ADDQ $4, R10
+	ADDQ $4, R11
+	ADDQ R9, R8
+	MOVQ ldo+8(FP), CX
+	LEAQ (DI)(CX*4), DI
+	DECQ R13
+	JNZ  sbnchain
+
+sbdone:
+	VZEROUPPER
+	RET

@@ -25,6 +25,11 @@ func TestMain(m *testing.M) {
 
 // asmTiers are the tiers other than generic that run here. The tests call
 // their functions directly, so they test every tier whatever NCG_KERNEL says.
+// optionalKernel names the impl fields a tier may leave nil: the blocked
+// row sums are AVX-512's schedule of the binary-state product; the AVX2 and
+// NEON tiers run the same product with their own sumRows, chain by chain.
+var optionalKernel = map[string]bool{"sumRowsBlocked": true}
+
 func asmTiers(t testing.TB) []*impl {
 	choose()
 	var out []*impl
@@ -680,36 +685,110 @@ func TestAffineBinary(t *testing.T) {
 				}
 				want := make([]float32, nc*nout)
 				affineGeneric(want, bias, in, m, nc, nin, nout)
-				got := make([]float32, nc*nout)
-				idx := make([]int32, nc*nin)
-				counts := make([]int32, nc)
-				total := AffineBinary(got, bias, in, m, nc, nin, nout, idx, counts)
-				ones := 0
-				for c := 0; c < nc; c++ {
-					k := 0
+				// The same m with rows nout, nout+3 and PadStride(nout)
+				// floats apart.
+				for _, ldm := range []int{nout, nout + 3, PadStride(nout)} {
+					pm := make([]float32, nin*ldm)
 					for j := 0; j < nin; j++ {
-						if in[c*nin+j] != 0 {
-							if int(counts[c]) <= k || idx[c*nin+k] != int32(j) {
-								t.Fatalf("p=%g nc=%d: chain %d's index list is wrong at %d", p, nc, c, k)
+						copy(pm[j*ldm:j*ldm+nout], m[j*nout:(j+1)*nout])
+					}
+					got := make([]float32, nc*nout)
+					idx := make([]int32, nc*nin)
+					counts := make([]int32, nc)
+					total := AffineBinaryStride(got, bias, in, pm, ldm, nc, nin, nout, idx, counts)
+					ones := 0
+					for c := 0; c < nc; c++ {
+						k := 0
+						for j := 0; j < nin; j++ {
+							if in[c*nin+j] != 0 {
+								if int(counts[c]) <= k || idx[c*nin+k] != int32(j) {
+									t.Fatalf("p=%g nc=%d: chain %d's index list is wrong at %d", p, nc, c, k)
+								}
+								k++
 							}
-							k++
 						}
+						if k != int(counts[c]) {
+							t.Fatalf("chain %d: count %d, want %d", c, counts[c], k)
+						}
+						ones += k
 					}
-					if k != int(counts[c]) {
-						t.Fatalf("chain %d: count %d, want %d", c, counts[c], k)
+					if total != ones {
+						t.Fatalf("total %d, want %d", total, ones)
 					}
-					ones += k
-				}
-				if total != ones {
-					t.Fatalf("total %d, want %d", total, ones)
-				}
-				for i := range want {
-					if !near(got[i], want[i], 1e-4) {
-						t.Fatalf("p=%g nc=%d %v: out[%d] = %g, want %g", p, nc, shape, i, got[i], want[i])
+					for i := range want {
+						if !near(got[i], want[i], 1e-4) {
+							t.Fatalf("p=%g nc=%d %v ldm=%d: out[%d] = %g, want %g", p, nc, shape, ldm, i, got[i], want[i])
+						}
 					}
 				}
 			}
 		}
+	}
+}
+
+// TestSumRowsBlocked: a tier's blocked row sums equal the generic ones
+// exactly (same rows, same order) for chain groups beyond 64, column tiles
+// and row blocks with tails, strided rows, and write nothing outside out.
+func TestSumRowsBlocked(t *testing.T) {
+	var tiers []*impl
+	for _, im := range asmTiers(t) {
+		if im.sumRowsBlocked != nil {
+			tiers = append(tiers, im)
+		}
+	}
+	if len(tiers) == 0 {
+		t.Skip("no tier with blocked row sums on this CPU/build")
+	}
+	defer func(r int) { BinaryBlockRows = r }(BinaryBlockRows)
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, im := range tiers {
+		for _, c := range []struct{ nc, nin, nout int }{
+			{1, 1, 1}, {3, 9, 15}, {5, 40, 16}, {2, 33, 17}, {7, 20, 64}, {4, 50, 65},
+			{9, 30, 100}, {3, 70, 128}, {2, 70, 129}, {65, 60, 300}, {130, 784, 500}, {8, 500, 784},
+		} {
+			for _, rows := range []int{1, 7, 96, 1000} {
+				for _, p := range []float64{0.02, 0.13, 0.6} {
+					BinaryBlockRows = rows
+					ldm := PadStride(c.nout) + int(r.IntN(3))
+					m := make([]float32, c.nin*ldm)
+					for i := range m {
+						m[i] = r.Float32()*2 - 1
+					}
+					in := binarySliceT(r, c.nc*c.nin, p)
+					idx, counts := make([]int32, c.nc*c.nin), make([]int32, c.nc)
+					for k := 0; k < c.nc; k++ {
+						counts[k] = int32(indicesGeneric(idx[k*c.nin:(k+1)*c.nin], in[k*c.nin:(k+1)*c.nin]))
+					}
+					want := make([]float32, c.nc*c.nout)
+					for i := range want {
+						want[i] = r.Float32()
+					}
+					got, check := padded(t, r, len(want), c.nc%4, uni(0, 0))
+					copy(got, want)
+					sumRowsBlockedGeneric(want, m, ldm, c.nc, c.nin, c.nout, idx, counts)
+					im.sumRowsBlocked(got, m, ldm, c.nc, c.nin, c.nout, idx, counts)
+					check(fmt.Sprintf("%s sumRowsBlocked %+v", im.name, c))
+					for i := range want {
+						if got[i] != want[i] {
+							t.Fatalf("%s %+v rows %d p %g: out[%d] = %g, want %g", im.name, c, rows, p, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPadStride: whole cache lines, an odd number of them, never shorter.
+func TestPadStride(t *testing.T) {
+	for n := 0; n < 3000; n++ {
+		s := PadStride(n)
+		if s < n || s%16 != 0 || s/16%2 != 1 || s > n+32 {
+			t.Fatalf("PadStride(%d) = %d", n, s)
+		}
+	}
+	if PadStride(500) != 528 || PadStride(784) != 784 {
+		t.Errorf("PadStride(500, 784) = %d, %d, want 528, 784", PadStride(500), PadStride(784))
 	}
 }
 

@@ -66,11 +66,6 @@ func LoadNPZ(path string) (*engine.Model, error) {
 	if len(m.B) != h || len(m.V) != x {
 		return nil, fmt.Errorf("%s: b has %d values, d %d; want %d and %d", path, len(m.B), len(m.V), h, x)
 	}
-	m.CH = make([]float32, x*h)
-	for j := 0; j < x; j++ {
-		for i := 0; i < h; i++ {
-			m.CH[i*x+j] = m.C[j*h+i]
-		}
-	}
+	m.SyncCopies()
 	return m, nil
 }
