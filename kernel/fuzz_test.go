@@ -83,6 +83,56 @@ func FuzzTiersSumRows(f *testing.F) {
 	})
 }
 
+// FuzzTiersSumRowsBlocked: the blocked row sums (tiers that have them)
+// with any chain count (groups beyond 64), rows, columns (tiles and tails),
+// stride, block height and states the fuzzer writes bit by bit; they must
+// equal the generic ones exactly.
+func FuzzTiersSumRowsBlocked(f *testing.F) {
+	f.Add(uint64(1), uint8(8), uint16(784), uint16(500), uint8(28), uint8(96), []byte{0x11, 0x80, 0x03})
+	f.Add(uint64(2), uint8(70), uint16(9), uint16(129), uint8(0), uint8(1), []byte{0xff})
+	f.Fuzz(func(t *testing.T, seed uint64, nc8 uint8, nin16, nout16 uint16, pad, rows8 uint8, bits []byte) {
+		nc, nin, nout := 1+int(nc8%80), 1+int(nin16%800), 1+int(nout16%600)
+		ldm := nout + int(pad%40)
+		defer func(r int) { BinaryBlockRows = r }(BinaryBlockRows)
+		BinaryBlockRows = 1 + int(rows8)
+		r := rand.New(rand.NewPCG(seed, 3))
+		m := make([]float32, nin*ldm)
+		for i := range m {
+			m[i] = r.Float32()*2 - 1
+		}
+		in := make([]float32, nc*nin)
+		for i := range in {
+			if len(bits) > 0 {
+				in[i] = float32(bits[i/8%len(bits)] >> (i % 8) & 1)
+			}
+		}
+		idx, counts := make([]int32, nc*nin), make([]int32, nc)
+		for c := 0; c < nc; c++ {
+			counts[c] = int32(indicesGeneric(idx[c*nin:(c+1)*nin], in[c*nin:(c+1)*nin]))
+		}
+		want := make([]float32, nc*nout)
+		for i := range want {
+			want[i] = r.Float32()
+		}
+		start := append([]float32(nil), want...)
+		sumRowsBlockedGeneric(want, m, ldm, nc, nin, nout, idx, counts)
+		for _, im := range asmTiers(t) {
+			if im.sumRowsBlocked == nil {
+				continue
+			}
+			got, check := padded(t, r, len(want), int(seed%4), uni(0, 0))
+			copy(got, start)
+			im.sumRowsBlocked(got, m, ldm, nc, nin, nout, idx, counts)
+			check(im.name + " sumRowsBlocked")
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%s nc=%d nin=%d nout=%d ldm=%d rows=%d: out[%d] = %g, want %g", im.name, nc, nin, nout, ldm, BinaryBlockRows, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}
+
 // FuzzTiersChanges: a state's ones and the units switched on and off, from
 // states the fuzzer writes bit by bit (bit 0: s, bit 1: ref).
 func FuzzTiersChanges(f *testing.F) {
