@@ -14,7 +14,7 @@ import "github.com/ncg-rbm/ncg/kernel"
 // where the mask is 0, which changes no sum) and update each row with the
 // same kernel, so they give the same parameters whenever the dense form
 // sums rows too; its down pass switches to a fused multiply-add product
-// above kernel.DenseThreshold (DenseThresholdBlocked on AVX-512) ones,
+// above kernel.DenseThresholdBlocked (DenseThreshold on NEON) ones,
 // while its up pass, on padded rows, always sums them (see
 // TestSparseMatchesDense).
 const SparseDensity = 0.1

@@ -36,9 +36,6 @@ func TestAVX2Complete(t *testing.T) {
 			continue
 		}
 		name := v.Type().Field(i).Name
-		if optionalKernel[name] {
-			continue
-		}
 		if f.IsNil() {
 			t.Errorf("avx2.%s is nil", name)
 		} else if f.Pointer() == g.Field(i).Pointer() {

@@ -40,8 +40,8 @@ type impl struct {
 	// sumRows: out[o] += Σ_{j∈idx} m[j*stride+o] for o < n.
 	sumRows func(out, m []float32, stride int, idx []int32, n int)
 	// sumRowsBlocked: the row sums of AffineBinaryStride in row blocks
-	// (see sumRowsBlockedGeneric). Tiers without it (nil; fillGeneric
-	// leaves it so) sum each chain's rows tile by tile with sumRows.
+	// (see sumRowsBlockedGeneric). A tier without it (NEON; fillGeneric
+	// leaves it nil) sums each chain's rows tile by tile with sumRows.
 	sumRowsBlocked func(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32)
 	// indices: positions of the non-zero entries of s, returns the count.
 	indices func(idx []int32, s []float32) int
@@ -571,15 +571,16 @@ var BinaryTile = 128
 var BinaryBlockRows = 96
 
 // DenseThreshold is the fraction of ones above which AffineBinary uses the
-// dense product on tiers that sum rows chain by chain (AVX2, NEON): summing
+// dense product on tiers that sum rows chain by chain (NEON): summing
 // rows costs about this much more per one than an FMA pass per input
 // (measured by BenchmarkKernel/*/binary vs dense).
 var DenseThreshold = 0.35
 
 // DenseThresholdBlocked is DenseThreshold for tiers with blocked row sums
-// (AVX-512, generic). Measured with AVX-512 at 50 chains, X = 500 inputs
-// and H = 784 outputs: the row sums ran at 145 / 116 / 92 GFLOP/s
-// (dense-equivalent) with 45 / 55 / 65% ones, the dense product at 104.
+// (AVX-512, AVX2, generic). Measured at 50 chains, X = 500 inputs and
+// H = 784 outputs (GFLOP/s, dense-equivalent): AVX-512 row sums 145 / 116 /
+// 92 with 45 / 55 / 65% ones against 104 for the dense product; AVX2 141 /
+// 119 with 45 / 55% against 100.
 var DenseThresholdBlocked = 0.55
 
 // PadStride is the row stride (in floats) at which the binary-state product

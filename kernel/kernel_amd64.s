@@ -1479,3 +1479,84 @@ trDone:
 #undef P
 #undef Q
 #undef T
+
+// func sumRowsBlockAVX2(out *float32, ldo int, m *float32, ldm int, idx *int32, ldi int, counts, cursors *int32, r1, nc int)
+//
+// One row block of the blocked binary product on a 64-column tile (the
+// AVX2 form of avx512SumRowsBlock): for each chain c < nc, the rows
+// idx[c*ldi+k], k from cursors[c] while < counts[c] and the row < r1
+// (they increase), are added to out[c*ldo : c*ldo+64] in Y0-Y7, and
+// cursors[c] moves past them. nc ≥ 1.
+TEXT ·sumRowsBlockAVX2(SB), NOSPLIT|NOFRAME, $0-80
+	MOVQ out+0(FP), DI
+	MOVQ m+16(FP), SI
+	MOVQ ldm+24(FP), DX
+	SHLQ $2, DX                // DX: bytes per row of m
+	MOVQ idx+32(FP), R8        // R8: this chain's indices
+	MOVQ ldi+40(FP), R9
+	SHLQ $2, R9                // R9: bytes per chain of idx
+	MOVQ counts+48(FP), R10
+	MOVQ cursors+56(FP), R11
+	MOVQ r1+64(FP), R12
+	MOVQ nc+72(FP), R13
+
+sbaChain:
+	MOVLQSX (R11), AX
+	MOVLQSX (R10), BX
+	CMPQ    AX, BX
+	JGE     sbaNext
+	LEAQ    (R8)(AX*4), AX     // AX: next index
+	LEAQ    (R8)(BX*4), BX     // BX: end of the chain's indices
+	MOVLQSX (AX), CX
+	CMPQ    CX, R12
+	JGE     sbaNext
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	VMOVUPS 128(DI), Y4
+	VMOVUPS 160(DI), Y5
+	VMOVUPS 192(DI), Y6
+	VMOVUPS 224(DI), Y7
+
+sbaRow:
+	IMULQ  DX, CX
+	ADDQ   SI, CX
+	VADDPS (CX), Y0, Y0
+	VADDPS 32(CX), Y1, Y1
+	VADDPS 64(CX), Y2, Y2
+	VADDPS 96(CX), Y3, Y3
+	VADDPS 128(CX), Y4, Y4
+	VADDPS 160(CX), Y5, Y5
+	VADDPS 192(CX), Y6, Y6
+	VADDPS 224(CX), Y7, Y7
+	ADDQ   $4, AX
+	CMPQ   AX, BX
+	JGE    sbaStore
+	MOVLQSX (AX), CX
+	CMPQ   CX, R12
+	JLT    sbaRow
+
+sbaStore:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	SUBQ    R8, AX
+	SHRQ    $2, AX
+	MOVL    AX, (R11)
+
+sbaNext:
+	ADDQ $4, R10
+	ADDQ $4, R11
+	ADDQ R9, R8
+	MOVQ ldo+8(FP), CX
+	LEAQ (DI)(CX*4), DI
+	DECQ R13
+	JNZ  sbaChain
+	VZEROUPPER
+	RET

@@ -2,6 +2,8 @@
 
 package kernel
 
+import "fmt"
+
 // avx2Kernels is the AVX2+FMA3 tier (kernel_amd64.s). Every kernel is in
 // assembly; the wrappers below only split work into tiles or rows and do
 // the edges that are cheaper in Go than in more assembly.
@@ -9,6 +11,7 @@ var avx2Kernels = &impl{
 	name:             "avx2",
 	affine:           affineAVX2,
 	sumRows:          sumRowsAVX2Wrap,
+	sumRowsBlocked:   sumRowsBlockedAVX2,
 	indices:          indicesAVX2,
 	sigmoid:          sigmoidAVX2,
 	softplus:         softplusAVX2,
@@ -89,6 +92,53 @@ func affine4x24AVX2(o0, o1, o2, o3, i0, i1, i2, i3, m *float32, ldm, nin, pfd in
 //
 //go:noescape
 func affine4x16MaskAVX2(o0, o1, o2, o3, i0, i1, i2, i3, m *float32, ldm, nin, w int)
+
+// sumRowsBlockedAVX2 is sumRowsBlockedGeneric with 64-column tiles (the
+// 16 YMM registers hold one chain's 64 sums and leave room for nothing
+// more), each full tile's row blocks in sumRowsBlockAVX2 calls; a last
+// partial tile is summed chain by chain with sumRowsAVX2, which adds the
+// same rows in the same order. Its callers checked that m holds nin rows
+// of ldm floats and that counts came from idx.
+func sumRowsBlockedAVX2(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32) {
+	if nc <= 0 || nin <= 0 || nout <= 0 {
+		return
+	}
+	_ = out[nc*nout-1]
+	_ = m[(nin-1)*ldm+nout-1]
+	_ = idx[nc*nin-1]
+	for _, k := range counts[:nc] {
+		if k < 0 || int(k) > nin {
+			panic(fmt.Sprintf("kernel: count %d outside [0, %d]", k, nin))
+		}
+	}
+	const tile = 64
+	var cursors [blockChains]int32
+	rows := max(BinaryBlockRows, 1)
+	full := nout / tile * tile
+	for g := 0; g < nc; g += blockChains {
+		gn := min(blockChains, nc-g)
+		for t0 := 0; t0 < full; t0 += tile {
+			clear(cursors[:gn])
+			for r0 := 0; r0 < nin; r0 += rows {
+				sumRowsBlockAVX2(&out[g*nout+t0], nout, &m[t0], ldm, &idx[g*nin], nin, &counts[g], &cursors[0], min(r0+rows, nin), gn)
+			}
+		}
+	}
+	if full < nout {
+		for c := 0; c < nc; c++ {
+			if counts[c] > 0 {
+				sumRowsAVX2(out[c*nout+full:(c+1)*nout], m[full:], ldm, idx[c*nin:c*nin+int(counts[c])])
+			}
+		}
+	}
+}
+
+// sumRowsBlockAVX2: for c < nc: for the indices j = idx[c*ldi+k],
+// cursors[c] ≤ k < counts[c], while j < r1: out[c*ldo+o] += m[j*ldm+o] for
+// o < 64; cursors[c] = the first k not taken.
+//
+//go:noescape
+func sumRowsBlockAVX2(out *float32, ldo int, m *float32, ldm int, idx *int32, ldi int, counts, cursors *int32, r1, nc int)
 
 func sumRowsAVX2Wrap(out, m []float32, stride int, idx []int32, n int) {
 	sumRowsAVX2(out[:n], m, stride, idx)

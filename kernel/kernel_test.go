@@ -25,9 +25,9 @@ func TestMain(m *testing.M) {
 
 // asmTiers are the tiers other than generic that run here. The tests call
 // their functions directly, so they test every tier whatever NCG_KERNEL says.
-// optionalKernel names the impl fields a tier may leave nil: the blocked
-// row sums are AVX-512's schedule of the binary-state product; the AVX2 and
-// NEON tiers run the same product with their own sumRows, chain by chain.
+// optionalKernel names the impl fields a tier may leave nil: the NEON tier
+// has no blocked row sums and runs the binary-state product with its own
+// sumRows, chain by chain (the same sums in the same order).
 var optionalKernel = map[string]bool{"sumRowsBlocked": true}
 
 func asmTiers(t testing.TB) []*impl {
