@@ -563,12 +563,15 @@ func FlipRows(out, m []float32, stride int, on, off []int32, tmp []float32, n in
 // blocked row sums (AVX-512) take at most 128 columns a tile.
 var BinaryTile = 128
 
-// BinaryBlockRows is the height of the row blocks of the blocked row sums:
-// every chain adds its rows of one block × tile before the next block, so
-// the block (96 rows × 128 columns = 48 KB) is read from L1 by all the
-// chains that use it. Measured on the MNIST shape (binary13, AVX-512, rows
-// of 528 floats): 64 rows 392–397, 96 rows 417–419 GFLOP/s at 64 chains.
-var BinaryBlockRows = 96
+// BinaryBlockRows bounds the height of the row blocks of the blocked row
+// sums (the blocks are made equal, see blockRows): every chain adds its
+// rows of one block × tile before the next block, so the block (112 rows ×
+// 128 columns = 56 KB, about L1) is read from cache by all the chains that
+// use it. Measured on the MNIST shape (binary13, AVX-512, rows of 528
+// floats, 3 runs), GFLOP/s at 8 / 16 / 64 chains: 96 rows 356–358 / 378–382 /
+// 414–416, 112 rows 364–365 / 385–390 / 416–418, 157 rows 365–366 / 385–386 /
+// 404–406; 64 rows 392–397 at 64 chains in an earlier run.
+var BinaryBlockRows = 112
 
 // DenseThreshold is the fraction of ones above which AffineBinary uses the
 // dense product on tiers that sum rows chain by chain (NEON): summing

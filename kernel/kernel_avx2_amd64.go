@@ -113,7 +113,7 @@ func sumRowsBlockedAVX2(out, m []float32, ldm, nc, nin, nout int, idx, counts []
 	}
 	const tile = 64
 	var cursors [blockChains]int32
-	rows := max(BinaryBlockRows, 1)
+	rows := blockRows(nin)
 	full := nout / tile * tile
 	for g := 0; g < nc; g += blockChains {
 		gn := min(blockChains, nc-g)

@@ -281,7 +281,7 @@ func sumRowsBlockedAVX512(out, m []float32, ldm, nc, nin, nout int, idx, counts 
 		}
 	}
 	var cursors [blockChains]int32
-	tile, rows := min(BinaryTile, blockTile), max(BinaryBlockRows, 1)
+	tile, rows := min(BinaryTile, blockTile), blockRows(nin)
 	for g := 0; g < nc; g += blockChains {
 		gn := min(blockChains, nc-g)
 		for t0 := 0; t0 < nout; t0 += tile {
