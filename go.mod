@@ -4,7 +4,7 @@ go 1.26.8
 
 require (
 	github.com/klauspost/cpuid/v2 v2.4.2
-	github.com/sbinet/npyio v0.6.0
+	github.com/sbinet/npyio v0.7.0
 	golang.org/x/sync v0.24.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
