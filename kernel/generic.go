@@ -1,6 +1,9 @@
 package kernel
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // The pure-Go reference kernels. They are always compiled, are the oracle of
 // the tests, and are what the purego/noasm builds and CPUs without a
@@ -200,6 +203,26 @@ func blockRows(nin int) int {
 	r := max(BinaryBlockRows, 1)
 	blocks := (nin + r - 1) / r
 	return (nin + blocks - 1) / max(blocks, 1)
+}
+
+// blockedArgs reports whether a blocked row sum has work, after checking
+// (panicking like an index out of range) what the assembly relies on: out,
+// m and idx hold their shapes and every count is in [0, nin]. The exported
+// callers checked the lengths already; this keeps a wrong call from
+// reaching the assembly.
+func blockedArgs(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32) bool {
+	if nc <= 0 || nin <= 0 || nout <= 0 {
+		return false
+	}
+	_ = out[nc*nout-1]
+	_ = m[(nin-1)*ldm+nout-1]
+	_ = idx[nc*nin-1]
+	for _, k := range counts[:nc] {
+		if k < 0 || int(k) > nin {
+			panic(fmt.Sprintf("kernel: count %d outside [0, %d]", k, nin))
+		}
+	}
+	return true
 }
 
 // sumRowsBlockedGeneric adds, for every chain c < nc, the rows of m named by

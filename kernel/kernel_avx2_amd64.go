@@ -2,8 +2,6 @@
 
 package kernel
 
-import "fmt"
-
 // avx2Kernels is the AVX2+FMA3 tier (kernel_amd64.s). Every kernel is in
 // assembly; the wrappers below only split work into tiles or rows and do
 // the edges that are cheaper in Go than in more assembly.
@@ -100,16 +98,8 @@ func affine4x16MaskAVX2(o0, o1, o2, o3, i0, i1, i2, i3, m *float32, ldm, nin, w 
 // same rows in the same order. Its callers checked that m holds nin rows
 // of ldm floats and that counts came from idx.
 func sumRowsBlockedAVX2(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32) {
-	if nc <= 0 || nin <= 0 || nout <= 0 {
+	if !blockedArgs(out, m, ldm, nc, nin, nout, idx, counts) {
 		return
-	}
-	_ = out[nc*nout-1]
-	_ = m[(nin-1)*ldm+nout-1]
-	_ = idx[nc*nin-1]
-	for _, k := range counts[:nc] {
-		if k < 0 || int(k) > nin {
-			panic(fmt.Sprintf("kernel: count %d outside [0, %d]", k, nin))
-		}
 	}
 	const tile = 64
 	var cursors [blockChains]int32

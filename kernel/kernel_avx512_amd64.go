@@ -269,16 +269,8 @@ func transposeAVX512(dst, src []float32, rows, cols, ldd, lds int) {
 // which the noescape stub keeps off the heap). Its callers checked that m
 // holds nin rows of ldm floats and that counts came from idx.
 func sumRowsBlockedAVX512(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32) {
-	if nc <= 0 || nin <= 0 || nout <= 0 {
+	if !blockedArgs(out, m, ldm, nc, nin, nout, idx, counts) {
 		return
-	}
-	_ = out[nc*nout-1]
-	_ = m[(nin-1)*ldm+nout-1]
-	_ = idx[nc*nin-1]
-	for _, k := range counts[:nc] {
-		if k < 0 || int(k) > nin {
-			panic(fmt.Sprintf("kernel: count %d outside [0, %d]", k, nin))
-		}
 	}
 	var cursors [blockChains]int32
 	tile, rows := min(BinaryTile, blockTile), blockRows(nin)
