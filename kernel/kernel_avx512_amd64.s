@@ -1277,6 +1277,51 @@ chdone:
 	VZEROUPPER
 	RET
 
+// The chain loop of avx512SumRowsBlock, shared by its wide and narrow
+// paths. Registers: R8 this chain's indices, R10 its count, R11 its
+// cursor, R12 r1, R13 chains left, DI its row of out, DX/SI/R9 strides and
+// m; AX the next index's address, BX the end of the chain's indices, CX
+// the row.
+//
+// SBSTART jumps to skip when the chain has no row left below r1; else it
+// leaves AX, BX and CX (the first row) set.
+#define SBSTART(skip) \
+	MOVLQSX (R11), AX; \
+	MOVLQSX (R10), BX; \
+	CMPQ    AX, BX; \
+	JGE     skip; \
+	LEAQ    (R8)(AX*4), AX; \
+	LEAQ    (R8)(BX*4), BX; \
+	MOVLQSX (AX), CX; \
+	CMPQ    CX, R12; \
+	JGE     skip
+
+// SBSTEP moves to the next index and jumps to row while it names a row
+// below r1, else to done.
+#define SBSTEP(row, done) \
+	ADDQ    $4, AX; \
+	CMPQ    AX, BX; \
+	JGE     done; \
+	MOVLQSX (AX), CX; \
+	CMPQ    CX, R12; \
+	JLT     row
+
+// SBCURSOR stores the position of AX as the chain's cursor.
+#define SBCURSOR \
+	SUBQ R8, AX; \
+	SHRQ $2, AX; \
+	MOVL AX, (R11)
+
+// SBNEXT moves to the next chain (CX: out's row stride, in floats) and
+// jumps to chain while one is left.
+#define SBNEXT(chain) \
+	ADDQ $4, R10; \
+	ADDQ $4, R11; \
+	ADDQ R9, R8; \
+	LEAQ (DI)(CX*4), DI; \
+	DECQ R13; \
+	JNZ  chain
+
 // func avx512SumRowsBlock(out *float32, ldo int, m *float32, ldm int, idx *int32, ldi int, counts, cursors *int32, r1, nc, n int)
 //
 // One row block of the blocked binary product: for each chain c < nc, the
@@ -1312,15 +1357,7 @@ TEXT ·avx512SumRowsBlock(SB), NOSPLIT|NOFRAME, $0-88
 	LANEMASK(K4)
 
 sbwchain:
-	MOVLQSX (R11), AX
-	MOVLQSX (R10), BX
-	CMPQ    AX, BX
-	JGE     sbwnext
-	LEAQ    (R8)(AX*4), AX     // AX: next index
-	LEAQ    (R8)(BX*4), BX     // BX: end of the chain's indices
-	MOVLQSX (AX), CX
-	CMPQ    CX, R12
-	JGE     sbwnext
+	SBSTART(sbwnext)
 	VMOVUPS   (DI), Z0
 	VMOVUPS   64(DI), Z1
 	VMOVUPS   128(DI), Z2
@@ -1341,12 +1378,7 @@ sbwrow:
 	VADDPS 320(CX), Z5, K2, Z5
 	VADDPS 384(CX), Z6, K3, Z6
 	VADDPS 448(CX), Z7, K4, Z7
-	ADDQ   $4, AX
-	CMPQ   AX, BX
-	JGE    sbwstore
-	MOVLQSX (AX), CX
-	CMPQ   CX, R12
-	JLT    sbwrow
+	SBSTEP(sbwrow, sbwstore)
 
 sbwstore:
 	VMOVUPS Z0, (DI)
@@ -1357,18 +1389,11 @@ sbwstore:
 	VMOVUPS Z5, K2, 320(DI)
 	VMOVUPS Z6, K3, 384(DI)
 	VMOVUPS Z7, K4, 448(DI)
-	SUBQ    R8, AX
-	SHRQ    $2, AX
-	MOVL    AX, (R11)
+	SBCURSOR
 
 sbwnext:
-	ADDQ $4, R10
-	ADDQ $4, R11
-	ADDQ R9, R8
 	MOVQ ldo+8(FP), CX
-	LEAQ (DI)(CX*4), DI
-	DECQ R13
-	JNZ  sbwchain
+	SBNEXT(sbwchain)
 	JMP  sbdone
 
 sbnarrow:
@@ -1382,15 +1407,7 @@ sbnarrow:
 	LANEMASK(K4)
 
 sbnchain:
-	MOVLQSX (R11), AX
-	MOVLQSX (R10), BX
-	CMPQ    AX, BX
-	JGE     sbnnext
-	LEAQ    (R8)(AX*4), AX
-	LEAQ    (R8)(BX*4), BX
-	MOVLQSX (AX), CX
-	CMPQ    CX, R12
-	JGE     sbnnext
+	SBSTART(sbnnext)
 	VMOVUPS.Z (DI), K1, Z0
 	VMOVUPS.Z 64(DI), K2, Z1
 	VMOVUPS.Z 128(DI), K3, Z2
@@ -1403,30 +1420,18 @@ sbnrow:
 	VADDPS 64(CX), Z1, K2, Z1
 	VADDPS 128(CX), Z2, K3, Z2
 	VADDPS 192(CX), Z3, K4, Z3
-	ADDQ   $4, AX
-	CMPQ   AX, BX
-	JGE    sbnstore
-	MOVLQSX (AX), CX
-	CMPQ   CX, R12
-	JLT    sbnrow
+	SBSTEP(sbnrow, sbnstore)
 
 sbnstore:
 	VMOVUPS Z0, K1, (DI)
 	VMOVUPS Z1, K2, 64(DI)
 	VMOVUPS Z2, K3, 128(DI)
 	VMOVUPS Z3, K4, 192(DI)
-	SUBQ    R8, AX
-	SHRQ    $2, AX
-	MOVL    AX, (R11)
+	SBCURSOR
 
 sbnnext:
-	ADDQ $4, R10
-	ADDQ $4, R11
-	ADDQ R9, R8
 	MOVQ ldo+8(FP), CX
-	LEAQ (DI)(CX*4), DI
-	DECQ R13
-	JNZ  sbnchain
+	SBNEXT(sbnchain)
 
 sbdone:
 	VZEROUPPER
