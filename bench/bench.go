@@ -5,7 +5,8 @@
 //
 // Names:
 //
-//	kernel/<kernel>/<tier>/<shape>   GFLOP/s or GB/s (tier "gonum": gonum's BLAS Sgemm;
+//	kernel/<kernel>/<tier>/<shape>   GFLOP/s or GB/s (tier "gonum": gonum's BLAS Sgemm on
+//	                                 all cores, "gonum-1core": on one, like our kernels;
 //	                                 kernel/copy/go: Go's copy, the fused update's reference)
 //	epoch/mnist-ncg, epoch/mnist-dense, epoch/mnist-ncg/workers1   s per 60,000-sample epoch
 //	ais/mnist-h500                   s for AIS (100 runs, 14,500 intervals) on the CD-25 reference model
@@ -24,6 +25,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -152,9 +154,19 @@ func Kernels() []Case {
 	tiers := kernel.Tiers()
 	var cs []Case
 	for _, nc := range ncs {
-		cs = append(cs, kernelCase("kernel/dense/gonum/"+shape(nc), "gonum", flops(nc), "GFLOP/s", func() {
+		sgemm := func() {
 			gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, nc, benchH, benchX, 1, probs, benchX, m, benchH, 0, out, benchH)
-		}))
+		}
+		cs = append(cs, kernelCase("kernel/dense/gonum/"+shape(nc), "gonum", flops(nc), "GFLOP/s", sgemm))
+		// Our products run on one goroutine; gonum's Sgemm splits the work over
+		// GOMAXPROCS goroutines. gonum-1core is gonum on one core, like for like.
+		one := kernelCase("kernel/dense/gonum-1core/"+shape(nc), "gonum", flops(nc), "GFLOP/s", sgemm)
+		run := one.Run
+		one.Run = func() (float64, error) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			return run()
+		}
+		cs = append(cs, one)
 	}
 	for _, t := range tiers {
 		for _, nc := range ncs {

@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -67,6 +68,17 @@ func BenchmarkKernel(b *testing.B) {
 				impl := gonum.Implementation{}
 				for i := 0; i < b.N; i++ {
 					// out (nc×H) = probs (nc×X) · m (X×H), bias left out.
+					impl.Sgemm(blas.NoTrans, blas.NoTrans, nc, benchH, benchX, 1, probs, benchX, m, benchH, 0, out, benchH)
+				}
+				setFlops(b, flops(nc))
+			})
+			// Our products run on one goroutine; gonum's Sgemm splits the work
+			// over GOMAXPROCS goroutines. This is gonum on one core, like for like.
+			b.Run("gonum-1core/"+shape(nc), func(b *testing.B) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+				impl := gonum.Implementation{}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
 					impl.Sgemm(blas.NoTrans, blas.NoTrans, nc, benchH, benchX, 1, probs, benchX, m, benchH, 0, out, benchH)
 				}
 				setFlops(b, flops(nc))
