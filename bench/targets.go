@@ -11,7 +11,8 @@ type Target struct {
 	Value float64 // the ratio, or the case's own value
 	Unit  string  // "×", "s" or "GFLOP/s"
 	// Goal is the target ("≥ 4×"); empty for a ratio shown for context
-	// (what the machine itself gives two cores), which Met leaves false.
+	// (what the machine itself gives two cores, gonum on all cores), which
+	// Met leaves false.
 	Goal string
 	Met  bool
 }

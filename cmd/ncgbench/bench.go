@@ -156,7 +156,7 @@ func printTargets(w io.Writer, ts []bench.Target) {
 		width = max(width, len([]rune(t.Name)))
 	}
 	for _, t := range ts {
-		verdict := "(for context: what this machine gives)"
+		verdict := "(for context, no goal)"
 		if t.Goal != "" {
 			verdict = "goal " + t.Goal + ": not met"
 			if t.Met {
