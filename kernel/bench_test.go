@@ -12,8 +12,9 @@ import (
 
 // Benchmarks on the MNIST shapes (H = 500, X = 784), one sub-benchmark per
 // tier: BenchmarkKernel/<kernel>/<tier>/<shape>, plus gonum's BLAS as the
-// baseline under the tier name "gonum". Compare tiers as ratios in one run;
-// benchstat reads the output directly.
+// baseline under the tier names "gonum" (all cores) and "gonum-1core" (one
+// core, as our kernels run). Compare tiers as ratios in one run; benchstat
+// reads the output directly.
 
 const benchH, benchX = 500, 784
 
