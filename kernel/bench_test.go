@@ -65,25 +65,26 @@ func BenchmarkKernel(b *testing.B) {
 	counts := make([]int32, 64)
 	b.Run("dense", func(b *testing.B) {
 		for _, nc := range ncs {
-			b.Run("gonum/"+shape(nc), func(b *testing.B) {
-				impl := gonum.Implementation{}
-				for i := 0; i < b.N; i++ {
-					// out (nc×H) = probs (nc×X) · m (X×H), bias left out.
-					impl.Sgemm(blas.NoTrans, blas.NoTrans, nc, benchH, benchX, 1, probs, benchX, m, benchH, 0, out, benchH)
-				}
-				setFlops(b, flops(nc))
-			})
 			// Our products run on one goroutine; gonum's Sgemm splits the work
-			// over GOMAXPROCS goroutines. This is gonum on one core, like for like.
-			b.Run("gonum-1core/"+shape(nc), func(b *testing.B) {
-				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-				impl := gonum.Implementation{}
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					impl.Sgemm(blas.NoTrans, blas.NoTrans, nc, benchH, benchX, 1, probs, benchX, m, benchH, 0, out, benchH)
-				}
-				setFlops(b, flops(nc))
-			})
+			// over GOMAXPROCS goroutines, so it runs twice: on every core
+			// ("gonum") and on one ("gonum-1core"), like for like.
+			for _, g := range []struct {
+				name  string
+				procs int // GOMAXPROCS while measured; 0: unchanged
+			}{{"gonum", 0}, {"gonum-1core", 1}} {
+				b.Run(g.name+"/"+shape(nc), func(b *testing.B) {
+					if g.procs > 0 {
+						defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(g.procs))
+					}
+					impl := gonum.Implementation{}
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						// out (nc×H) = probs (nc×X) · m (X×H), bias left out.
+						impl.Sgemm(blas.NoTrans, blas.NoTrans, nc, benchH, benchX, 1, probs, benchX, m, benchH, 0, out, benchH)
+					}
+					setFlops(b, flops(nc))
+				})
+			}
 		}
 		forEachTier(b, func(b *testing.B) {
 			for _, nc := range ncs {
