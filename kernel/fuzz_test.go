@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -128,6 +129,31 @@ func FuzzTiersSumRowsBlocked(f *testing.F) {
 				if got[i] != want[i] {
 					t.Fatalf("%s nc=%d nin=%d nout=%d ldm=%d rows=%d: out[%d] = %g, want %g", im.name, nc, nin, nout, ldm, BinaryBlockRows, i, got[i], want[i])
 				}
+			}
+		}
+	})
+}
+
+// FuzzTiersIndices: the positions of the non-zero states (bytes to 0, 1,
+// NaN or −0) match the reference, and nothing is written past len(s).
+func FuzzTiersIndices(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 1, 1, 0, 2})
+	f.Add(make([]byte, 70))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n := len(b)
+		s := make([]float32, n)
+		for i, v := range b {
+			s[i] = [4]float32{0, 1, float32(math.NaN()), float32(math.Copysign(0, -1))}[v%4]
+		}
+		want := make([]int32, n)
+		k := indicesGeneric(want, s)
+		for _, im := range asmTiers(t) {
+			got := make([]int32, n+4)
+			for i := range got {
+				got[i] = -7
+			}
+			if g := im.indices(got[:n], s); g != k || !slices.Equal(got[:k], want[:k]) || !slices.Equal(got[n:], []int32{-7, -7, -7, -7}) {
+				t.Fatalf("%s indices %v: %d %v, want %d %v", im.name, b, g, got, k, want[:k])
 			}
 		}
 	})

@@ -310,7 +310,7 @@ func checkRows(what string, m []float32, stride int, idx []int32, n int) {
 
 // Indices writes the positions of the non-zero entries of s, in increasing
 // order, to idx and returns how many there are. idx must be at least len(s)
-// long.
+// long; the assembly tiers may overwrite idx[count:len(s)] (never past it).
 func Indices(idx []int32, s []float32) int {
 	choose()
 	need("idx", len(idx), len(s))

@@ -365,9 +365,14 @@ sbdone:
 // func avx512Indices(idx *int32, s *float32, n int) int
 //
 // Each step compares 16 states with 0 (NEQ_UQ: NaN counts as non-zero, like
-// Go's !=), compresses the matching lane numbers to the bottom of a register
-// and stores exactly that many with a mask (a register compress plus a
-// masked store: VPCOMPRESSD to memory is microcoded on some CPUs).
+// Go's !=) and compresses the matching lane numbers to the bottom of a
+// register (a register compress: VPCOMPRESSD to memory is microcoded on
+// some CPUs). Whole steps store all 16 lanes at idx[count] and move count
+// on by the number of matches: as count ≤ i and i+16 ≤ n, the store stays
+// inside idx[:n], and what it writes past the new count is overwritten by
+// later steps or left as garbage in idx[count:n] (as indicesAVX2 does).
+// Two steps a loop, so the loop's own instructions are paid once per 32
+// states. The last partial step stores exactly its matches with a mask.
 TEXT ·avx512Indices(SB), NOSPLIT|NOFRAME, $0-32
 	MOVQ  idx+0(FP), DI
 	MOVQ  s+8(FP), SI
@@ -378,8 +383,46 @@ TEXT ·avx512Indices(SB), NOSPLIT|NOFRAME, $0-32
 	VMOVDQU32 avx512iota<>(SB), Z1 // Z1: positions of the current 16 states
 	BCAST(16, Z2)
 	VPXORD    Z3, Z3, Z3
+	BCAST(32, Z5)
+	VPADDD    Z2, Z1, Z6       // Z6: positions of the next 16
 
-ixloop:
+ix32:
+	CMPQ        BX, $32
+	JLT         ix16
+	VCMPPS      $4, (SI), Z3, K2   // K2: s[i:i+16] ≠ 0
+	VCMPPS      $4, 64(SI), Z3, K3 // K3: s[i+16:i+32] ≠ 0
+	VPCOMPRESSD Z1, K2, Z4
+	VPCOMPRESSD Z6, K3, Z7
+	KMOVW       K2, DX
+	KMOVW       K3, CX
+	POPCNTL     DX, DX
+	POPCNTL     CX, CX
+	VMOVDQU32   Z4, (DI)
+	LEAQ        (DI)(DX*4), DI
+	VMOVDQU32   Z7, (DI)
+	LEAQ        (DI)(CX*4), DI
+	VPADDD      Z5, Z1, Z1
+	VPADDD      Z5, Z6, Z6
+	ADDQ        $128, SI
+	SUBQ        $32, BX
+	JMP         ix32
+
+ix16:
+	CMPQ        BX, $16
+	JLT         ixtail
+	VCMPPS      $4, (SI), Z3, K2
+	VPCOMPRESSD Z1, K2, Z4
+	KMOVW       K2, DX
+	POPCNTL     DX, DX
+	VMOVDQU32   Z4, (DI)
+	LEAQ        (DI)(DX*4), DI
+	VPADDD      Z2, Z1, Z1
+	ADDQ        $64, SI
+	SUBQ        $16, BX
+
+ixtail:
+	TESTQ       BX, BX
+	JLE         ixdone
 	MOVQ        BX, CX
 	LANEMASK(K1)
 	VMOVUPS.Z   (SI), K1, Z0
@@ -394,10 +437,6 @@ ixloop:
 	KMOVW       AX, K3             // K3: the low DX lanes
 	VMOVDQU32   Z4, K3, (DI)
 	LEAQ        (DI)(DX*4), DI
-	VPADDD      Z2, Z1, Z1
-	ADDQ        $64, SI
-	SUBQ        $16, BX
-	JG          ixloop
 
 ixdone:
 	SUBQ DI, R8
