@@ -113,9 +113,11 @@ var taylorWeights = true
 // every |Δβ·a_i| is small (softplusDiffTaylor, at least as accurate as two
 // float32 softplus), else from two softplus passes.
 //
-// Runs are independent, each with its own stream kernel.NewStream(Seed, r),
-// and are spread over the workers one run at a time, so the result is
-// bit-identical for any number of workers (on a given kernel tier).
+// Runs are independent, each with its own stream kernel.NewStream(Seed, r).
+// Each worker advances a block of runs in lockstep (runBlock), which shares
+// the rows of C between the runs of a block; a run's arithmetic does not
+// depend on its block, so the result is bit-identical for any number of
+// workers (on a given kernel tier).
 func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
@@ -130,9 +132,17 @@ func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
 	}
 	logw := make([]float64, runs)
 	workers := workerCount(cfg.Workers, runs)
-	sc := newAISScratches(workers, m.H, m.X)
-	err = parallel(runs, workers, func(w, run int) error {
-		logw[run] = r.run(sc[w], uint64(run))
+	// One block of runs per worker (at most maxBlockRuns a block); a run's
+	// result does not depend on its block, only on its number.
+	size := min((runs+workers-1)/workers, maxBlockRuns)
+	blocks := (runs + size - 1) / size
+	sc := make([]*aisBlock, workerCount(workers, blocks))
+	for w := range sc {
+		sc[w] = newAISBlock(size, m.H, m.X)
+	}
+	err = parallel(blocks, len(sc), func(w, blk int) error {
+		first := blk * size
+		r.runBlock(sc[w], first, logw[first:min(first+size, runs)])
 		return nil
 	})
 	if err != nil {
@@ -204,13 +214,6 @@ func aisEstimate(logw []float64, logZA float64) (est, lo, hi float64) {
 	return est, lo, hi
 }
 
-// padStride is the row stride of the runner's copies of C and Cᵀ: the row
-// length rounded up to 16 floats, so that every row starts on a 64-byte
-// boundary. A row of 500 floats otherwise starts at a 16-byte offset and
-// every 64-byte load of it spans two cache lines: AIS on the MNIST model
-// measured 7% faster with the padding (AVX-512, Zen 5).
-func padStride(n int) int { return (n + 15) &^ 15 }
-
 // padRows returns m (rows×cols) copied into rows of the given stride, in a
 // slice whose first element is 64-byte aligned; the padding is zero.
 func padRows(m []float32, rows, cols, stride int) []float32 {
@@ -234,7 +237,11 @@ func newAISRunner(m *Model, betas []float64, dA []float32, seed uint64) (*aisRun
 		return nil, 0, err
 	}
 	r := &aisRunner{m: m, dA: dA, seed: seed}
-	r.hs, r.xs = padStride(m.H), padStride(m.X)
+	// Rows start on 64-byte boundaries (a row of 500 floats otherwise starts
+	// mid-line in three rows of four: AIS measured 7% faster padded to 512)
+	// an odd number of lines apart (kernel.PadStride: 500 → 528), so that
+	// the column tiles of the lockstep row sums spread over L1's sets.
+	r.hs, r.xs = kernel.PadStride(m.H), kernel.PadStride(m.X)
 	r.c = padRows(m.C, m.X, m.H, r.hs)
 	r.ct = padRows(m.transposed(), m.H, m.X, r.xs)
 	r.beta = make([]float32, len(betas))

@@ -639,6 +639,14 @@ func TestExportedChecks(t *testing.T) {
 	mustPanic("SumRows bad row", func() { SumRows(make([]float32, 2), make([]float32, 4), 2, []int32{2}, 2) })
 	mustPanic("AddRows negative row", func() { AddRows(make([]float32, 4), 2, []int32{-1}, 1, make([]float32, 2)) })
 	mustPanic("Sigmoid short dst", func() { Sigmoid(make([]float32, 1), make([]float32, 2)) })
+	// SumRowsBatch: 2 chains, 3 rows of 2 floats.
+	batch := func(idx, counts []int32) func() {
+		return func() { SumRowsBatch(make([]float32, 4), make([]float32, 6), 2, 2, 3, 2, idx, counts) }
+	}
+	mustPanic("SumRowsBatch bad row", batch([]int32{0, 3, 0, 0, 0, 0}, []int32{2, 0}))
+	mustPanic("SumRowsBatch rows not increasing", batch([]int32{0, 0, 0, 2, 1, 0}, []int32{0, 2}))
+	mustPanic("SumRowsBatch count past nin", batch(make([]int32, 6), []int32{4, 0}))
+	mustPanic("SumRowsBatch short idx", batch(make([]int32, 5), []int32{0, 0}))
 	mustPanic("UpdateNCG short g", func() {
 		UpdateNCG(make([]float32, 3), make([]float32, 3), make([]float32, 3), make([]float32, 3), make([]float32, 2), 1, 1, 0.5)
 	})
@@ -776,6 +784,48 @@ func TestSumRowsBlocked(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSumRowsBatch: on every tier, SumRowsBatch equals one SumRows call per
+// chain exactly (blocked or not), chains with no rows included, and writes
+// nothing outside out.
+func TestSumRowsBatch(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, tier := range Tiers() {
+		restore, err := UseTier(tier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ nc, nin, nout int }{{1, 1, 1}, {3, 9, 15}, {7, 40, 129}, {50, 784, 500}, {50, 500, 784}, {70, 60, 33}} {
+			ldm := PadStride(c.nout)
+			m := Aligned(c.nin * ldm)
+			for i := range m {
+				m[i] = r.Float32()*2 - 1
+			}
+			idx, counts := make([]int32, c.nc*c.nin), make([]int32, c.nc)
+			for k := 0; k < c.nc; k++ {
+				p := []float64{0, 0.05, 0.13, 0.9}[k%4]
+				counts[k] = int32(indicesGeneric(idx[k*c.nin:(k+1)*c.nin], binarySliceT(r, c.nin, p)))
+			}
+			want := make([]float32, c.nc*c.nout)
+			for i := range want {
+				want[i] = r.Float32()
+			}
+			got, check := padded(t, r, len(want), c.nc%4, uni(0, 0))
+			copy(got, want)
+			for k := 0; k < c.nc; k++ {
+				sumRowsGeneric(want[k*c.nout:(k+1)*c.nout], m, ldm, idx[k*c.nin:k*c.nin+int(counts[k])], c.nout)
+			}
+			SumRowsBatch(got, m, ldm, c.nc, c.nin, c.nout, idx, counts)
+			check(fmt.Sprintf("%s SumRowsBatch %+v", tier, c))
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%s %+v: out[%d] = %g, want %g", tier, c, i, got[i], want[i])
+				}
+			}
+		}
+		restore()
 	}
 }
 
