@@ -1197,55 +1197,6 @@ uddone:
 	VZEROUPPER
 	RET
 
-// func avx512TransposeCols(dst, src *float32, rows, cols, ldd, lds int)
-//
-// dst[j*ldd+i] = src[i*lds+j] for i < rows, j < cols: one gather per 16
-// rows of a source column. One call for all columns: the engine's bands of
-// 16 rows made a call per column (a destination cache line) cost 5% of a
-// minibatch. (Prefetching the destination lines for writing measured no
-// better.)
-TEXT ·avx512TransposeCols(SB), NOSPLIT|NOFRAME, $0-48
-	MOVQ  dst+0(FP), DI
-	MOVQ  src+8(FP), SI
-	MOVQ  rows+16(FP), BX
-	MOVQ  cols+24(FP), R9
-	MOVQ  ldd+32(FP), R10
-	MOVQ  lds+40(FP), DX
-	TESTQ BX, BX
-	JLE   tcdone
-	TESTQ R9, R9
-	JLE   tcdone
-	SHLQ  $2, R10              // R10: bytes per destination row
-	VMOVDQU32    avx512iota<>(SB), Z1
-	VPBROADCASTD DX, Z2
-	VPMULLD      Z2, Z1, Z1    // Z1: l·lds
-	SHLQ  $6, DX               // DX: bytes per 16 source rows
-
-tccol:
-	MOVQ DI, R12
-	MOVQ SI, R13
-	MOVQ BX, R14
-
-tcrows:
-	MOVQ       R14, CX
-	LANEMASK(K1)
-	KMOVW      K1, K2          // the gather clears its mask
-	VPXORD     Z0, Z0, Z0
-	VGATHERDPS (R13)(Z1*4), K2, Z0
-	VMOVUPS    Z0, K1, (R12)
-	ADDQ       $64, R12
-	ADDQ       DX, R13
-	SUBQ       $16, R14
-	JG         tcrows
-	ADDQ       R10, DI
-	ADDQ       $4, SI
-	DECQ       R9
-	JNZ        tccol
-
-tcdone:
-	VZEROUPPER
-	RET
-
 // COMPRESSSTORE stores the lane numbers in Z1 of the lanes set in mask k
 // to the int32s at ptr, contiguously, and advances ptr past them.
 // Clobbers AX, CX, DX, K3, Z4.
