@@ -263,3 +263,43 @@ func sumRowsBlockGeneric(out []float32, ldo int, m []float32, ldm int, idx []int
 		cursors[c] = int32(k)
 	}
 }
+
+// taylorTerm adds element (x, q) to lane k of the TaylorSums partial sums.
+// The float64 conversions round every product before it is added, so no
+// compiler fuses them into an FMA (Go may on arm64 and with GOAMD64=v3),
+// and the assembly's separate multiplies and adds give the same bits.
+func taylorTerm(s *[3][4]float64, k int, x, q float64) {
+	t := float64(x*x) * (q - float64(q*q))
+	s[0][k] += float64(x * q)
+	s[1][k] += t
+	s[2][k] += float64(float64(t*x) * (1 - 2*q))
+}
+
+// taylorSumsGeneric: the partial sums of TaylorSums (element i into lane
+// i mod 4) and the lanes' least and greatest a[i] (lane k over elements
+// i ≡ k mod 4, starting from 0). len(a) is a multiple of 4.
+func taylorSumsGeneric(a, p []float32, s *[3][4]float64, lohi *[2][4]float32) {
+	p = p[:len(a)]
+	for i := 0; i+4 <= len(a); i += 4 {
+		for k := 0; k < 4; k++ {
+			ak := a[i+k]
+			lohi[0][k], lohi[1][k] = min32(lohi[0][k], ak), max32(lohi[1][k], ak)
+			taylorTerm(s, k, float64(ak), float64(p[i+k]))
+		}
+	}
+}
+
+// min32 and max32 are plain comparisons: a NaN b leaves a.
+func min32(a, b float32) float32 {
+	if b < a {
+		return b
+	}
+	return a
+}
+
+func max32(a, b float32) float32 {
+	if b > a {
+		return b
+	}
+	return a
+}

@@ -64,6 +64,8 @@ type impl struct {
 	updateMasked func(w, a, c, g []float32, alpha float32) float32
 	updateDense  func(w, c, g []float32, alpha float32) float32
 	transpose    func(dst, src []float32, rows, cols, ldd, lds int)
+	// taylorSums: see TaylorSums; len(a) = len(p) is a multiple of 4.
+	taylorSums func(a, p []float32, s *[3][4]float64, lohi *[2][4]float32)
 }
 
 var (
@@ -84,6 +86,7 @@ var (
 		updateMasked:     updateMaskedGeneric,
 		updateDense:      updateDenseGeneric,
 		transpose:        transposeGeneric,
+		taylorSums:       taylorSumsGeneric,
 	}
 	// available lists the tiers this CPU and build support, best first; the
 	// architecture files append to it in init.
@@ -125,6 +128,9 @@ func fillGeneric(t *impl) {
 	}
 	if t.addRows == nil {
 		t.addRows = generic.addRows
+	}
+	if t.taylorSums == nil {
+		t.taylorSums = generic.taylorSums
 	}
 	if t.axpy == nil {
 		t.axpy = generic.axpy
@@ -498,6 +504,40 @@ func UpdateDense(w, c, g []float32, alpha float32) (finite bool) {
 		return true
 	}
 	return cur.updateDense(w, c, g[:n], alpha) == 0
+}
+
+// TaylorSums returns, over x_i = a[i] and q_i = p[i] in float64,
+//
+//	s1 = Σ x·q,  s2 = Σ t,  s3 = Σ t·x·(1 − 2q),  with t = x²·(q − q²),
+//
+// and lo ≤ 0 ≤ hi, the least and greatest of 0 and the a[i] (NaNs are
+// skipped; the sign of a zero lo or hi is unspecified). These are the sums
+// of AIS's third-order Taylor series of softplus differences (eval's
+// softplusDiffTaylor). The sums are accumulated in four interleaved
+// partial sums (element i of the first len&^3 into sum i mod 4, the rest
+// into sum 0), combined as (s_0 + s_1) + (s_2 + s_3), with every product
+// rounded before it is added (never fused), so every tier gives the same
+// bits. len(p) ≥ len(a).
+func TaylorSums(a, p []float32) (s1, s2, s3 float64, lo, hi float32) {
+	choose()
+	n := len(a)
+	need("p", len(p), n)
+	var s [3][4]float64
+	var lohi [2][4]float32
+	n4 := n &^ 3
+	if n4 > 0 {
+		cur.taylorSums(a[:n4], p[:n4], &s, &lohi)
+	}
+	for k := 0; k < 4; k++ {
+		lo, hi = min32(lo, lohi[0][k]), max32(hi, lohi[1][k])
+	}
+	for i := n4; i < n; i++ {
+		lo, hi = min32(lo, a[i]), max32(hi, a[i])
+		taylorTerm(&s, 0, float64(a[i]), float64(p[i]))
+	}
+	return (s[0][0] + s[0][1]) + (s[0][2] + s[0][3]),
+		(s[1][0] + s[1][1]) + (s[1][2] + s[1][3]),
+		(s[2][0] + s[2][1]) + (s[2][2] + s[2][3]), lo, hi
 }
 
 // Transpose writes the rows×cols row-major matrix src into dst as cols×rows:

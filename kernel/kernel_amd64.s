@@ -1560,3 +1560,58 @@ sbaNext:
 	JNZ  sbaChain
 	VZEROUPPER
 	RET
+
+// func taylorSumsAVX(a, p *float32, n int, s *[3][4]float64, lohi *[2][4]float32)
+//
+// TaylorSums' partial sums, four elements a step: lane k of Y0–Y2 is
+// partial sum k of s1–s3 and takes element i ≡ k (mod 4), in order, with
+// the generic code's operations one by one (products rounded, then added;
+// no FMA), so the bits are the same. X3/X4 keep each lane's least and
+// greatest a: VMINPS X3, X7, X3 is X3 = X7 < X3 ? X7 : X3, min32's rule
+// (a NaN leaves X3). n is a positive multiple of 4. AVX only: both x86
+// tiers use it.
+TEXT ·taylorSumsAVX(SB), NOSPLIT|NOFRAME, $0-40
+	MOVQ   a+0(FP), SI
+	MOVQ   p+8(FP), DI
+	MOVQ   n+16(FP), CX
+	MOVQ   s+24(FP), DX
+	MOVQ   lohi+32(FP), R8
+	VXORPD Y0, Y0, Y0 // s1 lanes
+	VXORPD Y1, Y1, Y1 // s2 lanes
+	VXORPD Y2, Y2, Y2 // s3 lanes
+	VXORPS X3, X3, X3 // lo lanes
+	VXORPS X4, X4, X4 // hi lanes
+	MOVQ   $0x3ff0000000000000, AX
+	MOVQ   AX, X5
+	VBROADCASTSD X5, Y5 // 1.0
+	XORQ   AX, AX
+
+tsloop:
+	VMOVUPS   (SI)(AX*4), X7
+	VMINPS    X3, X7, X3
+	VMAXPS    X4, X7, X4
+	VCVTPS2PD X7, Y7           // x
+	VCVTPS2PD (DI)(AX*4), Y8   // q
+	VMULPD    Y7, Y7, Y9       // x·x
+	VMULPD    Y8, Y8, Y10      // q·q
+	VSUBPD    Y10, Y8, Y10     // q − q·q
+	VMULPD    Y10, Y9, Y9      // t
+	VMULPD    Y8, Y7, Y10      // x·q
+	VADDPD    Y10, Y0, Y0
+	VADDPD    Y9, Y1, Y1
+	VMULPD    Y7, Y9, Y11      // t·x
+	VADDPD    Y8, Y8, Y12      // 2q (exact, as 2·q)
+	VSUBPD    Y12, Y5, Y12     // 1 − 2q
+	VMULPD    Y12, Y11, Y11
+	VADDPD    Y11, Y2, Y2
+	ADDQ      $4, AX
+	CMPQ      AX, CX
+	JLT       tsloop
+
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPS X3, (R8)
+	VMOVUPS X4, 16(R8)
+	VZEROUPPER
+	RET

@@ -21,6 +21,7 @@ var avx2Kernels = &impl{
 	updateMasked:     updateMaskedAVX2,
 	updateDense:      updateDenseAVX2Wrap,
 	transpose:        transposeAVX2Wrap,
+	taylorSums:       taylorSumsAVXWrap,
 }
 
 // affineKBlock bounds the rows of m one call of the register tile covers
@@ -246,3 +247,17 @@ func transposeAVX2Wrap(dst, src []float32, rows, cols, ldd, lds int) {
 //
 //go:noescape
 func transposeAVX2(dst, src []float32, rows, cols, ldd, lds int)
+
+// taylorSumsAVX computes taylorSumsGeneric's partial sums for n = len(a), a
+// positive multiple of 4 (AVX only; both x86 tiers use it).
+//
+//go:noescape
+func taylorSumsAVX(a, p *float32, n int, s *[3][4]float64, lohi *[2][4]float32)
+
+func taylorSumsAVXWrap(a, p []float32, s *[3][4]float64, lohi *[2][4]float32) {
+	if len(a) == 0 {
+		return
+	}
+	_ = p[len(a)-1]
+	taylorSumsAVX(&a[0], &p[0], len(a)&^3, s, lohi)
+}

@@ -32,7 +32,8 @@ var avx512Kernels = &impl{
 	// bands of 16 rows of C against the AVX2 one's 60 GB/s (Zen 5, session
 	// 11), so it was removed. The tier's CPUs all have AVX2 (checked at
 	// registration).
-	transpose: transposeAVX2Wrap,
+	transpose:  transposeAVX2Wrap,
+	taylorSums: taylorSumsAVXWrap,
 }
 
 // The stubs. Each computes the scalar loop of its comment; the pointers

@@ -829,6 +829,73 @@ func TestSumRowsBatch(t *testing.T) {
 	}
 }
 
+// TestTaylorSums: every tier gives the generic bits (sums and the
+// magnitudes of lo and hi) for lengths 0 to 300 and beyond, with NaNs and
+// signed zeros among the inputs, and the generic sums are the float64 sums
+// they stand for (relative 1e-12).
+func TestTaylorSums(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	for _, im := range asmTiers(t) {
+		for _, n := range lengths() {
+			a, p := make([]float32, n), make([]float32, n+3)
+			for i := range a {
+				a[i] = float32(r.NormFloat64() * 3)
+				p[i] = r.Float32()
+				switch r.IntN(40) {
+				case 0:
+					a[i] = float32(math.NaN())
+				case 1:
+					a[i] = float32(math.Copysign(0, -1))
+				}
+			}
+			var want, got [3][4]float64
+			var wlh, glh [2][4]float32
+			n4 := n &^ 3
+			taylorSumsGeneric(a[:n4], p[:n4], &want, &wlh)
+			if n4 > 0 {
+				im.taylorSums(a[:n4], p[:n4], &got, &glh)
+			}
+			for j := range want {
+				for k := range want[j] {
+					if math.Float64bits(got[j][k]) != math.Float64bits(want[j][k]) && !(math.IsNaN(got[j][k]) && math.IsNaN(want[j][k])) {
+						t.Fatalf("%s n=%d: sum %d lane %d = %v, want %v", im.name, n, j, k, got[j][k], want[j][k])
+					}
+				}
+			}
+			for j := range wlh {
+				for k := range wlh[j] {
+					if math.Abs(float64(glh[j][k])) != math.Abs(float64(wlh[j][k])) {
+						t.Fatalf("%s n=%d: lo/hi %d lane %d = %v, want %v", im.name, n, j, k, glh[j][k], wlh[j][k])
+					}
+				}
+			}
+		}
+	}
+	// The generic sums against a direct float64 evaluation, on finite input.
+	for _, n := range []int{1, 7, 500} {
+		a, p := make([]float32, n), make([]float32, n)
+		var w1, w2, w3 float64
+		lo, hi := 0.0, 0.0
+		for i := range a {
+			a[i], p[i] = float32(r.NormFloat64()*3), r.Float32()
+			x, q := float64(a[i]), float64(p[i])
+			w1 += x * q
+			w2 += x * x * q * (1 - q)
+			w3 += x * x * x * q * (1 - q) * (1 - 2*q)
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+		s1, s2, s3, l, h := TaylorSums(a, p)
+		for _, c := range [][2]float64{{s1, w1}, {s2, w2}, {s3, w3}} {
+			if math.Abs(c[0]-c[1]) > 1e-12*(1+math.Abs(c[1]))*float64(n) {
+				t.Errorf("n=%d: TaylorSums %v, direct %v", n, c[0], c[1])
+			}
+		}
+		if float64(l) != lo || float64(h) != hi {
+			t.Errorf("n=%d: lo, hi = %v, %v, want %v, %v", n, l, h, lo, hi)
+		}
+	}
+}
+
 // TestPadStride: whole cache lines, an odd number of them, never shorter.
 func TestPadStride(t *testing.T) {
 	for n := 0; n < 3000; n++ {
