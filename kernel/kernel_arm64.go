@@ -22,6 +22,7 @@ var neonKernels = &impl{
 	updateMasked:     updateMaskedNEON,
 	updateDense:      updateDenseNEON,
 	transpose:        transposeNEON,
+	taylorSums:       taylorSumsNEONWrap,
 }
 
 // affineNEON runs the product in blocks of four chains, which share every
@@ -202,3 +203,17 @@ func transposeNEON(dst, src []float32, rows, cols, ldd, lds int) {
 //
 //go:noescape
 func transpose4NEON(dst, src []float32, rows, cols, ldd, lds int)
+
+// taylorSumsNEON computes taylorSumsGeneric's partial sums for n = len(a), a
+// positive multiple of 4.
+//
+//go:noescape
+func taylorSumsNEON(a, p *float32, n int, s *[3][4]float64, lohi *[2][4]float32)
+
+func taylorSumsNEONWrap(a, p []float32, s *[3][4]float64, lohi *[2][4]float32) {
+	if len(a) < 4 {
+		return
+	}
+	_ = p[len(a)-1]
+	taylorSumsNEON(&a[0], &p[0], len(a)&^3, s, lohi)
+}

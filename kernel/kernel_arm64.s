@@ -1301,3 +1301,78 @@ nextrows:
 
 done:
 	RET
+
+// ---------------------------------------------------------------------------
+// TaylorSums' partial sums (float64, two lanes a register).
+
+// FADD, FSUB, FMUL Vd.2D, Vn.2D, Vm.2D
+#define FADD2D(d, n, m) WORD $(0x4E60D400 | (m)<<16 | (n)<<5 | (d))
+#define FSUB2D(d, n, m) WORD $(0x4EE0D400 | (m)<<16 | (n)<<5 | (d))
+#define FMUL2D(d, n, m) WORD $(0x6E60DC00 | (m)<<16 | (n)<<5 | (d))
+// FCVTL Vd.2D, Vn.2S (lanes 0–1) and FCVTL2 Vd.2D, Vn.4S (lanes 2–3)
+#define FCVTL2D(d, n) WORD $(0x0E617800 | (n)<<5 | (d))
+#define FCVTL22D(d, n) WORD $(0x4E617800 | (n)<<5 | (d))
+// BIT Vd.16B, Vn.16B, Vm.16B: the bits of n where m is one go into d
+#define BIT16B(d, n, m) WORD $(0x6EA01C00 | (m)<<16 | (n)<<5 | (d))
+
+// TAYLOR adds two elements (x in Vx, q in Vq, float64) to the partial sums
+// Vs1, Vs2, Vs3, with the generic code's operations one by one (V31 = 1.0;
+// V7–V11 scratch): t = x·x·(q − q·q); s1 += x·q; s2 += t; s3 += t·x·(1 − 2q).
+#define TAYLOR(x, q, s1, s2, s3) \
+	FMUL2D(7, x, x);   \
+	FMUL2D(8, q, q);   \
+	FSUB2D(8, q, 8);   \
+	FMUL2D(7, 7, 8);   \
+	FMUL2D(9, x, q);   \
+	FADD2D(s1, s1, 9); \
+	FADD2D(s2, s2, 7); \
+	FMUL2D(10, 7, x);  \
+	FADD2D(11, q, q);  \
+	FSUB2D(11, 31, 11); \
+	FMUL2D(10, 10, 11); \
+	FADD2D(s3, s3, 10)
+
+// func taylorSumsNEON(a, p *float32, n int, s *[3][4]float64, lohi *[2][4]float32)
+//
+// Four elements a step: partial sum k (k = i mod 4) of s1 is lane k mod 2 of
+// V16 (k < 2) or V17, of s2 V18/V19, of s3 V20/V21. V22/V23 keep each
+// lane's least and greatest a by compare and bit-insert (lo = a < lo ? a :
+// lo, min32's rule: a NaN never replaces it; FMIN would propagate it).
+// n is a positive multiple of 4.
+TEXT ·taylorSumsNEON(SB), NOSPLIT|NOFRAME, $0-40
+	MOVD  a+0(FP), R0
+	MOVD  p+8(FP), R1
+	MOVD  n+16(FP), R2
+	MOVD  s+24(FP), R3
+	MOVD  lohi+32(FP), R4
+	VEOR  V16.B16, V16.B16, V16.B16
+	VEOR  V17.B16, V17.B16, V17.B16
+	VEOR  V18.B16, V18.B16, V18.B16
+	VEOR  V19.B16, V19.B16, V19.B16
+	VEOR  V20.B16, V20.B16, V20.B16
+	VEOR  V21.B16, V21.B16, V21.B16
+	VEOR  V22.B16, V22.B16, V22.B16
+	VEOR  V23.B16, V23.B16, V23.B16
+	FMOVD $1.0, F31
+	VDUP  V31.D[0], V31.D2
+
+tsloop:
+	VLD1.P 16(R0), [V0.S4]
+	VLD1.P 16(R1), [V4.S4]
+	FCMGT4S(24, 22, 0) // lo > a
+	BIT16B(22, 0, 24)
+	FCMGT4S(24, 0, 23) // a > hi
+	BIT16B(23, 0, 24)
+	FCVTL2D(1, 0)      // x, lanes 0–1
+	FCVTL22D(2, 0)     // x, lanes 2–3
+	FCVTL2D(5, 4)      // q, lanes 0–1
+	FCVTL22D(6, 4)     // q, lanes 2–3
+	TAYLOR(1, 5, 16, 18, 20)
+	TAYLOR(2, 6, 17, 19, 21)
+	SUBS   $4, R2
+	BGT    tsloop
+
+	VST1.P [V16.D2, V17.D2, V18.D2, V19.D2], 64(R3)
+	VST1   [V20.D2, V21.D2], (R3)
+	VST1   [V22.S4, V23.S4], (R4)
+	RET
