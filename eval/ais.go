@@ -301,49 +301,47 @@ func newAISScratch(H, X int) *aisScratch {
 	}
 }
 
-// run performs one AIS run and returns its log weight.
-func (r *aisRunner) run(s *aisScratch, id uint64) float64 {
-	m := r.m
-	H, X := m.H, m.X
-	st := kernel.NewStream(r.seed, id)
-	// x ~ p_A.
-	kernel.SigmoidBernoulli(s.prob[:X], s.x, r.dA, &st)
-	s.hp.reset()
-	s.vp.reset()
-	var logw float64
-	K := len(r.beta) - 1
-	for k := 1; k <= K; k++ {
-		bk, bp := r.beta[k], r.beta[k-1]
-		actX := s.idxX[:s.hp.update(s.a, m.B, r.c, H, r.hs, s.x, s.idxX)]
-		// Weight: Δβ·xᵀ(d − d_A) + Σ_i softplus(β_k a_i) − softplus(β_{k−1} a_i).
-		var xd float64
-		for _, j := range actX {
-			xd += r.dd[j]
-		}
-		clear(s.s1)
-		kernel.Axpy(s.s1, bk, s.a)
-		// p = σ(β_k a); h ~ p except at the last step.
-		if k < K {
-			kernel.SigmoidBernoulli(s.prob[:H], s.h, s.s1, &st)
-		} else {
-			kernel.Sigmoid(s.prob[:H], s.s1)
-		}
-		dsp, ok := softplusDiffTaylor(float64(bk)-float64(bp), s.a, s.prob[:H])
-		if !ok || !taylorWeights {
-			dsp = softplusDiff(s.sp, s.a, bk, bp)
-		}
-		logw += (float64(bk)-float64(bp))*xd + dsp
-		if k == K {
-			break
-		}
-		// x ~ σ((1−β_k)d_A + β_k(d + Cᵀh)) = σ(d_A + β_k v), with
-		// v = (d − d_A) + Cᵀh.
-		s.vp.update(s.v, r.dd32, r.ct, X, r.xs, s.h, s.idxH)
-		copy(s.pre, r.dA)
-		kernel.Axpy(s.pre, bk, s.v)
-		kernel.SigmoidBernoulli(s.prob[:X], s.x, s.pre, &st)
+// hiddenStep is interval k of a run, given a = b + Cx and x's active units
+// act: it returns the run's log-weight increment Δβ·xᵀ(d − d_A) +
+// Σ_i softplus(β_k a_i) − softplus(β_{k−1} a_i) and, for k below the last,
+// draws h ~ σ(β_k a). s1 (H), prob (≥ H) and sp (2H) are scratch.
+func (r *aisRunner) hiddenStep(k int, a []float32, act []int32, h []float32, st *kernel.Stream, s1, prob, sp []float32) float64 {
+	H := len(a)
+	bk, bp := r.beta[k], r.beta[k-1]
+	var xd float64
+	for _, j := range act {
+		xd += r.dd[j]
 	}
-	return logw
+	clear(s1)
+	kernel.Axpy(s1, bk, a)
+	// p = σ(β_k a); h ~ p except at the last step.
+	if k < len(r.beta)-1 {
+		kernel.SigmoidBernoulli(prob[:H], h, s1, st)
+	} else {
+		kernel.Sigmoid(prob[:H], s1)
+	}
+	dsp, ok := softplusDiffTaylor(float64(bk)-float64(bp), a, prob[:H])
+	if !ok || !taylorWeights {
+		dsp = softplusDiff(sp, a, bk, bp)
+	}
+	return (float64(bk)-float64(bp))*xd + dsp
+}
+
+// visibleStep draws x ~ σ((1−β_k)d_A + β_k(d + Cᵀh)) = σ(d_A + β_k v), with
+// v = (d − d_A) + Cᵀh. pre and prob (≥ X) are scratch.
+func (r *aisRunner) visibleStep(k int, v, x []float32, st *kernel.Stream, pre, prob []float32) {
+	copy(pre, r.dA)
+	kernel.Axpy(pre, r.beta[k], v)
+	kernel.SigmoidBernoulli(prob[:len(x)], x, pre, st)
+}
+
+// incrementalPays reports whether a product is brought up to date by the
+// rows that changed (ones units on, non switched on and noff off since the
+// last update) rather than summed afresh: only after a fresh sum (valid),
+// for fewer than aisRefresh updates in a row (bounds drift, see
+// binProduct), and when fewer units changed than are on.
+func incrementalPays(valid bool, since, ones, non, noff int) bool {
+	return valid && incremental && since < aisRefresh && non+noff < ones
 }
 
 // binProduct keeps out = bias + Σ_{j∈act} rows[j] for a binary state whose
@@ -377,7 +375,7 @@ func (p *binProduct) reset() { p.valid = false }
 // j·stride.
 func (p *binProduct) update(out, bias, pos []float32, n, stride int, s []float32, act []int32) int {
 	ones, non, noff := kernel.Changes(act, p.on, p.off, p.old, s)
-	if p.valid && incremental && p.since < aisRefresh && non+noff < ones {
+	if incrementalPays(p.valid, p.since, ones, non, noff) {
 		kernel.FlipRows(out, pos, stride, p.on[:non], p.off[:noff], p.tmp, n)
 		p.since++
 		return ones
@@ -408,8 +406,8 @@ const aisTaylorMax = 0.028
 // (coarse schedules, early large steps): the caller then uses softplusDiff.
 func softplusDiffTaylor(db float64, a, p []float32) (sum float64, ok bool) {
 	// The three sums in float64, four interleaved partial sums each so
-	// that the additions overlap (kernel.TaylorSums: AVX on x86, 2.6% of
-	// AIS's time; the same loop in Go took 16%).
+	// that the additions overlap (kernel.TaylorSums: AVX on x86, NEON on
+	// arm64; 2.6% of AIS's time, where the same loop in Go took 16%).
 	S1, S2, S3, lo, hi := kernel.TaylorSums(a, p[:len(a)])
 	sum = db*S1 - db*db*0.5*S2 + db*db*db*(1.0/6)*S3
 	return sum, db*math.Max(-float64(lo), float64(hi)) <= aisTaylorMax

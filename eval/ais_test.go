@@ -276,3 +276,27 @@ func TestAISLockstepMatchesRuns(t *testing.T) {
 	}
 	incremental = true
 }
+
+// run is one AIS run on its own, with binProduct's one-run products: the
+// reference TestAISLockstepMatchesRuns holds runBlock to.
+func (r *aisRunner) run(s *aisScratch, id uint64) float64 {
+	m := r.m
+	H, X := m.H, m.X
+	st := kernel.NewStream(r.seed, id)
+	// x ~ p_A.
+	kernel.SigmoidBernoulli(s.prob[:X], s.x, r.dA, &st)
+	s.hp.reset()
+	s.vp.reset()
+	var logw float64
+	K := len(r.beta) - 1
+	for k := 1; k <= K; k++ {
+		actX := s.idxX[:s.hp.update(s.a, m.B, r.c, H, r.hs, s.x, s.idxX)]
+		logw += r.hiddenStep(k, s.a, actX, s.h, &st, s.s1, s.prob, s.sp)
+		if k == K {
+			break
+		}
+		s.vp.update(s.v, r.dd32, r.ct, X, r.xs, s.h, s.idxH)
+		r.visibleStep(k, s.v, s.x, &st, s.pre, s.prob)
+	}
+	return logw
+}

@@ -12,8 +12,9 @@ import "github.com/ncg-rbm/ncg/kernel"
 // direction, whose blocked schedule reads each tile of a row once for every
 // run of the block that needs it. Each run's arithmetic is unchanged (its
 // rows are added in increasing order into its own vector, as binProduct
-// does), so the log weights are bit-identical to aisRunner.run's, which
-// stays as the reference (TestAISLockstepMatchesRuns).
+// does), so the log weights are bit-identical to those of one run at a
+// time with binProduct (the reference in ais_test.go,
+// TestAISLockstepMatchesRuns).
 
 // maxBlockRuns bounds the runs of one block: the blocked row sums take at
 // most 64 chains a pass.
@@ -57,7 +58,7 @@ func (p *blockProduct) update(out, bias, m []float32, ldm, n int, s []float32) {
 		lo, hi := i*nin, (i+1)*nin
 		ones, non, noff := kernel.Changes(p.act[lo:hi], p.add[lo:hi], p.off[lo:hi], p.old[lo:hi], s[lo:hi])
 		p.ones[i] = ones
-		if p.valid[i] && incremental && p.since[i] < aisRefresh && non+noff < ones {
+		if incrementalPays(p.valid[i], p.since[i], ones, non, noff) {
 			// binProduct's FlipRows: add the rows switched on, subtract the
 			// sum of those switched off.
 			p.nadd[i], p.noff[i] = int32(non), int32(noff)
@@ -111,8 +112,9 @@ func newAISBlock(runs, H, X int) *aisBlock {
 }
 
 // runBlock performs runs first … first+len(logw)−1 in lockstep and writes
-// their log weights to logw: the same steps as run, interval by interval,
-// with each direction's products of all runs in one batch.
+// their log weights to logw: interval by interval, each direction's
+// products of all runs in one batch, then each run's hiddenStep or
+// visibleStep.
 func (r *aisRunner) runBlock(b *aisBlock, first int, logw []float64) {
 	m := r.m
 	H, X, n := m.H, m.X, len(logw)
@@ -126,38 +128,17 @@ func (r *aisRunner) runBlock(b *aisBlock, first int, logw []float64) {
 	b.vp.reset()
 	K := len(r.beta) - 1
 	for k := 1; k <= K; k++ {
-		bk, bp := r.beta[k], r.beta[k-1]
 		b.hp.update(b.a, m.B, r.c, r.hs, n, b.x)
 		for i := 0; i < n; i++ {
-			a := b.a[i*H : (i+1)*H]
-			// Weight: Δβ·xᵀ(d − d_A) + Σ_i softplus(β_k a_i) − softplus(β_{k−1} a_i).
-			var xd float64
-			for _, j := range b.hp.act[i*X : i*X+b.hp.ones[i]] {
-				xd += r.dd[j]
-			}
-			clear(b.s1)
-			kernel.Axpy(b.s1, bk, a)
-			// p = σ(β_k a); h ~ p except at the last step.
-			if k < K {
-				kernel.SigmoidBernoulli(b.prob[:H], b.h[i*H:(i+1)*H], b.s1, &b.st[i])
-			} else {
-				kernel.Sigmoid(b.prob[:H], b.s1)
-			}
-			dsp, ok := softplusDiffTaylor(float64(bk)-float64(bp), a, b.prob[:H])
-			if !ok || !taylorWeights {
-				dsp = softplusDiff(b.sp, a, bk, bp)
-			}
-			logw[i] += (float64(bk)-float64(bp))*xd + dsp
+			act := b.hp.act[i*X : i*X+b.hp.ones[i]]
+			logw[i] += r.hiddenStep(k, b.a[i*H:(i+1)*H], act, b.h[i*H:(i+1)*H], &b.st[i], b.s1, b.prob, b.sp)
 		}
 		if k == K {
 			break
 		}
-		// x ~ σ(d_A + β_k v), v = (d − d_A) + Cᵀh.
 		b.vp.update(b.v, r.dd32, r.ct, r.xs, n, b.h)
 		for i := 0; i < n; i++ {
-			copy(b.pre, r.dA)
-			kernel.Axpy(b.pre, bk, b.v[i*X:(i+1)*X])
-			kernel.SigmoidBernoulli(b.prob[:X], b.x[i*X:(i+1)*X], b.pre, &b.st[i])
+			r.visibleStep(k, b.v[i*X:(i+1)*X], b.x[i*X:(i+1)*X], &b.st[i], b.pre, b.prob)
 		}
 	}
 }

@@ -139,9 +139,7 @@ func (r *aisRunner) reverse(s *aisScratch, row []uint8, id uint64) float64 {
 		// x_{k−1} ~ σ((1−β_k)d_A + β_k(d + Cᵀh)) = σ(d_A + β_k v), with
 		// v = (d − d_A) + Cᵀh.
 		s.vp.update(s.v, r.dd32, r.ct, X, r.xs, s.h, s.idxH)
-		copy(s.pre, r.dA)
-		kernel.Axpy(s.pre, bk, s.v)
-		kernel.SigmoidBernoulli(s.prob[:X], s.x, s.pre, &st)
+		r.visibleStep(k, s.v, s.x, &st, s.pre, s.prob)
 		act = s.idxX[:s.hp.update(s.a, m.B, r.c, H, r.hs, s.x, s.idxX)]
 		// − SP_k(x_{k−1}) and the (d − d_A) term.
 		clear(s.s1)

@@ -267,8 +267,8 @@ func sumRowsBlockGeneric(out []float32, ldo int, m []float32, ldm int, idx []int
 // taylorTerm adds element (x, q) to lane k of the TaylorSums partial sums.
 // The float64 conversions round every product before it is added, so no
 // compiler fuses them into an FMA (Go may, across statements too, on arm64
-// and with GOAMD64=v3),
-// and the assembly's separate multiplies and adds give the same bits.
+// and with GOAMD64=v3), and the assembly's separate multiplies and adds
+// give the same bits.
 func taylorTerm(s *[3][4]float64, k int, x, q float64) {
 	t := float64(float64(x*x) * (q - float64(q*q)))
 	s[0][k] += float64(x * q)

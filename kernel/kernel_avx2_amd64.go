@@ -255,7 +255,7 @@ func transposeAVX2(dst, src []float32, rows, cols, ldd, lds int)
 func taylorSumsAVX(a, p *float32, n int, s *[3][4]float64, lohi *[2][4]float32)
 
 func taylorSumsAVXWrap(a, p []float32, s *[3][4]float64, lohi *[2][4]float32) {
-	if len(a) == 0 {
+	if len(a) < 4 {
 		return
 	}
 	_ = p[len(a)-1]
