@@ -8,8 +8,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/klauspost/cpuid/v2"
-
 	"github.com/ncg-rbm/ncg/bench"
 	"github.com/ncg-rbm/ncg/kernel"
 )
@@ -75,7 +73,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := interruptible()
 	defer cancel()
 	progress := prof.progressWriter(stderr)
-	cpu := cpuid.CPU.BrandName
+	cpu := cpuLine()
 	if !*asJSON {
 		fmt.Fprintf(stdout, "cpu: %s\nkernel tier: %s (available: %v)\nGOMAXPROCS: %d, %s %s/%s\n\n", cpu, kernel.Tier(), kernel.Tiers(),
 			runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -155,6 +156,11 @@ func TestVersion(t *testing.T) {
 	out, _, code := ncgbench(t, t.TempDir(), "version")
 	if code != 0 || !strings.Contains(out, "kernel tier") {
 		t.Errorf("version: exit %d\n%s", code, out)
+	}
+	// The CPU line carries the family and model, which tell CPU generations
+	// apart where a VM shortens the brand string.
+	if !regexp.MustCompile(`(?m)^cpu .*\(family \d+, model \d+`).MatchString(out) {
+		t.Errorf("version: no CPU family and model in\n%s", out)
 	}
 	_, errb, code := ncgbench(t, t.TempDir(), "version")
 	_ = errb

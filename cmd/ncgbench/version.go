@@ -42,9 +42,28 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	fmt.Fprintf(stdout, "ncgbench %s\ngo %s %s/%s\nkernel tier %s (available: %v)\ncpu %s\n",
-		version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, kernel.Tier(), kernel.Tiers(), cpuid.CPU.BrandName)
+		version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, kernel.Tier(), kernel.Tiers(), cpuLine())
 	for tier, why := range kernel.DisabledTiers() {
 		fmt.Fprintf(stdout, "tier %s disabled: %s\n", tier, why)
 	}
 	return nil
+}
+
+// cpuLine names the CPU for bench and version output: the brand string,
+// which a virtual machine may shorten to "AMD EPYC", then the family and
+// model, which tell the generations apart (AMD family 25 is Zen 3 and 4,
+// 26 is Zen 5), and the cache sizes per core that the kernels' blocking
+// depends on, where cpuid reports them.
+func cpuLine() string {
+	c := cpuid.CPU
+	s := fmt.Sprintf("%s (family %d, model %d", c.BrandName, c.Family, c.Model)
+	for _, l := range []struct {
+		name  string
+		bytes int
+	}{{"L1d", c.Cache.L1D}, {"L2", c.Cache.L2}, {"L3", c.Cache.L3}} {
+		if l.bytes > 0 {
+			s += fmt.Sprintf(", %s %d KB", l.name, l.bytes/1024)
+		}
+	}
+	return s + ")"
 }
