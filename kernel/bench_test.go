@@ -126,6 +126,35 @@ func BenchmarkKernel(b *testing.B) {
 			})
 		})
 	}
+	// rowrate is the rate (MB/s of rows added, 500 floats a row) at which
+	// the binary-state product's row sums run when every chain has the same
+	// first R rows: how fast rows reach the adds when a row block × tile
+	// (R × 128 floats, at most 112 rows) is reused from L1 by the chains (R ≤
+	// 64 rows, 32 KB) and when it is not. It bounds binary13: at 13% ones
+	// the 8 chains add about 815 rows, of which about 527 differ. (README, known
+	// limits, session 12.)
+	b.Run("rowrate", func(b *testing.B) {
+		forEachTier(b, func(b *testing.B) {
+			for _, nc := range []int{8, 64} {
+				for _, rows := range []int{8, 64, 112, benchX} {
+					ri := make([]int32, nc*benchX)
+					rc := make([]int32, nc)
+					for c := range rc {
+						for j := 0; j < rows; j++ {
+							ri[c*benchX+j] = int32(j)
+						}
+						rc[c] = int32(rows)
+					}
+					b.Run(fmt.Sprintf("c%d-rows%d", nc, rows), func(b *testing.B) {
+						b.SetBytes(int64(4 * nc * rows * benchH))
+						for i := 0; i < b.N; i++ {
+							SumRowsBatch(out, pm, ld, nc, benchX, benchH, ri, rc)
+						}
+					})
+				}
+			}
+		})
+	})
 	n := 64 * benchH
 	src := randSlice(r, n, -8, 8)
 	dst := make([]float32, n)
