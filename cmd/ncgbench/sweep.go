@@ -57,6 +57,16 @@ type recorder struct {
 	g    *gridFlags
 }
 
+// String is the wrapped flag's default. The flag package also calls it on
+// a zero recorder (to tell whether a default is worth printing in -h), so a
+// recorder without a flag reads as "".
+func (r *recorder) String() string {
+	if r == nil || r.Value == nil {
+		return ""
+	}
+	return r.Value.String()
+}
+
 func (r *recorder) IsBoolFlag() bool {
 	b, ok := r.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
