@@ -42,7 +42,18 @@ func Figures(groups []Group) ([]*Figure, error) {
 
 // WriteTo renders the figure in format ("png", "svg", or another format
 // gonum/plot knows) to w.
-func (f *Figure) WriteTo(w io.Writer, format string) error {
+func (f *Figure) WriteTo(w io.Writer, format string) (err error) {
+	for _, p := range f.Panels {
+		widen(&p.X)
+		widen(&p.Y)
+	}
+	// gonum/plot reports what it cannot draw by panicking; a figure that
+	// cannot be drawn is an error of this figure, not a crash of the run.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("report: drawing figure %s: %v", f.Name, r)
+		}
+	}()
 	n := len(f.Panels)
 	c, err := draw.NewFormattedCanvas(f.Width, f.Height*vg.Length(n), format)
 	if err != nil {
@@ -65,6 +76,23 @@ func (f *Figure) WriteTo(w io.Writer, format string) error {
 	}
 	_, err = c.WriteTo(w)
 	return err
+}
+
+// widen gives an axis whose data span nothing, or less than float64 can
+// resolve at its magnitude, a span of ±max(1, 1e-6·|value|) around it.
+// gonum/plot widens an empty span by ±1 itself, which at |value| ≥ 2⁵³
+// (a diverged run's NLL of 1e30, say) leaves it empty and panics.
+func widen(a *plot.Axis) {
+	if math.IsNaN(a.Min) || math.IsNaN(a.Max) || math.IsInf(a.Min, 0) || math.IsInf(a.Max, 0) {
+		return // no finite data: gonum/plot's own defaults apply
+	}
+	lo, hi := math.Min(a.Min, a.Max), math.Max(a.Min, a.Max)
+	if hi-lo > 1e-9*math.Max(math.Abs(lo), math.Abs(hi)) {
+		return
+	}
+	c := lo/2 + hi/2
+	d := math.Max(1, 1e-6*math.Abs(c))
+	a.Min, a.Max = c-d, c+d
 }
 
 const (

@@ -324,3 +324,21 @@ func TestAISUnboundedMarked(t *testing.T) {
 		t.Errorf("CSV lacks the count:\n%s", cb.String())
 	}
 }
+
+// A diverged run's metrics (NLL 1e30 at every evaluation) still draw: every
+// figure gets a finite, non-empty axis range.
+func TestWriteFiguresHugeValues(t *testing.T) {
+	root := t.TempDir()
+	fakeRun(t, filepath.Join(root, "runs", "a"), testSpec(engine.NCG, 1), 1e30, 0.3, true)
+	runs, err := Collect(filepath.Join(root, "runs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Write(filepath.Join(root, "out"), GroupRuns(runs), []string{"png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Error("no files written")
+	}
+}
