@@ -71,6 +71,32 @@ func TestTrainDemo(t *testing.T) {
 	}
 }
 
+// TestTrainDemoOut: the demo's two runs go into -out side by side (one
+// run directory cannot hold both: the second failed as "another
+// configuration").
+func TestTrainDemoOut(t *testing.T) {
+	dir := t.TempDir()
+	out, errb, code := ncgbench(t, dir, "train", "-epochs", "20", "-quiet", "-out", "pair")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	for _, run := range []string{"bas-ncg-seed1", "bas-dense-seed1"} {
+		if !strings.Contains(out, filepath.Join("pair", run)+":") {
+			t.Errorf("output lacks %s:\n%s", run, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "pair", run, "result.json")); err != nil {
+			t.Errorf("%s: %v", run, err)
+		}
+	}
+	// One method given: one run, in -out itself.
+	if _, errb, code := ncgbench(t, dir, "train", "-epochs", "20", "-quiet", "-method", "dense", "-out", "one"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "one", "result.json")); err != nil {
+		t.Error(err)
+	}
+}
+
 // TestTrainRecordsCompressedRows: config.json says whether the engine
 // trained on compressed rows (SET at 7% here) or on the dense matrices.
 func TestTrainRecordsCompressedRows(t *testing.T) {

@@ -66,7 +66,7 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.spec.AISRuns, "ais-runs", 100, "AIS runs")
 	fs.IntVar(&r.spec.AISIntervals, "ais-betas", 14500, "AIS intervals (14500: the paper's schedule; other values: uniform β)")
 	fs.Uint64Var(&r.spec.AISSeed, "ais-seed", 0, "seed of the AIS chains")
-	fs.StringVar(&r.out, "out", "", "run directory (default runs/<data>-<method>-seed<seed>)")
+	fs.StringVar(&r.out, "out", "", "run directory (default runs/<data>-<method>-seed<seed>; the demo's two runs go in DIR/bas-ncg-seed<seed> and DIR/bas-dense-seed<seed>)")
 }
 
 // dataDefaults are the settings of the paper (SPEC §7) per data set, used
@@ -118,8 +118,12 @@ func (r *runFlags) dir() string {
 	if r.out != "" {
 		return r.out
 	}
-	base := filepath.Base(r.spec.Data)
-	return filepath.Join("runs", fmt.Sprintf("%s-%s-seed%d", base, r.spec.Engine.Method, r.spec.Engine.Seed))
+	return filepath.Join("runs", r.name())
+}
+
+// name is a run's default directory name: <data>-<method>-seed<seed>.
+func (r *runFlags) name() string {
+	return fmt.Sprintf("%s-%s-seed%d", filepath.Base(r.spec.Data), r.spec.Engine.Method, r.spec.Engine.Seed)
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
@@ -151,6 +155,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		dense := rf
 		dense.spec.Engine.Method = engine.Dense
 		specs = append(specs, dense)
+		if rf.out != "" { // two runs: one directory each, inside -out
+			for i := range specs {
+				specs[i].out = filepath.Join(rf.out, specs[i].name())
+			}
+		}
 	}
 	for _, r := range specs {
 		res, err := experiment.Run(ctx, r.spec, r.dir(), experiment.Options{DataDir: r.dataDir, Workers: r.workers,
