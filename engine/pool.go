@@ -16,7 +16,7 @@ import (
 // Between phases a helper spins for up to spinFor before it sleeps: phases
 // follow each other within microseconds while training, and waking a
 // sleeping goroutine (through the OS, on another CPU) cost 6–9% of a
-// two-worker minibatch on the Zen 5 VM (BenchmarkMinibatch/ncg/workers2,
+// two-worker minibatch on the Zen 4 VM (BenchmarkMinibatch/ncg/workers2,
 // interleaved runs: 2.22–2.35 → 2.08–2.19 s/epoch).
 type pool struct {
 	workers int

@@ -17,7 +17,7 @@ import (
 // tiles of C read for one chain are reused by the others from cache. It is
 // fixed, not derived from the number of workers, because a block's density
 // picks the product's form, and results must not depend on the workers.
-// (Blocks of 6–7, 13 and 25 chains were measured on Zen 5: no faster.)
+// (Blocks of 6–7, 13 and 25 chains were measured on Zen 4: no faster.)
 const blockSize = 8
 
 // rowChunk is the number of visible rows of the gradient and update a task

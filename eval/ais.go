@@ -351,7 +351,7 @@ func incrementalPays(valid bool, since, ones, non, noff int) bool {
 // aisRefresh incremental updates in a row, it recomputes from scratch.
 // (Subtracting a sum, rather than adding rows of a negated copy of the
 // matrix, halves the memory the runs stream: 100 MNIST runs took 4.6 s
-// instead of 5.8 s on Zen 5.) Drift: an entry is a float32 sum of a fresh
+// instead of 5.8 s on Zen 4.) Drift: an entry is a float32 sum of a fresh
 // value and at most aisRefresh updates of a few rows each, so its error is
 // at most (terms)·2⁻²⁴·(|bias| + Σ|rows|) as for a fresh sum with that many
 // more terms: about 1e-5 relative for MNIST-sized models, far below the AIS

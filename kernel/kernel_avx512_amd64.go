@@ -29,7 +29,7 @@ var avx512Kernels = &impl{
 	updateDense:      updateDenseAVX512,
 	// The AVX2 transpose (8×8 blocks of shuffles): the AVX-512 one, a
 	// gather per 16 rows of a source column, ran at 17 GB/s on the engine's
-	// bands of 16 rows of C against the AVX2 one's 60 GB/s (Zen 5, session
+	// bands of 16 rows of C against the AVX2 one's 60 GB/s (Zen 4, session
 	// 11), so it was removed. The tier's CPUs all have AVX2 (checked at
 	// registration).
 	transpose:  transposeAVX2Wrap,
