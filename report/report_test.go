@@ -325,8 +325,8 @@ func TestAISUnboundedMarked(t *testing.T) {
 	}
 }
 
-// A diverged run's metrics (NLL 1e30 at every evaluation) still draw: every
-// figure gets a finite, non-empty axis range.
+// A diverged run's metrics (NLL 1e30 at every evaluation) still draw:
+// before widen, gonum/plot panicked on the NLL axis, which spans nothing.
 func TestWriteFiguresHugeValues(t *testing.T) {
 	root := t.TempDir()
 	fakeRun(t, filepath.Join(root, "runs", "a"), testSpec(engine.NCG, 1), 1e30, 0.3, true)
