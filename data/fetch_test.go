@@ -35,6 +35,10 @@ func TestFetchFromMirror(t *testing.T) {
 	mux.Handle("/broken/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
 	}))
+	// The mirror serves the shared data directory without connect-4, so that
+	// the test sees how a missing file is reported whatever that directory
+	// holds.
+	mux.Handle("/connect-4/", http.NotFoundHandler())
 	mux.Handle("/", http.FileServer(http.Dir(shared)))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
