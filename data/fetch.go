@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -25,8 +26,13 @@ type File struct {
 	source, remote string
 	MD5            string // MD5 of the file's bytes as published ("" if unknown)
 	RawMD5         string // MD5 of its decompressed bytes ("" if unknown)
-	// Rows and Features, when MD5 and RawMD5 are unknown, are checked by
-	// parsing the file (Format "libsvm" or "split").
+	// RowsMD5, for a LIBSVM file, is the MD5 of its rows in canonical form
+	// (see [CanonicalLIBSVMMD5]): a copy whose bytes differ from the known
+	// one (trailing spaces, "+1" labels, features out of order) but whose
+	// rows and labels are the same, in the same order, verifies by it.
+	RowsMD5 string
+	// Rows and Features, when no checksum is known or a copy is checked by
+	// RowsMD5, are checked by parsing the file (Format "libsvm" or "split").
 	Rows, Features int
 	Format         string
 }
@@ -45,8 +51,10 @@ var (
 // knows. The MD5 checksums are those of the data README: the canonical
 // MNIST .gz files (train images also by the MD5 of its decompressed bytes,
 // so a locally re-compressed copy verifies) and the LIBSVM mushrooms file.
-// The LIBSVM connect-4 file has no published checksum: it is checked by
-// parsing it (67557 rows of 126 binary features).
+// LIBSVM publishes no checksum for connect-4: the MD5 is that of the copy
+// in the shared data directory, rebuilt from the UCI data in LIBSVM's
+// encoding, and any copy with the same rows in the same order verifies by
+// RowsMD5 (67557 rows of 126 binary features).
 func Files() []File {
 	return []File{
 		{Set: "mnist", Path: "mnist/" + MNISTTrainImages, What: "MNIST training images (IDX, 60000×28×28)",
@@ -64,7 +72,8 @@ func Files() []File {
 		{Set: "mushrooms", Path: "mushrooms/mushrooms-test.data", What: "the paper's mushrooms test split (6124)",
 			Rows: 6124, Features: 112, Format: FormatSplit},
 		{Set: "connect-4", Path: "connect-4/connect-4", What: "LIBSVM connect-4 (67557×126, labels -1/0/1)",
-			source: "libsvm", remote: "multiclass/connect-4", Rows: 67557, Features: 126, Format: FormatLIBSVM},
+			source: "libsvm", remote: "multiclass/connect-4", MD5: "b6bc927c4bded7cd74db4ab5e38cc996",
+			RowsMD5: "b6bc927c4bded7cd74db4ab5e38cc996", Rows: 67557, Features: 126, Format: FormatLIBSVM},
 		{Set: "connect-4", Path: "connect-4/connect-4-train.data", What: "the paper's connect-4 train split (16000)",
 			Rows: 16000, Features: 126, Format: FormatSplit},
 		{Set: "reference", Path: "reference/mnistvh_CD25.mat", What: "reference MNIST RBM (Salakhutdinov & Murray 2008)"},
@@ -323,6 +332,9 @@ func verifyPath(path string, f File) FileStatus {
 		if want == "" {
 			want = f.RawMD5
 		}
+		if f.RowsMD5 != "" {
+			return verifyRows(st, f, sum)
+		}
 		st.Check = fmt.Sprintf("MD5 mismatch: got %s, want %s", sum, want)
 		return st
 	}
@@ -347,6 +359,67 @@ func verifyPath(path string, f File) FileStatus {
 	}
 	st.OK, st.Check = true, "no checksum known"
 	return st
+}
+
+// verifyRows checks a LIBSVM file whose bytes did not match f.MD5 (their
+// MD5 is sum) by the MD5 of its rows in canonical form.
+func verifyRows(st FileStatus, f File, sum string) FileStatus {
+	s, err := ReadLIBSVMFile(st.FullPath, f.Features)
+	if err != nil {
+		st.Check = fmt.Sprintf("MD5 mismatch (got %s, want %s) and unreadable: %v", sum, f.MD5, err)
+		return st
+	}
+	if s.N != f.Rows || s.D != f.Features {
+		st.Check = fmt.Sprintf("MD5 mismatch (got %s, want %s) and %d×%d, want %d×%d", sum, f.MD5, s.N, s.D, f.Rows, f.Features)
+		return st
+	}
+	rows, err := CanonicalLIBSVMMD5(s)
+	if err != nil {
+		st.Check = err.Error()
+		return st
+	}
+	if rows != f.RowsMD5 {
+		st.Check = fmt.Sprintf("MD5 mismatch (got %s, want %s) and rows differ (canonical rows MD5 %s, want %s)", sum, f.MD5, rows, f.RowsMD5)
+		return st
+	}
+	st.Verified, st.OK = true, true
+	st.Check = fmt.Sprintf("bytes differ from the known copy, rows the same (canonical rows MD5 ok, %d×%d)", s.N, s.D)
+	return st
+}
+
+// CanonicalLIBSVMMD5 returns the hex MD5 of s written as canonical LIBSVM
+// text: per row, the label (its class name as a number in shortest form,
+// "1" for "+1" or "1.0"), then " j:1" for every unit j (1-based) that is
+// on, in increasing order, then "\n". Two LIBSVM files with the same rows
+// and labels in the same order have the same canonical MD5 whatever their
+// spacing, label spelling and feature order.
+func CanonicalLIBSVMMD5(s *Set) (string, error) {
+	if s.Labels == nil || len(s.ClassNames) != s.NumClasses {
+		return "", fmt.Errorf("data: %s: canonical LIBSVM form needs labels with class names", s.Name)
+	}
+	names := make([]string, len(s.ClassNames))
+	for k, n := range s.ClassNames {
+		v, err := strconv.ParseFloat(n, 64)
+		if err != nil {
+			return "", fmt.Errorf("data: %s: label %q is not a number", s.Name, n)
+		}
+		names[k] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	h := md5.New()
+	var line []byte
+	for i := 0; i < s.N; i++ {
+		line = append(line[:0], names[s.Labels[i]]...)
+		for j, u := range s.Row(i) {
+			if u != 0 {
+				line = append(line, ' ')
+				line = strconv.AppendInt(line, int64(j+1), 10)
+				line = append(line, ":1"...)
+			}
+		}
+		line = append(line, '\n')
+		h.Write(line)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // md5File returns the hex MD5 of a file's bytes, or of its decompressed

@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -95,9 +96,9 @@ func TestFetchChecksumMismatch(t *testing.T) {
 	if f := listFiles(t, dir); len(f) != 0 {
 		t.Errorf("left behind: %v", f)
 	}
-	// A file without a checksum is checked by parsing: wrong shape, rejected.
+	// A file checked by its rows when its bytes differ: wrong shape, rejected.
 	err = Fetch(context.Background(), "connect-4", dir, FetchOptions{LIBSVMBaseURL: srv.URL})
-	if err == nil || !strings.Contains(err.Error(), "content check failed: 1×126, want 67557×126") {
+	if err == nil || !strings.Contains(err.Error(), "and 1×126, want 67557×126") {
 		t.Fatalf("err = %v", err)
 	}
 	if f := listFiles(t, dir); len(f) != 0 {
@@ -139,17 +140,25 @@ func TestFetchServerError(t *testing.T) {
 	}
 }
 
-// TestFetchConnect4 serves a synthetic file of the right shape (the real
-// one has no published checksum, so Fetch checks it by parsing).
+// TestFetchConnect4 serves the shared connect-4 file respelt (trailing
+// spaces, "+1" labels, two spaces between features): its bytes differ from
+// the known copy, its rows do not, so Fetch accepts it by the rows' MD5 and
+// Load then derives the paper's test split from it.
 func TestFetchConnect4(t *testing.T) {
+	TestFile(t, "connect-4/connect-4")
+	TestFile(t, "connect-4/connect-4-train.data")
+	real, err := os.ReadFile(filepath.Join(TestDir(t), "connect-4", "connect-4"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b bytes.Buffer
-	r := rand.New(rand.NewPCG(1, 1))
-	for i := 0; i < 67557; i++ {
-		b.WriteString(strconv.Itoa(r.IntN(3) - 1))
-		for j := 1; j <= 126; j += 3 {
-			b.WriteString(" " + strconv.Itoa(j+r.IntN(3)) + ":1")
+	for _, line := range strings.Split(strings.TrimSuffix(string(real), "\n"), "\n") {
+		f := strings.Fields(line)
+		if f[0] == "1" {
+			f[0] = "+1"
 		}
-		b.WriteByte('\n')
+		b.WriteString(strings.Join(f, "  "))
+		b.WriteString(" \n")
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/multiclass/connect-4" {
@@ -164,11 +173,66 @@ func TestFetchConnect4(t *testing.T) {
 	if err := Fetch(context.Background(), "connect-4", dir, FetchOptions{LIBSVMBaseURL: srv.URL + "/", Log: &log}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(log.String(), "content ok (67557×126)") {
+	if !strings.Contains(log.String(), "rows the same (canonical rows MD5 ok, 67557×126)") {
 		t.Error(log.String())
 	}
-	tr, te, err := Load("connect-4", Options{Dir: dir, SplitSeed: 1})
-	if err != nil || tr.N != 16000 || te.N != 51557 || !strings.Contains(tr.Source, "not the paper's exact split") {
+	// With the paper's training split beside it, the test set is the paper's.
+	train, err := os.ReadFile(filepath.Join(TestDir(t), "connect-4", "connect-4-train.data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "connect-4", "connect-4-train.data"), train, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, te, err := Load("connect-4", Options{Dir: dir})
+	if err != nil || tr.N != 16000 || te.N != 51557 || !strings.Contains(te.Source, "the paper's test split") {
 		t.Errorf("%v %v %v", tr, te, err)
+	}
+}
+
+// TestFetchConnect4Refused serves a file of the right shape with other rows:
+// neither its bytes nor its rows match, and nothing is saved.
+func TestFetchConnect4Refused(t *testing.T) {
+	var b bytes.Buffer
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := 0; i < 67557; i++ {
+		b.WriteString(strconv.Itoa(r.IntN(3) - 1))
+		for j := 1; j <= 126; j += 3 {
+			b.WriteString(" " + strconv.Itoa(j+r.IntN(3)) + ":1")
+		}
+		b.WriteByte('\n')
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(b.Bytes())
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	err := Fetch(context.Background(), "connect-4", dir, FetchOptions{LIBSVMBaseURL: srv.URL + "/"})
+	if err == nil || !strings.Contains(err.Error(), "rows differ") {
+		t.Errorf("err = %v", err)
+	}
+	if got := listFiles(t, dir); len(got) != 0 {
+		t.Errorf("left behind: %v", got)
+	}
+}
+
+// TestCanonicalLIBSVMMD5 compares the canonical MD5 with the MD5 of the
+// canonical text written out by hand, for a file spelt otherwise.
+func TestCanonicalLIBSVMMD5(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("+1 1:1  3:1 \n-1.0 2:1\n1 \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadLIBSVMFile(p, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := CanonicalLIBSVMMD5(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%x", md5.Sum([]byte("1 1:1 3:1\n-1 2:1\n1\n"))); got != want {
+		t.Errorf("canonical MD5 %s, want %s", got, want)
 	}
 }
