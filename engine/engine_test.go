@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -670,6 +671,35 @@ func TestSETKeepsDensity(t *testing.T) {
 	}
 	if moved == 0 {
 		t.Error("SET never rewired")
+	}
+}
+
+// TestSETRewiresBetweenEpochs checks that SET rewires after each epoch but
+// the last: the connections change after epochs 1 and 2 of 3, not after 3.
+func TestSETRewiresBetweenEpochs(t *testing.T) {
+	d := randomData(4, 100, 40, 0)
+	cfg := smallConfig(SET)
+	cfg.Epochs = 3
+	tr, err := New(cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps := [][]float32{append([]float32(nil), tr.Model().A...)}
+	opts := Options{OnEpoch: func(Record) error {
+		snaps = append(snaps, append([]float32(nil), tr.Model().A...))
+		return nil
+	}}
+	if err := tr.Train(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(snaps) != 4 {
+		t.Fatalf("%d epoch records, want 3", len(snaps)-1)
+	}
+	for e := 1; e <= 3; e++ {
+		changed := !slices.Equal(snaps[e-1], snaps[e])
+		if want := e < 3; changed != want {
+			t.Errorf("epoch %d: connections changed = %v, want %v", e, changed, want)
+		}
 	}
 }
 

@@ -275,7 +275,9 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 			onBatch(t.epoch+1, t.batch, batches)
 		}
 	}
-	if t.cfg.Method == SET {
+	// SET rewires after every epoch but the last, so that the model it
+	// returns has no untrained connections (as in Mocanu et al.'s code).
+	if t.cfg.Method == SET && t.epoch+1 < t.cfg.Epochs {
 		t.m.rewireSET(t.cfg.Zeta, t.cfg.InitScale, rand.New(rand.NewPCG(t.cfg.Seed, keySET+uint64(t.epoch))))
 		t.spStale = true
 	}

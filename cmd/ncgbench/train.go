@@ -46,7 +46,7 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&e.V, "v", d.V, "line: visible units per hidden unit")
 	fs.Float64Var(&e.Density, "density", d.Density, "random: connection density")
 	fs.Float64Var(&e.Epsilon, "epsilon", d.Epsilon, "SET: ε (density ε(X+H)/(XH))")
-	fs.Float64Var(&e.Zeta, "zeta", d.Zeta, "SET: fraction ζ rewired every epoch")
+	fs.Float64Var(&e.Zeta, "zeta", d.Zeta, "SET: fraction ζ rewired after every epoch but the last")
 	fs.IntVar(&e.Hidden, "hidden", d.Hidden, "hidden units")
 	fs.IntVar(&e.K, "k", d.K, "Gibbs steps of CD-k")
 	fs.IntVar(&e.Batch, "batch", d.Batch, "minibatch size")
