@@ -6,12 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"image/color"
 	_ "image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
@@ -340,5 +345,218 @@ func TestWriteFiguresHugeValues(t *testing.T) {
 	}
 	if len(files) == 0 {
 		t.Error("no files written")
+	}
+}
+
+// setTestAcc rewrites a fake run's metrics with test accuracy acc at every
+// epoch (a classification run).
+func setTestAcc(t *testing.T, dir string, acc float64) {
+	t.Helper()
+	path := filepath.Join(dir, "metrics.csv")
+	ms, err := experiment.ReadMetrics(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ms {
+		ms[i].NLL, ms[i].TestAcc = math.NaN(), acc
+	}
+	if err := experiment.WriteMetrics(path, ms); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func groupsOf(t *testing.T, dir string) []Group {
+	t.Helper()
+	runs, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return GroupRuns(runs)
+}
+
+func render(t *testing.T, fig *Figure) image.Image {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := fig.WriteTo(&buf, "png"); err != nil {
+		t.Fatal(err)
+	}
+	img, _, err := image.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// TestCurvesOnePanelPerDataSet: runs of two data sets with NLLs two orders
+// of magnitude apart get a panel each, so the small one is not flattened.
+func TestCurvesOnePanelPerDataSet(t *testing.T) {
+	root := t.TempDir()
+	small := testSpec(engine.NCG, 1)
+	big := testSpec(engine.NCG, 1)
+	big.Data = "big"
+	fakeRun(t, filepath.Join(root, "small"), small, 3, 0.5, true) // NLL 5.5 and 5.5: 3 + 10/e
+	fakeRun(t, filepath.Join(root, "big"), big, 1000, 0.5, true)
+	groups := groupsOf(t, root)
+	for _, f := range []func([]Group) (*Figure, error){Curves, Degrees} {
+		fig, err := f(groups)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fig.Panels) != 2 {
+			t.Fatalf("%s: %d panels, want one per data set", fig.Name, len(fig.Panels))
+		}
+		render(t, fig)
+		if !strings.Contains(fig.Panels[0].Title.Text, "bas") || !strings.Contains(fig.Panels[1].Title.Text, "big") {
+			t.Errorf("%s: panel titles %q, %q do not name the data sets", fig.Name, fig.Panels[0].Title.Text, fig.Panels[1].Title.Text)
+		}
+	}
+	fig, _ := Curves(groups)
+	// bas's NLL is 3 + 10/e at epochs 2 and 4 (8 and 5.5): its axis ends far
+	// below the other set's 1000.
+	if y := fig.Panels[0].Y; y.Max > 100 {
+		t.Errorf("bas panel's NLL axis runs to %v", y.Max)
+	}
+}
+
+// TestAccuracyAxisInUnitInterval: one run, one epoch, accuracy 0.88: the
+// axis stays within [0, 1] around the value (gonum/plot alone widens an
+// empty span by ±1, to 1.88).
+func TestAccuracyAxisInUnitInterval(t *testing.T) {
+	root := t.TempDir()
+	spec := testSpec(engine.NCG, 1)
+	spec.Classify, spec.Engine.Epochs = true, 1
+	fakeRun(t, filepath.Join(root, "a"), spec, 0, 0.5, true)
+	setTestAcc(t, filepath.Join(root, "a"), 0.88)
+	fig, err := Curves(groupsOf(t, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	render(t, fig)
+	if len(fig.Panels) != 1 {
+		t.Fatalf("%d panels", len(fig.Panels))
+	}
+	if y := fig.Panels[0].Y; y.Min < 0 || y.Max > 1 || y.Min > 0.88 || y.Max < 0.88 {
+		t.Errorf("accuracy axis [%v, %v], want within [0, 1] around 0.88", y.Min, y.Max)
+	}
+}
+
+// TestCurvesCaption: the caption names the band or bars only when drawn.
+func TestCurvesCaption(t *testing.T) {
+	for _, tc := range []struct {
+		seeds, epochs int
+		want, not     string
+	}{
+		{1, 4, "one run per model", "25–75%"},
+		{2, 4, "band 25–75%", "bars"},
+		{2, 1, "bars 25–75%", "band"},
+	} {
+		root := t.TempDir()
+		for s := 1; s <= tc.seeds; s++ {
+			spec := testSpec(engine.NCG, uint64(s))
+			spec.Classify, spec.Engine.Epochs = true, tc.epochs
+			dir := filepath.Join(root, fmt.Sprint(s))
+			fakeRun(t, dir, spec, 0, 0.5, true)
+			setTestAcc(t, dir, 0.5+0.1*float64(s))
+		}
+		fig, err := Curves(groupsOf(t, root))
+		if err != nil {
+			t.Fatal(err)
+		}
+		title := fig.Panels[0].Title.Text
+		if !strings.Contains(title, tc.want) || strings.Contains(title, tc.not) {
+			t.Errorf("%d runs of %d epochs: caption %q, want %q and no %q", tc.seeds, tc.epochs, title, tc.want, tc.not)
+		}
+	}
+}
+
+// countColour counts the pixels of colour c in the left fraction of img.
+func countColour(img image.Image, c color.Color, fraction float64) int {
+	r0, g0, b0, _ := c.RGBA()
+	b := img.Bounds()
+	n := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Min.X+int(fraction*float64(b.Dx())); x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r>>8 == r0>>8 && g>>8 == g0>>8 && bl>>8 == b0>>8 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestDegreesOneEpochDrawn: a run of one epoch has one degree per series,
+// which a line cannot show; the figure draws it (a point and a bar) in the
+// data area, not only in the legend.
+func TestDegreesOneEpochDrawn(t *testing.T) {
+	root := t.TempDir()
+	spec := testSpec(engine.NCG, 1)
+	spec.Engine.Epochs = 1
+	fakeRun(t, filepath.Join(root, "a"), spec, 0, 0.5, true)
+	fig, err := Degrees(groupsOf(t, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := render(t, fig)
+	// The point and the bar (degrees 2 to 14 around 8) sit mid-axis at
+	// epoch 1; the legend is drawn in a column on the right.
+	if n := countColour(img, plotutil.Color(0), 0.7); n < 20 {
+		t.Errorf("%d pixels of the group's colour in the data area: nothing drawn", n)
+	}
+	if title := fig.Panels[0].Title.Text; strings.Contains(title, "dashed") || strings.Contains(title, "averaged") {
+		t.Errorf("caption %q names lines or an average that are not drawn", title)
+	}
+}
+
+// TestLegendOutsideData: a panel whose data fill the whole plotting area
+// keeps them visible: no legend text is drawn over them.
+func TestLegendOutsideData(t *testing.T) {
+	p := newPlot("title", "x", "y")
+	fillColour := color.RGBA{R: 255, A: 255}
+	poly, err := plotter.NewPolygon(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}, {X: 1, Y: 1}, {X: 0, Y: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	poly.Color, poly.LineStyle.Width = fillColour, 0
+	p.Add(poly)
+	p.Legend.Add("a long legend entry that would cover data", poly)
+	img := render(t, &Figure{Name: "t", Panels: []*plot.Plot{p}, Width: figWidth, Height: figHeight})
+	// The red area: from the centre, as far as the red reaches along the
+	// middle row and column; then every non-red pixel inside it.
+	b := img.Bounds()
+	red := func(x, y int) bool {
+		r, g, bl, _ := img.At(x, y).RGBA()
+		return r>>8 == 255 && g>>8 == 0 && bl>>8 == 0
+	}
+	cx, cy := b.Min.X+b.Dx()*2/5, b.Min.Y+b.Dy()/2
+	if !red(cx, cy) {
+		t.Fatalf("pixel (%d, %d) is not in the data area", cx, cy)
+	}
+	x0, x1, y0, y1 := cx, cx, cy, cy
+	for red(x0-1, cy) {
+		x0--
+	}
+	for red(x1+1, cy) {
+		x1++
+	}
+	for red(cx, y0-1) {
+		y0--
+	}
+	for red(cx, y1+1) {
+		y1++
+	}
+	if x1-x0 < b.Dx()/2 || y1-y0 < b.Dy()/2 {
+		t.Fatalf("the data area is %d..%d × %d..%d of %v", x0, x1, y0, y1, b)
+	}
+	covered := 0
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			if !red(x, y) {
+				covered++
+			}
+		}
+	}
+	if covered > 0 {
+		t.Errorf("%d pixels of the data area are covered (by the legend)", covered)
 	}
 }

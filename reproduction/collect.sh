@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # collect.sh [-finished] SWEEP_DIR... : copy the small summary files of every run of each
 # sweep (config.json, metrics.csv, result.json; never checkpoints or models)
-# into reproduction/runs/<sweep name>/<run name>/, so that later sessions can
-# add seeds and `ncgbench report reproduction/runs/<sweep name>` rebuilds the
-# tables and curves from everything committed. With -finished, only runs that
-# have finished (result.json) are copied: runs still going are left for later.
+# into reproduction/runs/<sweep name>/<run name>/, so that seeds can be added
+# and `ncgbench report reproduction/runs/<sweep name>` rebuilds the tables and
+# curves from everything committed. With -finished, only runs that have
+# finished (result.json) are copied: runs still going are left for later.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 finished=0

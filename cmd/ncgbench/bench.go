@@ -3,12 +3,16 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ncg-rbm/ncg/bench"
+	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -34,6 +38,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	dataDir := fs.String("data-dir", "", "data directory with mnist/ and reference/ (default $NCG_DATA, else the user cache directory)")
 	list := fs.Bool("list", false, "list the benchmark names and exit")
 	asJSON := fs.Bool("json", false, "print one JSON array of {name, value, unit}")
+	markdown := fs.String("markdown", "", "also write the machine, the date, the medians and the targets as a Markdown page to `file` (e.g. docs/benchmarks.md)")
 	var prof profiling
 	prof.register(fs)
 	if err := parseFlagsHelp(fs, args, stderr, "ncgbench bench [-run REGEXP] [-count N] [-json]"); err != nil {
@@ -48,6 +53,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *benchTime <= 0 {
 		return usagef("-benchtime must be positive")
+	}
+	if *markdown != "" {
+		// Found out now, not after minutes of benchmarks.
+		if st, err := os.Stat(filepath.Dir(*markdown)); err != nil || !st.IsDir() {
+			return usagef("-markdown %s: no directory %s", *markdown, filepath.Dir(*markdown))
+		}
 	}
 	if err := kernel.Init(); err != nil {
 		return usageError{err}
@@ -89,6 +100,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	entries := []benchEntry{}
 	medians := map[string]float64{}
+	var results []bench.Result
+	var skipped []string
 	for _, c := range cases {
 		if ctx.Err() != nil {
 			return errInterrupted
@@ -108,6 +121,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			vals = append(vals, v)
 		}
 		if bench.IsSkip(runErr) {
+			skipped = append(skipped, fmt.Sprintf("%s: %v", c.Name, runErr))
 			if progress != nil {
 				fmt.Fprintf(progress, "%s: %v\n", c.Name, runErr)
 			}
@@ -118,6 +132,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		med := median(vals)
 		medians[c.Name] = med
+		results = append(results, bench.Result{Name: c.Name, Median: med, Unit: c.Unit, N: len(vals)})
 		entries = append(entries, benchEntry{Name: c.Name, Value: med, Unit: c.Unit})
 		if progress != nil && *asJSON {
 			fmt.Fprintf(progress, "%s %.4g %s\n", c.Name, med, c.Unit)
@@ -127,6 +142,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	targets := bench.Targets(medians, kernel.Tier())
+	if *markdown != "" {
+		rep := bench.Report{Command: commandLine("bench", args), Machine: versionText() + fmt.Sprintf("GOMAXPROCS %d\n", runtime.GOMAXPROCS(0)),
+			Date: time.Now(), Results: results, Targets: targets, Skipped: skipped}
+		if err := engine.WriteAtomic(*markdown, func(w io.Writer) error { return bench.WriteMarkdown(w, rep) }); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		for _, t := range targets {
 			e := benchEntry{Name: t.Key, Value: t.Value, Unit: t.Unit, Goal: t.Goal}
@@ -174,4 +196,18 @@ func median(v []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// commandLine is the command ncgbench ran, as a shell in the directory of
+// a binary built by go build -o ncgbench ./cmd/ncgbench would take it:
+// arguments with spaces or shell metacharacters single-quoted.
+func commandLine(cmd string, args []string) string {
+	parts := []string{"./ncgbench", cmd}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`|&;<>()*?[]{}~#!") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -87,5 +89,50 @@ func TestBenchTableAndErrors(t *testing.T) {
 		if code != 2 || strings.Count(strings.TrimSpace(errb), "\n") > 0 {
 			t.Errorf("%v: exit %d, want 2 and one line:\n%s", args, code, errb)
 		}
+	}
+}
+
+// TestBenchMarkdown: -markdown writes the page of this run: the command as
+// run, the machine as version prints it, each case's median and the
+// targets; a file in a missing directory is a usage error found before
+// any benchmark runs.
+func TestBenchMarkdown(t *testing.T) {
+	dir := t.TempDir()
+	out, errb, code := ncgbench(t, dir, "bench", "-run", "kernel/sigmoid/", "-count", "1", "-benchtime", "10ms", "-json", "-markdown", "b.md")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	var entries []struct {
+		Name  string
+		Value float64
+	}
+	if err := json.Unmarshal([]byte(out), &entries); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "b.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver, _, _ := ncgbench(t, dir, "version")
+	for _, want := range []string{"\n./ncgbench bench -run kernel/sigmoid/ -count 1 -benchtime 10ms -json -markdown b.md\n", ver} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("page lacks %q:\n%s", want, page)
+		}
+	}
+	for _, e := range entries {
+		name := "`" + e.Name + "`"
+		if strings.HasPrefix(e.Name, "target/") {
+			continue
+		}
+		if !strings.Contains(string(page), "| "+name+" | ") {
+			t.Errorf("page lacks a row for %s:\n%s", e.Name, page)
+		}
+	}
+	if !strings.Contains(string(page), "| sigmoid vs the generic Go code | ") {
+		t.Errorf("page lacks the sigmoid target:\n%s", page)
+	}
+	_, errb, code = ncgbench(t, dir, "bench", "-run", "kernel/sigmoid/", "-markdown", filepath.Join("missing", "b.md"))
+	if code != 2 || !strings.Contains(errb, "-markdown") {
+		t.Errorf("missing directory: exit %d: %s", code, errb)
 	}
 }

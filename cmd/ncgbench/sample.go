@@ -5,11 +5,18 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"image/png"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
 
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
@@ -89,19 +96,54 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	probs := gibbs(m, start, *n, *steps, *seed)
 	lay := newLayout(m.D, *scale)
 	img := lay.grid(*n, func(c, j int) color.Color { return color.Gray{Y: uint8(math.Round(255 * float64(probs[c*m.X+j])))} })
-	if err := writePNG(*out, img); err != nil {
+	caption := fmt.Sprintf("%d chains of %d Gibbs steps from %s images of %s, seed %d: visible probabilities after the last step (white 1, black 0)",
+		*n, *steps, from, spec.Data, *seed)
+	if err := writePNG(*out, withCaption(img, caption)); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d chains, %d Gibbs steps from %s images of %s, seed %d (visible probabilities of the last step)\n",
-		*out, *n, *steps, from, spec.Data, *seed)
+	fmt.Fprintf(stdout, "%s: %s\n", *out, caption)
 	if *masks != "" {
 		k := min(*n, m.H)
-		if err := writePNG(*masks, maskImage(m, k, lay)); err != nil {
+		img, big := maskImage(m, k, lay)
+		caption := fmt.Sprintf("Hidden units 0..%d. Left: masks A (white connected, black not). Right: weights C (grey 0, white +%.3g, black -%.3g)",
+			k-1, big, big)
+		if err := writePNG(*masks, withCaption(img, caption)); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s: masks A (left) and weights C (right, grey 0, white +, black −) of hidden units 0..%d\n", *masks, k-1)
+		fmt.Fprintf(stdout, "%s: %s\n", *masks, caption)
 	}
 	return nil
+}
+
+// Captions are drawn below a grid in a 7×13-pixel ASCII font, wrapped to the
+// grid's width or captionMinWidth, whichever is wider.
+const captionMinWidth = 360
+
+// withCaption returns img with text drawn in black on white below it,
+// word-wrapped; the image is widened to captionMinWidth if narrower.
+func withCaption(img *image.RGBA, text string) *image.RGBA {
+	face := basicfont.Face7x13
+	const margin = 4
+	w := max(img.Bounds().Dx(), captionMinWidth)
+	perLine := (w - 2*margin) / face.Advance
+	var lines []string
+	for _, word := range strings.Fields(text) {
+		if n := len(lines); n > 0 && utf8.RuneCountInString(lines[n-1])+1+utf8.RuneCountInString(word) <= perLine {
+			lines[n-1] += " " + word
+		} else {
+			lines = append(lines, word)
+		}
+	}
+	gridH := img.Bounds().Dy()
+	out := image.NewRGBA(image.Rect(0, 0, w, gridH+len(lines)*face.Height+2*margin))
+	fill(out, color.White)
+	draw.Draw(out, img.Bounds(), img, img.Bounds().Min, draw.Src)
+	d := font.Drawer{Dst: out, Src: image.Black, Face: face}
+	for i, l := range lines {
+		d.Dot = fixed.P(margin, gridH+margin+i*face.Height+face.Ascent)
+		d.DrawString(l)
+	}
+	return out
 }
 
 // gibbs runs n chains of block Gibbs sampling from the visible states v
@@ -210,7 +252,8 @@ func fill(img *image.RGBA, c color.Color) {
 // maskImage shows the first k hidden units: left their masks A (white:
 // connected), right their weights C on a diverging grey scale (mid grey 0,
 // white the largest positive, black the largest negative |C| shown).
-func maskImage(m *engine.Model, k int, l layout) *image.RGBA {
+// It also returns the largest |C| shown (the full scale).
+func maskImage(m *engine.Model, k int, l layout) (*image.RGBA, float64) {
 	w, h := l.size(k)
 	img := image.NewRGBA(image.Rect(0, 0, 2*w+3*l.gap, h))
 	fill(img, gapColor)
@@ -226,14 +269,15 @@ func maskImage(m *engine.Model, k int, l layout) *image.RGBA {
 			big = math.Max(big, math.Abs(float64(m.C[j*m.H+i])))
 		}
 	}
-	if big == 0 {
-		big = 1
+	scale := big
+	if scale == 0 {
+		scale = 1
 	}
 	l.draw(img, w+3*l.gap, k, func(c, j int) color.Color {
-		v := float64(m.C[j*m.H+c]) / big
+		v := float64(m.C[j*m.H+c]) / scale
 		return color.Gray{Y: uint8(math.Round(127.5 + 127.5*v))}
 	})
-	return img
+	return img, big
 }
 
 func writePNG(path string, img image.Image) error {

@@ -39,13 +39,32 @@ func TestSample(t *testing.T) {
 	sample("a.png", "-seed", "7", "-masks", "m.png")
 	sample("b.png", "-seed", "7")
 	sample("c.png", "-seed", "8")
-	// 4×4 bars and stripes: 3×3 tiles of 4×4 units, 8 pixels a unit, 2-pixel gaps.
-	if b := decodePNG(t, filepath.Join(dir, "a.png")).Bounds(); b.Dx() != 3*32+4*2 || b.Dy() != 3*32+4*2 {
-		t.Errorf("samples are %v, want 104×104", b.Size())
-	}
-	// Masks and weights side by side.
-	if b := decodePNG(t, filepath.Join(dir, "m.png")).Bounds(); b.Dx() != 2*104+3*2 || b.Dy() != 104 {
-		t.Errorf("masks are %v, want 214×104", b.Size())
+	// 4×4 bars and stripes: 3×3 tiles of 4×4 units, 8 pixels a unit, 2-pixel
+	// gaps: a grid of 104×104 at the top left; masks and weights side by side,
+	// 214×104. Below each grid a caption, black on white.
+	for _, tc := range []struct {
+		file string
+		w, h int
+	}{{"a.png", 104, 104}, {"m.png", 2*104 + 3*2, 104}} {
+		img := decodePNG(t, filepath.Join(dir, tc.file))
+		b := img.Bounds()
+		if r, g, bl, _ := img.At(tc.w-1, tc.h-1).RGBA(); b.Dx() < tc.w || r>>8 != 70 || g>>8 != 100 || bl>>8 != 160 {
+			t.Errorf("%s is %v with (%d, %d) not the grid's gap colour: want a %d×%d grid at the top left", tc.file, b.Size(), tc.w-1, tc.h-1, tc.w, tc.h)
+		}
+		black, white := 0, 0
+		for y := tc.h; y < b.Max.Y; y++ {
+			for x := 0; x < b.Max.X; x++ {
+				switch r, g, bl, _ := img.At(x, y).RGBA(); {
+				case r == 0 && g == 0 && bl == 0:
+					black++
+				case r == 0xffff && g == 0xffff && bl == 0xffff:
+					white++
+				}
+			}
+		}
+		if black < 100 || white < black {
+			t.Errorf("%s: %d black and %d white pixels below the grid, want a caption", tc.file, black, white)
+		}
 	}
 	a, _ := os.ReadFile(filepath.Join(dir, "a.png"))
 	b, _ := os.ReadFile(filepath.Join(dir, "b.png"))

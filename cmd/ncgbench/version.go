@@ -41,12 +41,19 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	if err := kernel.Init(); err != nil {
 		return usageError{err}
 	}
-	fmt.Fprintf(stdout, "ncgbench %s\ngo %s %s/%s\nkernel tier %s (available: %v)\ncpu %s\n",
+	_, err := io.WriteString(stdout, versionText())
+	return err
+}
+
+// versionText is what ncgbench version prints: the build, the Go version,
+// the kernel tier and the CPU (kernel.Init must have run).
+func versionText() string {
+	s := fmt.Sprintf("ncgbench %s\ngo %s %s/%s\nkernel tier %s (available: %v)\ncpu %s\n",
 		version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, kernel.Tier(), kernel.Tiers(), cpuLine())
 	for tier, why := range kernel.DisabledTiers() {
-		fmt.Fprintf(stdout, "tier %s disabled: %s\n", tier, why)
+		s += fmt.Sprintf("tier %s disabled: %s\n", tier, why)
 	}
-	return nil
+	return s
 }
 
 // cpuLine names the CPU for bench and version output: the brand string,
