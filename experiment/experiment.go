@@ -69,6 +69,9 @@ type Meta struct {
 	Workers  int       `json:"workers"`
 	Started  time.Time `json:"started"`
 	DataInfo string    `json:"data_source"`
+	// TestInfo says where the test rows came from (for the paper's UCI
+	// sets: its test split, or which fallback was used).
+	TestInfo string `json:"test_data_source,omitempty"`
 	// Compressed: the engine trained on compressed rows (a fixed mask at most
 	// engine.SparseDensity dense), whose rounding can differ from the dense
 	// form's in the last bit.
@@ -239,6 +242,9 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	}
 	meta := Meta{Version: opts.Version, Go: runtime.Version(), Kernel: kernel.Tier(), CPU: cpuid.CPU.BrandName,
 		Workers: opts.Workers, Started: time.Now().UTC(), DataInfo: train.Source, Compressed: tr.Compressed()}
+	if test != nil {
+		meta.TestInfo = test.Source
+	}
 	if err := writeJSON(filepath.Join(dir, "config.json"), configFile{spec, meta}); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ncg-rbm/ncg/data"
 )
 
 // End-to-end tests run the built binary, as a user does.
@@ -129,6 +131,36 @@ func TestTrainRecordsCompressedRows(t *testing.T) {
 		if cfg.Meta.Compressed == nil || *cfg.Meta.Compressed != c.want {
 			t.Errorf("%v: compressed_rows = %v, want %v", c.args, cfg.Meta.Compressed, c.want)
 		}
+	}
+}
+
+// TestTrainRecordsTestSplit: with the full LIBSVM file beside the paper's
+// training split, a Connect-4 run tests on the paper's 51,557 test rows and
+// config.json says so.
+func TestTrainRecordsTestSplit(t *testing.T) {
+	shared := data.TestDir(t)
+	data.TestFile(t, "connect-4/connect-4")
+	data.TestFile(t, "connect-4/connect-4-train.data")
+	dir := t.TempDir()
+	args := []string{"train", "-data", "connect-4", "-data-dir", shared, "-method", "dense", "-hidden", "5",
+		"-epochs", "1", "-quiet", "-out", "r"}
+	if _, errb, code := ncgbench(t, dir, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "r", "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Meta struct {
+			Test string `json:"test_data_source"`
+		} `json:"meta"`
+	}
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(cfg.Meta.Test, "the 51557 rows of ") || !strings.Contains(cfg.Meta.Test, "(the paper's test split)") {
+		t.Errorf("test_data_source = %q", cfg.Meta.Test)
 	}
 }
 
