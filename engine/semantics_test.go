@@ -255,7 +255,15 @@ func TestFixedPatterns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return tr.Model().Connectivity().Active
+		m := tr.Model()
+		n := 0
+		for _, a := range m.A[:D*H] {
+			n += int(a)
+		}
+		if c := m.Connectivity(); c.Active != n || c.Density != float64(n)/(D*H) {
+			t.Fatalf("%s: Connectivity says %d connections (density %v), the mask holds %d", cfg.Method, c.Active, c.Density, n)
+		}
+		return n
 	}
 	random := smallConfig(Random)
 	random.Hidden, random.Density = H, 0.3
