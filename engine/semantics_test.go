@@ -1,6 +1,6 @@
 package engine
 
-// Tests that pin the algorithm's definition (the paper's sections 3.1 and 4
+// Tests that pin the algorithm's definition (the paper's sections 4 and 5
 // and Mocanu et al. 2018 for SET): the epoch order, the initial
 // distributions, the fixed patterns, SET's rewiring step, the batch size a
 // short minibatch divides by and the threshold on A′. Each expected value
@@ -145,7 +145,7 @@ func TestEpochOrder(t *testing.T) {
 
 // TestInitialDistributions: W ~ U(−a, a) (or N(0, a²)), b = d = 0; for NCG
 // A ~ Bernoulli(p), A′ ~ U(γ, 1) where A = 1 and U(0, γ) where A = 0
-// (paper, section 3.1), and label connections present with A′ = 1.
+// (paper, sections 4.1 and 5), and label connections present with A′ = 1.
 func TestInitialDistributions(t *testing.T) {
 	const D, H, classes = 40, 50, 3
 	d := randomData(1, 20, D, classes)
