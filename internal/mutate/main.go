@@ -3,11 +3,13 @@
 // runs the tests the entry names with -short, and fails if any mutation
 // survives (its tests pass), does not build, or has an original text that
 // does not occur exactly once in its file. Before the mutations it runs each
-// distinct test command on the unmutated copy, which must pass.
+// distinct test command on the unmutated copy, which must pass. With -j N
+// (default GOMAXPROCS) N copies check N mutations at a time: most of a
+// check is compiling and linking a test binary, which uses one core.
 //
 // Run it from the module root:
 //
-//	go run ./internal/mutate [-list .ci/mutations.txt] [-only REGEXP] [-v]
+//	go run ./internal/mutate [-list .ci/mutations.txt] [-only REGEXP] [-j N] [-v]
 //
 // The module's files are those git lists (tracked, and untracked but not
 // ignored), so uncommitted edits are checked too. NCG_DATA is set to the
@@ -27,9 +29,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 func main() {
@@ -37,6 +44,7 @@ func main() {
 	only := flag.String("only", "", "check only the mutations whose name matches this regular expression")
 	verbose := flag.Bool("v", false, "print the output of every go test run")
 	timeout := flag.Duration("timeout", 3*time.Minute, "go test -timeout for each run")
+	jobs := flag.Int("j", runtime.GOMAXPROCS(0), "mutations checked at a time, each in its own scratch copy")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "mutate: unexpected arguments %q\n", flag.Args())
@@ -52,13 +60,106 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *list, sel, *verbose, *timeout, os.Stdout); err != nil {
+	if err := run(ctx, *list, sel, *verbose, *timeout, *jobs, os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "mutate: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, listPath string, sel *regexp.Regexp, verbose bool, timeout time.Duration, w io.Writer) error {
+// checker runs go test in one scratch copy of the module.
+type checker struct {
+	dir     string
+	env     []string
+	timeout time.Duration
+	verbose bool
+	w       *syncWriter
+}
+
+// test runs m's tests in c's copy. failed reports whether they failed; err
+// is set when the run says nothing about the mutation (it did not build,
+// ran no tests, or go could not run).
+func (c *checker) test(ctx context.Context, m *Mutation) (out string, failed bool, err error) {
+	args := []string{"test", "-short", "-timeout", c.timeout.String()}
+	if m.Run != "" {
+		args = append(args, "-run", m.Run)
+	}
+	args = append(args, m.Package)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = c.dir
+	cmd.Env = append(slices.Clone(c.env), m.Env...)
+	b, runErr := cmd.CombinedOutput()
+	out = string(b)
+	if c.verbose {
+		c.w.printf("$ %s go %s\n%s", strings.Join(m.Env, " "), strings.Join(args, " "), out)
+	}
+	if ctx.Err() != nil {
+		return out, false, ctx.Err()
+	}
+	if strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]") {
+		return out, true, fmt.Errorf("does not build:\n%s", indent(out))
+	}
+	var ee *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &ee) {
+		return out, false, runErr
+	}
+	if runErr == nil && strings.Contains(out, "[no tests to run]") {
+		return out, false, fmt.Errorf("go test %s ran no tests", strings.Join(args[1:], " "))
+	}
+	return out, runErr != nil, nil
+}
+
+// mutate applies m to the file in c's copy (whose unmutated text is src),
+// runs its tests and restores the file.
+func (c *checker) mutate(ctx context.Context, m *Mutation, src string) (out string, failed bool, err error) {
+	p := filepath.Join(c.dir, filepath.FromSlash(m.File))
+	mutated, err := m.apply(src)
+	if err != nil {
+		return "", false, err
+	}
+	if err := os.WriteFile(p, []byte(mutated), 0o644); err != nil {
+		return "", false, err
+	}
+	out, failed, err = c.test(ctx, m)
+	if rerr := os.WriteFile(p, []byte(src), 0o644); rerr != nil && err == nil {
+		err = rerr
+	}
+	return out, failed, err
+}
+
+// syncWriter serialises the lines of concurrent workers.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) printf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Fprintf(s.w, format, args...)
+}
+
+// forEach calls f(worker, i) for i in [0, n) on the given number of
+// workers, stopping early when f returns an error.
+func forEach(workers, n int, f func(worker, i int) error) error {
+	var g errgroup.Group
+	var next atomic.Int64
+	for wk := 0; wk < workers; wk++ {
+		g.Go(func() error {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return nil
+				}
+				if err := f(wk, i); err != nil {
+					return err
+				}
+			}
+		})
+	}
+	return g.Wait()
+}
+
+func run(ctx context.Context, listPath string, sel *regexp.Regexp, verbose bool, timeout time.Duration, jobs int, out io.Writer) error {
 	root, err := os.Getwd()
 	if err != nil {
 		return err
@@ -81,29 +182,35 @@ func run(ctx context.Context, listPath string, sel *regexp.Regexp, verbose bool,
 	if len(muts) == 0 {
 		return errors.New("no mutations selected")
 	}
-	scratch, err := os.MkdirTemp("", "ncg-mutate-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(scratch)
-	if err := copyModule(root, scratch); err != nil {
-		return err
-	}
+	jobs = max(1, min(jobs, len(muts)))
 	env := os.Environ()
 	if os.Getenv("NCG_DATA") == "" {
 		if d := filepath.Join(filepath.Dir(root), "shared", "data"); isDir(d) {
 			env = append(env, "NCG_DATA="+d)
 		}
 	}
+	w := &syncWriter{w: out}
 	start := time.Now()
-	fmt.Fprintf(w, "mutation check: %d mutations from %s in %s\n", len(muts), listPath, scratch)
+	checkers := make([]*checker, jobs)
+	for i := range checkers {
+		dir, err := os.MkdirTemp("", "ncg-mutate-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		if err := copyModule(root, dir); err != nil {
+			return err
+		}
+		checkers[i] = &checker{dir: dir, env: env, timeout: timeout, verbose: verbose, w: w}
+	}
+	w.printf("mutation check: %d mutations from %s, %d at a time\n", len(muts), listPath, jobs)
 
 	// Every original must be found exactly once before anything runs.
 	originals := map[string]string{}
 	for _, m := range muts {
 		src, ok := originals[m.File]
 		if !ok {
-			b, err := os.ReadFile(filepath.Join(scratch, filepath.FromSlash(m.File)))
+			b, err := os.ReadFile(filepath.Join(checkers[0].dir, filepath.FromSlash(m.File)))
 			if err != nil {
 				return fmt.Errorf("mutation %s: %w", m.Name, err)
 			}
@@ -115,86 +222,69 @@ func run(ctx context.Context, listPath string, sel *regexp.Regexp, verbose bool,
 		}
 	}
 
-	gotest := func(m *Mutation) (out string, failed bool, err error) {
-		args := []string{"test", "-short", "-timeout", timeout.String()}
-		if m.Run != "" {
-			args = append(args, "-run", m.Run)
-		}
-		args = append(args, m.Package)
-		cmd := exec.CommandContext(ctx, "go", args...)
-		cmd.Dir = scratch
-		cmd.Env = append(slices.Clone(env), m.Env...)
-		b, runErr := cmd.CombinedOutput()
-		out = string(b)
-		if verbose {
-			fmt.Fprintf(w, "$ %s go %s\n%s", strings.Join(m.Env, " "), strings.Join(args, " "), out)
-		}
-		if ctx.Err() != nil {
-			return out, false, ctx.Err()
-		}
-		if strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]") {
-			return out, true, fmt.Errorf("does not build:\n%s", indent(out))
-		}
-		var ee *exec.ExitError
-		if runErr != nil && !errors.As(runErr, &ee) {
-			return out, false, runErr
-		}
-		if runErr == nil && strings.Contains(out, "[no tests to run]") {
-			return out, false, fmt.Errorf("go test %s ran no tests", strings.Join(args[1:], " "))
-		}
-		return out, runErr != nil, nil
-	}
-
 	// Baselines: each distinct test command passes on the unmutated copy.
+	var base []*Mutation
 	seen := map[string]bool{}
 	for i := range muts {
 		m := &muts[i]
 		key := m.Package + "\x00" + m.Run + "\x00" + strings.Join(m.Env, "\x00")
-		if seen[key] {
-			continue
+		if !seen[key] {
+			seen[key] = true
+			base = append(base, m)
 		}
-		seen[key] = true
+	}
+	err = forEach(jobs, len(base), func(wk, i int) error {
+		m := base[i]
 		t0 := time.Now()
-		out, failed, err := gotest(m)
+		out, failed, err := checkers[wk].test(ctx, m)
 		if err != nil {
 			return fmt.Errorf("baseline for %s: %w", m.Name, err)
 		}
 		if failed {
 			return fmt.Errorf("baseline for %s: the unmutated tests fail (go test -short -run %q %s):\n%s", m.Name, m.Run, m.Package, indent(out))
 		}
-		fmt.Fprintf(w, "baseline  %-8s %s -run %q %s (%.1fs)\n", "pass", m.Package, m.Run, strings.Join(m.Env, " "), time.Since(t0).Seconds())
+		w.printf("baseline  %-8s %s -run %q %s (%.1fs)\n", "pass", m.Package, m.Run, strings.Join(m.Env, " "), time.Since(t0).Seconds())
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 
-	var survived, broken []string
-	for i := range muts {
+	verdict := make([]string, len(muts)) // "killed", "survived" or "broken"
+	err = forEach(jobs, len(muts), func(wk, i int) error {
 		m := &muts[i]
-		p := filepath.Join(scratch, filepath.FromSlash(m.File))
-		src := originals[m.File]
-		mutated, _ := m.apply(src) // checked above
-		if err := os.WriteFile(p, []byte(mutated), 0o644); err != nil {
-			return err
-		}
 		t0 := time.Now()
-		out, failed, err := gotest(m)
-		if rerr := os.WriteFile(p, []byte(src), 0o644); rerr != nil {
-			return rerr
-		}
-		if errors.Is(err, context.Canceled) {
-			return err
+		out, failed, err := checkers[wk].mutate(ctx, m, originals[m.File])
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 		el := time.Since(t0).Seconds()
 		switch {
 		case err != nil:
-			broken = append(broken, m.Name)
-			fmt.Fprintf(w, "BROKEN    %-32s %s: %v\n", m.Name, m.File, err)
+			verdict[i] = "broken"
+			w.printf("BROKEN    %-32s %s: %v\n", m.Name, m.File, err)
 		case !failed:
-			survived = append(survived, m.Name)
-			fmt.Fprintf(w, "SURVIVED  %-32s %s (%.1fs): %s\n", m.Name, m.File, el, m.Breaks)
+			verdict[i] = "survived"
+			w.printf("SURVIVED  %-32s %s (%.1fs): %s\n", m.Name, m.File, el, m.Breaks)
 		default:
-			fmt.Fprintf(w, "killed    %-32s %-28s by %s (%.1fs)\n", m.Name, m.File, firstFailure(out), el)
+			verdict[i] = "killed"
+			w.printf("killed    %-32s %-28s by %s (%.1fs)\n", m.Name, m.File, firstFailure(out), el)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var survived, broken []string
+	for i, v := range verdict {
+		switch v {
+		case "survived":
+			survived = append(survived, muts[i].Name)
+		case "broken":
+			broken = append(broken, muts[i].Name)
 		}
 	}
-	fmt.Fprintf(w, "%d mutations: %d killed, %d survived, %d broken; %.0fs in all\n",
+	w.printf("%d mutations: %d killed, %d survived, %d broken; %.0fs in all\n",
 		len(muts), len(muts)-len(survived)-len(broken), len(survived), len(broken), time.Since(start).Seconds())
 	if len(survived)+len(broken) > 0 {
 		return fmt.Errorf("survived: %v; broken: %v", survived, broken)
