@@ -387,7 +387,7 @@ func Training(dataDir string) []Case {
 			if err != nil {
 				return 0, err
 			}
-			base, err := eval.BaseRate(train.X, train.N, train.D, 0.025*float64(train.N))
+			base, err := eval.DataBaseRate(train.X, train.N, train.D)
 			if err != nil {
 				return 0, err
 			}

@@ -54,8 +54,8 @@ type AISResult struct {
 // j in the n rows of x (n×X binary), smoothed by the pseudo-count alpha > 0
 // (alpha ones and alpha zeros added to every unit). The pseudo-count keeps
 // the biases finite for units that are constant in the data (MNIST's border
-// pixels); Salakhutdinov & Murray's code adds 5 ones per 100 cases. A
-// reasonable choice is alpha = 0.025·n.
+// pixels); Salakhutdinov & Murray's code adds 5 ones per 100 cases.
+// DataBaseRate applies the pseudo-count this project uses.
 func BaseRate(x []uint8, n, X int, alpha float64) ([]float32, error) {
 	if X <= 0 {
 		return nil, fmt.Errorf("eval: base rate needs X > 0 units (have %d)", X)
@@ -78,6 +78,17 @@ func BaseRate(x []uint8, n, X int, alpha float64) ([]float32, error) {
 		d[j] = float32(math.Log(p) - math.Log1p(-p))
 	}
 	return d, nil
+}
+
+// BasePseudoCount is the pseudo-count DataBaseRate adds per training row:
+// 0.025 ones and 0.025 zeros to every unit's count for each of the n rows.
+const BasePseudoCount = 0.025
+
+// DataBaseRate is the base-rate model every AIS estimate of this project
+// uses: BaseRate on the n training rows with the pseudo-count
+// BasePseudoCount·n, so that p_j = (count_j + 0.025n)/(1.05n).
+func DataBaseRate(x []uint8, n, X int) ([]float32, error) {
+	return BaseRate(x, n, X, BasePseudoCount*float64(n))
 }
 
 // softplus64 is log(1+e^x) in float64, stable for all x.

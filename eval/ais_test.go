@@ -51,13 +51,23 @@ func someData(m *Model, n int, seed uint64) []uint8 {
 	return x
 }
 
-// TestAISVsExact: on small models whose log Z is known exactly, the exact
-// value lies inside the ±3σ bounds for nearly every seed, and the error
-// shrinks as the runs and intervals grow.
+// TestAISVsExact: on small models whose log Z is known exactly, the error
+// of log Ẑ is what the estimator's variance allows, the exact value lies
+// inside the ±3σ bounds for nearly every seed, and the error shrinks as the
+// runs and intervals grow.
+//
+// The tolerance: log Ẑ = log Z_A + log mean(w) has, by the delta method,
+// standard error s = sd(w)/(mean(w)·√R) over R runs (its bias, −s²/2, is
+// far smaller). Over the 10 models the errors scaled by their s are then
+// close to independent standard normals, so Σ (error/s)² follows χ² with
+// 10 degrees of freedom: the test fails above its 0.999 quantile, 29.59
+// (false-alarm rate 0.001 for a fresh set of seeds). Observed: 6.6 for 20
+// runs × 200 intervals, 4.0 for 100 runs × 2000.
 func TestAISVsExact(t *testing.T) {
 	type cfg struct{ runs, k int }
 	small, large := cfg{20, 200}, cfg{100, 2000}
 	var errSmall, errLarge float64
+	chi2 := map[cfg]float64{}
 	inside, models := 0, 0
 	for seed := uint64(1); seed <= 10; seed++ {
 		X, H := 12+int(seed%3)*4, 8+int(seed%3)*2 // 12..20 visible, 8..12 hidden
@@ -77,11 +87,13 @@ func TestAISVsExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := math.Abs(res.LogZ - exact)
+			e := res.LogZ - exact
+			se := logMeanExpSE(res.LogWeights)
+			chi2[c] += (e / se) * (e / se)
 			if c == small {
-				errSmall += e
+				errSmall += math.Abs(e)
 			} else {
-				errLarge += e
+				errLarge += math.Abs(e)
 				if res.LogZLo <= exact && exact <= res.LogZHi {
 					inside++
 				} else {
@@ -93,16 +105,39 @@ func TestAISVsExact(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("mean |error|: %.4f (20 runs, 200 intervals), %.4f (100 runs, 2000 intervals); exact inside ±3σ for %d/%d", errSmall/float64(models), errLarge/float64(models), inside, models)
+	t.Logf("mean |error|: %.4f (20 runs, 200 intervals), %.4f (100 runs, 2000 intervals); Σ(error/s)²: %.1f, %.1f; exact inside ±3σ for %d/%d",
+		errSmall/float64(models), errLarge/float64(models), chi2[small], chi2[large], inside, models)
+	for _, c := range []cfg{small, large} {
+		if chi2[c] > 29.59 {
+			t.Errorf("%d runs × %d intervals: Σ (error/s)² = %.1f over %d models exceeds χ²₁₀'s 0.999 quantile 29.59", c.runs, c.k, chi2[c], models)
+		}
+	}
 	if inside < 9 {
 		t.Errorf("exact log Z inside the ±3σ bounds for %d of %d models, want ≥ 9", inside, models)
 	}
 	if !(errLarge < errSmall) {
 		t.Errorf("error did not shrink: %.4f → %.4f", errSmall, errLarge)
 	}
-	if errLarge/float64(models) > 0.02 {
-		t.Errorf("mean |error| %.4f with 100 runs × 2000 intervals, want ≤ 0.02", errLarge/float64(models))
+}
+
+// logMeanExpSE is the delta-method standard error of log mean(exp(lw)):
+// sd(w)/(mean(w)·√n), with the sample standard deviation (n−1).
+func logMeanExpSE(lw []float64) float64 {
+	mx := math.Inf(-1)
+	for _, v := range lw {
+		mx = math.Max(mx, v)
 	}
+	n := float64(len(lw))
+	var s, ss float64
+	for _, v := range lw {
+		s += math.Exp(v - mx)
+	}
+	mu := s / n
+	for _, v := range lw {
+		e := math.Exp(v-mx) - mu
+		ss += e * e
+	}
+	return math.Sqrt(ss/(n-1)) / (mu * math.Sqrt(n))
 }
 
 // TestAISDeterminism: the same seed gives bit-identical log weights for 1,

@@ -11,7 +11,7 @@ import (
 func benchAIS(b *testing.B, betas []float64, runs int) {
 	m := loadCD25(b)
 	train, _ := loadMNIST(b)
-	dA, err := BaseRate(train.x, train.n, train.X, 0.025*float64(train.n))
+	dA, err := DataBaseRate(train.x, train.n, train.X)
 	if err != nil {
 		b.Fatal(err)
 	}

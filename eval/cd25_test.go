@@ -12,7 +12,7 @@ func cd25AIS(t *testing.T, runs int, betas []float64, seed uint64) (*AISResult, 
 	t.Helper()
 	m := loadCD25(t)
 	train, test := loadMNIST(t)
-	dA, err := BaseRate(train.x, train.n, train.X, 0.025*float64(train.n))
+	dA, err := DataBaseRate(train.x, train.n, train.X)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,28 +7,18 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/ncg-rbm/ncg/data"
 )
 
-// dataDir finds the shared data folder: $NCG_DATA, else ../../shared/data
-// relative to this package's directory.
-func dataDir() string {
-	if d := os.Getenv("NCG_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared", "data")
-}
-
-// needFile returns the path of a shared data file or skips the test.
-func needFile(tb testing.TB, rel string) string {
+// needFile returns the path of a shared data file (slash-separated, under
+// the test data directory of data.TestFile), or skips the test when it is
+// missing, or fails it when CI=true and NCG_REQUIRE_DATA=1.
+func needFile(tb data.TB, rel string) string {
 	tb.Helper()
-	p := filepath.Join(dataDir(), rel)
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("data file %s not found (set NCG_DATA to the shared data folder): %v", p, err)
-	}
-	return p
+	return data.TestFile(tb, rel)
 }
 
 // readIDXImages reads a gzipped IDX3 image file: n images of rows×cols bytes.

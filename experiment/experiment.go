@@ -422,7 +422,7 @@ func (e *evaluator) evaluate(m *engine.Model, epoch int) (map[string]float64, er
 		out["log_z"], out["log_z_lo"], out["log_z_hi"] = z, z, z
 	case "ais":
 		if e.base == nil {
-			b, err := eval.BaseRate(e.train.X, e.train.N, e.train.D, 0.025*float64(e.train.N))
+			b, err := eval.DataBaseRate(e.train.X, e.train.N, e.train.D)
 			if err != nil {
 				return nil, err
 			}

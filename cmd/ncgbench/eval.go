@@ -233,7 +233,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			var betas []float64
 			if res.Likelihood == "ais" || *raiseRows > 0 {
 				var err error
-				if base, err = eval.BaseRate(lTrain.X, lTrain.N, lTrain.D, 0.025*float64(lTrain.N)); err != nil {
+				if base, err = eval.DataBaseRate(lTrain.X, lTrain.N, lTrain.D); err != nil {
 					return err
 				}
 				if *aisBetas != 14500 {

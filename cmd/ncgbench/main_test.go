@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -178,9 +179,16 @@ func TestTrainJSON(t *testing.T) {
 		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
 	}
 	nll := res.Final["nll"]
-	// 4×4 bars and stripes has 30 patterns: no model does better than ln 30.
-	if nll == nil || *nll < 3.4 || *nll > 12 {
-		t.Errorf("final nll %v, want a value in [ln 30, 12]", nll)
+	// 4×4 bars and stripes has 30 patterns: no model does better than
+	// ln 30 = 3.40. A model that has learnt nothing (uniform over the 2¹⁶
+	// images) has 16·ln 2 = 11.09, and the initial random weights 11.8 here.
+	// Trained 200 epochs, seeds 1–5 gave 9.19–9.57 (10 epochs: 10.95, 100:
+	// 9.94), so 10 is a bound only real training meets.
+	if nll == nil {
+		t.Fatalf("no final nll in %s", out)
+	}
+	if *nll < math.Log(30) || *nll > 10 {
+		t.Errorf("final nll %.3f, want a value in [ln 30, 10] (untrained: 16·ln 2 = 11.09)", *nll)
 	}
 }
 
