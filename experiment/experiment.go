@@ -7,6 +7,7 @@
 //	checkpoint    the engine's checkpoint (to resume an interrupted run)
 //	model.npz     the final model, for NumPy
 //	result.json   the final metrics; its presence marks the run finished
+//	lock          locked (flock) by the process working in the directory; its PID
 //
 // It does not parse flags or print tables (package main and package report
 // do); progress goes to a writer the caller gives.

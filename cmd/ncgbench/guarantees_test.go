@@ -160,6 +160,7 @@ func TestForeignCheckpointRefused(t *testing.T) {
 		t.Errorf("foreign checkpoint: exit %d, %s; want exit 1 naming engine.seed: 2 vs 1", code, errb)
 	}
 	// A corrupt checkpoint: the error says what to do.
+	os.Remove(filepath.Join(dir, "r1", "result.json"))
 	b[len(b)/2] ^= 1
 	os.WriteFile(filepath.Join(dir, "r1", "checkpoint"), b, 0o644)
 	_, errb, code = ncgbench(t, dir, args("1", "r1")...)
