@@ -122,6 +122,22 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("-likelihood %q is not one of exact, ais, none", *likelihood)
 	}
+	// Flags that would be ignored: AIS's without AIS, RAISE's without RAISE
+	// (which shares the schedule and seed of AIS).
+	noAIS := *likelihood == "exact" || *likelihood == "none"
+	for _, f := range []struct {
+		name, why string
+		ignored   bool
+	}{
+		{"ais-runs", "applies to AIS, not to -likelihood " + *likelihood, noAIS},
+		{"ais-betas", "applies to AIS and RAISE: neither runs with -likelihood " + *likelihood + " and no -raise", noAIS && *raiseRows == 0},
+		{"ais-seed", "applies to AIS and RAISE: neither runs with -likelihood " + *likelihood + " and no -raise", noAIS && *raiseRows == 0},
+		{"raise-chains", "applies to RAISE: give -raise N", *raiseRows == 0},
+	} {
+		if f.ignored && set[f.name] {
+			return usagef("-%s %s", f.name, f.why)
+		}
+	}
 	if err := kernel.Init(); err != nil {
 		return usageError{err}
 	}

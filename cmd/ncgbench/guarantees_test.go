@@ -217,3 +217,25 @@ func TestInterruptDuringFinalAIS(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalRefusesFlagsThatCannotApply: eval's AIS and RAISE flags without
+// AIS or RAISE exit 2 with one line rather than being ignored.
+func TestEvalRefusesFlagsThatCannotApply(t *testing.T) {
+	dir := t.TempDir()
+	if _, errb, code := ncgbench(t, dir, "train", "-data", "bas", "-epochs", "2", "-out", "r", "-quiet"); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errb)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-likelihood", "exact", "-ais-runs", "5"}, "-ais-runs applies to AIS"},
+		{[]string{"-likelihood", "none", "-ais-seed", "3"}, "-ais-seed applies to AIS and RAISE"},
+		{[]string{"-raise-chains", "3"}, "-raise-chains applies to RAISE"},
+	} {
+		_, errb, code := ncgbench(t, dir, append([]string{"eval", "-model", "r", "-quiet"}, c.args...)...)
+		if code != 2 || !strings.Contains(errb, c.want) || strings.Count(strings.TrimSpace(errb), "\n") > 0 {
+			t.Errorf("%v: exit %d, %q; want exit 2 and one line saying %q", c.args, code, errb, c.want)
+		}
+	}
+}
