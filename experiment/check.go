@@ -194,3 +194,41 @@ func foreign(what string, theirs, ours json.RawMessage) error {
 	return fmt.Errorf("%s belongs to another configuration (%s: there vs this run); choose another -out, or move it away to start this run over",
 		what, strings.Join(diff, "; "))
 }
+
+// CheckAll checks each Spec against its data and the machine as Run does
+// before training, loading each distinct data set once, so that a sweep can
+// refuse a setting that cannot work before any of its runs trains. It
+// returns one error per Spec (nil where it can run), or an error when a
+// data set cannot be loaded.
+func CheckAll(specs []Spec, dataDir string) ([]error, error) {
+	type dataKey struct {
+		data, test, format string
+		seed               uint64
+		classify           bool
+	}
+	loaded := map[dataKey]*engine.Data{}
+	memory := physicalMemory()
+	errs := make([]error, len(specs))
+	for i, s := range specs {
+		if err := s.Validate(); err != nil {
+			errs[i] = &ConfigError{err}
+			continue
+		}
+		k := dataKey{s.Data, s.TestData, s.Format, s.DataSeed, s.Classify}
+		d, ok := loaded[k]
+		if !ok {
+			train, _, err := Load(s, dataDir)
+			if err != nil {
+				return nil, err
+			}
+			if d, err = engine.FromSet(train, s.Classify); err != nil {
+				return nil, err
+			}
+			loaded[k] = d
+		}
+		if err := s.checkFits(d, memory); err != nil {
+			errs[i] = &ConfigError{err}
+		}
+	}
+	return errs, nil
+}

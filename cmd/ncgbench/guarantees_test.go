@@ -239,3 +239,17 @@ func TestEvalRefusesFlagsThatCannotApply(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepRefusesBeforeTraining: a sweep with one run that cannot work
+// with its data (a line wider than bas's 16 units) is refused before any
+// run trains.
+func TestSweepRefusesBeforeTraining(t *testing.T) {
+	dir := t.TempDir()
+	_, errb, code := ncgbench(t, dir, "sweep", "-data", "bas", "-method", "line", "-v", "5,17", "-epochs", "2", "-out", "s", "-quiet")
+	if code != 2 || !strings.Contains(errb, "run bas-line-v17-seed1: v = 17") || strings.Count(strings.TrimSpace(errb), "\n") > 0 {
+		t.Errorf("exit %d, %q; want exit 2 and one line naming run bas-line-v17-seed1", code, errb)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s")); err == nil {
+		t.Error("the refused sweep wrote its directory")
+	}
+}

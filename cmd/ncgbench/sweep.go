@@ -482,6 +482,21 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if *dryRun {
 		return printDryRun(stdout, points, mine, shard, *asJSON)
 	}
+	// Settings that cannot work with their data are refused before any run
+	// trains.
+	specs := make([]experiment.Spec, len(mine))
+	for i, p := range mine {
+		specs[i] = p.Spec
+	}
+	problems, err := experiment.CheckAll(specs, dataDir)
+	if err != nil {
+		return err
+	}
+	for i, e := range problems {
+		if e != nil {
+			return usagef("run %s: %s", mine[i].Name, oneLine(e))
+		}
+	}
 	// One process per shard of a sweep: shards of one sweep share the
 	// directory (each run in it has its own lock besides).
 	if err := os.MkdirAll(out, 0o755); err != nil {
