@@ -76,7 +76,7 @@ func (s Spec) checkFits(d *engine.Data, memory uint64) error {
 		need += 2 * 4 * float64(x) * float64(s.Engine.Hidden) // AIS's padded copies of C and Cᵀ
 	}
 	if memory > 0 && need > float64(memory) {
-		return fmt.Errorf("hidden = %d: a model of %d visible × %d hidden units needs about %s of memory; this machine has %s",
+		return fmt.Errorf("hidden = %d: a model of %d visible × %d hidden units needs at least %s of memory; this machine has %s",
 			s.Engine.Hidden, x, s.Engine.Hidden, bytesString(need), bytesString(float64(memory)))
 	}
 	return nil

@@ -73,7 +73,7 @@ func TestRefusedSettings(t *testing.T) {
 			struct {
 				args []string
 				want string
-			}{[]string{"-data", "mnist", "-data-dir", mnist, "-hidden", "2000000000"}, "hidden = 2000000000: a model of 784 visible × 2000000000 hidden units needs about"},
+			}{[]string{"-data", "mnist", "-data-dir", mnist, "-hidden", "2000000000"}, "hidden = 2000000000: a model of 784 visible × 2000000000 hidden units needs at least"},
 		)
 	} else if os.Getenv("NCG_REQUIRE_DATA") != "" {
 		t.Fatalf("MNIST is missing from the test data directory (%v)", err)
