@@ -106,12 +106,12 @@ func bytesString(b float64) string {
 	return fmt.Sprintf("%.3g %s", b, units[k])
 }
 
-// Differences lists the settings in which two JSON objects differ, one
+// differences lists the settings in which two JSON objects differ, one
 // "name: a vs b" entry per leaf, dotted names for nested objects, sorted.
 // It works from the JSON form, so a field added to Spec or engine.Config
 // later is compared without any change here (a field absent on one side
 // shows as "absent").
-func Differences(a, b json.RawMessage) ([]string, error) {
+func differences(a, b json.RawMessage) ([]string, error) {
 	var va, vb any
 	if err := json.Unmarshal(a, &va); err != nil {
 		return nil, err
@@ -167,24 +167,30 @@ func jsonString(v any) string {
 	return strings.TrimSpace(buf.String())
 }
 
-// identity is the JSON of a Spec that checkpoints carry and resumes compare.
-func (s Spec) identity() json.RawMessage {
+// identity is the JSON of a Spec that checkpoints carry and resumes
+// compare. It fails only for a value JSON cannot hold (NaN, ±Inf) in a
+// setting Validate does not check.
+func (s Spec) identity() (json.RawMessage, error) {
 	b, err := json.Marshal(s)
-	if err != nil { // a Spec is plain data: this cannot fail
-		panic(err)
+	if err != nil {
+		return nil, fmt.Errorf("run settings: %w", err)
 	}
-	return b
+	return b, nil
 }
 
 // foreign returns an error naming how the Spec stored as `theirs` (a
 // checkpoint's or a config.json's, described by what) differs from s, or
 // nil when they are the same run.
 func (s Spec) foreign(what string, theirs json.RawMessage) error {
-	return foreign(what, theirs, s.identity())
+	ours, err := s.identity()
+	if err != nil {
+		return err
+	}
+	return foreign(what, theirs, ours)
 }
 
 func foreign(what string, theirs, ours json.RawMessage) error {
-	diff, err := Differences(theirs, ours)
+	diff, err := differences(theirs, ours)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}

@@ -215,6 +215,10 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err := spec.Validate(); err != nil {
 		return nil, &ConfigError{err}
 	}
+	label, err := spec.identity()
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
 	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -236,7 +240,11 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		return nil, err
 	}
 	if res, err := ReadResult(dir); err == nil {
-		if err := spec.foreign(filepath.Join(dir, "result.json"), res.Spec.identity()); err != nil {
+		theirs, err := res.Spec.identity()
+		if err != nil {
+			return nil, err
+		}
+		if err := spec.foreign(filepath.Join(dir, "result.json"), theirs); err != nil {
 			return nil, err
 		}
 		res.Skipped = true
@@ -268,7 +276,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 			return nil, err
 		}
 	}
-	if err := tr.SetLabel(spec.identity()); err != nil {
+	if err := tr.SetLabel(label); err != nil {
 		return nil, err
 	}
 	meta := Meta{Version: opts.Version, Go: runtime.Version(), Kernel: kernel.Tier(), CPU: cpuid.CPU.BrandName,

@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ func TestDifferencesNameEveryEngineSetting(t *testing.T) {
 			t.Logf("%s: kind %s not varied here", f.Name, v.Kind())
 			continue
 		}
-		diff, err := Differences(other.identity(), base.identity())
+		diff, err := differences(mustIdentity(t, other), mustIdentity(t, base))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,9 +57,18 @@ func TestDifferencesNameEveryEngineSetting(t *testing.T) {
 	// Workers is not part of the identity.
 	other := base
 	other.Engine.Workers = 7
-	if diff, _ := Differences(other.identity(), base.identity()); len(diff) != 0 {
+	if diff, _ := differences(mustIdentity(t, other), mustIdentity(t, base)); len(diff) != 0 {
 		t.Errorf("workers changed the identity: %q", diff)
 	}
+}
+
+func mustIdentity(t *testing.T, s Spec) json.RawMessage {
+	t.Helper()
+	b, err := s.identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // TestRunRefusesALockedDirectory: Run fails at once, naming the holder,
