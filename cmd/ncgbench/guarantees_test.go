@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,8 +30,27 @@ func waitFor(t *testing.T, path string, timeout time.Duration) {
 	}
 }
 
-// start runs the binary in dir without waiting; stderr goes to the buffer.
-func start(t *testing.T, dir string, errb *bytes.Buffer, args ...string) *exec.Cmd {
+// syncBuffer is a bytes.Buffer that a running command writes while the
+// test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// start runs the binary in dir without waiting; stderr goes to errb.
+func start(t *testing.T, dir string, errb *syncBuffer, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
@@ -98,7 +118,7 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 // that holds it; the first goes on undisturbed.
 func TestRunDirectoryLock(t *testing.T) {
 	dir := t.TempDir()
-	var errb bytes.Buffer
+	var errb syncBuffer
 	long := []string{"-data", "bas", "-epochs", "1000000", "-likelihood", "none", "-quiet"}
 	first := start(t, dir, &errb, append([]string{"train", "-out", "r"}, long...)...)
 	waitFor(t, filepath.Join(dir, "r", "config.json"), 30*time.Second)
@@ -178,7 +198,7 @@ func TestInterruptDuringFinalAIS(t *testing.T) {
 	// 2 million intervals of 100 runs: minutes of AIS.
 	args := []string{"train", "-data", "bas", "-epochs", "5", "-likelihood", "ais", "-ais-betas", "2000000", "-out", "r"}
 	for attempt := 1; attempt <= 2; attempt++ {
-		var errb bytes.Buffer
+		var errb syncBuffer
 		cmd := start(t, dir, &errb, args...)
 		// model.npz is written once training is over, before the evaluation;
 		// at the second attempt it is there from the first.
