@@ -70,9 +70,10 @@ func temps(dir string) []string {
 // the given number of times (each kill followed by a fresh start that
 // resumes), then lets it finish. The times are uniform in [0, 2·span/kills),
 // so the kills spread over a run that takes span uninterrupted. It returns
-// the kills made and how many of them left a temporary file behind (kills
-// in the middle of a write).
-func killUntilDone(t *testing.T, dir string, args []string, kills int, span time.Duration, rng *rand.Rand) (made, midWrite int) {
+// the kills made and, per file, how many kills left its temporary file
+// behind (kills in the middle of writing it).
+func killUntilDone(t *testing.T, dir string, args []string, kills int, span time.Duration, rng *rand.Rand) (made int, midWrite map[string]int) {
+	midWrite = map[string]int{}
 	t.Helper()
 	window := 2 * int64(span) / int64(max(kills, 1))
 	for {
@@ -103,8 +104,9 @@ func killUntilDone(t *testing.T, dir string, args []string, kills int, span time
 			cmd.Process.Kill()
 			<-done
 			made++
-			if len(temps(dir)) > 0 {
-				midWrite++
+			for _, p := range temps(dir) {
+				name := strings.TrimPrefix(filepath.Base(p), ".")
+				midWrite[name[:strings.LastIndex(name, ".tmp")]]++
 			}
 		}
 	}
@@ -148,12 +150,12 @@ func TestFaultInjection(t *testing.T) {
 	t.Logf("uninterrupted: train %v, sweep %v", trainSpan, sweepSpan)
 
 	made, mid := killUntilDone(t, dir, train("killed"), kills, trainSpan, rng)
-	t.Logf("train: %d kills, %d of them in the middle of a write", made, mid)
+	t.Logf("train: %d kills; kills in the middle of writing each file: %v", made, mid)
 	sameFile(t, filepath.Join(dir, "ref", "model.npz"), filepath.Join(dir, "killed", "model.npz"))
 	sameFile(t, filepath.Join(dir, "ref", "checkpoint"), filepath.Join(dir, "killed", "checkpoint"))
 
 	made, mid = killUntilDone(t, dir, sweep("sweep-killed"), kills, sweepSpan, rng)
-	t.Logf("sweep: %d kills, %d of them in the middle of a write", made, mid)
+	t.Logf("sweep: %d kills; kills in the middle of writing each file: %v", made, mid)
 	runs, err := os.ReadDir(filepath.Join(dir, "sweep-ref"))
 	if err != nil {
 		t.Fatal(err)
