@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,6 +182,10 @@ func Fetch(ctx context.Context, name, dir string, opts FetchOptions) error {
 			}
 			check, err := download(ctx, client, u, dst, f)
 			if err != nil {
+				var ue *url.Error // its message repeats the URL
+				if errors.As(err, &ue) {
+					err = ue.Err
+				}
 				ferrs = append(ferrs, fmt.Sprintf("%s: %v", u, err))
 				if ctx.Err() != nil {
 					return ctx.Err()
