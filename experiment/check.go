@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
 )
@@ -227,7 +228,12 @@ func CheckAll(specs []Spec, dataDir string) ([]error, error) {
 			if err != nil {
 				return nil, err
 			}
-			if d, err = engine.FromSet(train, s.Classify); err != nil {
+			if d, err = engineData(s, train); err != nil {
+				var ce *ConfigError
+				if errors.As(err, &ce) {
+					errs[i] = err
+					continue
+				}
 				return nil, err
 			}
 			loaded[k] = d
@@ -237,4 +243,13 @@ func CheckAll(specs []Spec, dataDir string) ([]error, error) {
 		}
 	}
 	return errs, nil
+}
+
+// engineData views the training set as the engine's data; -classify on a
+// set without labels is a ConfigError.
+func engineData(s Spec, train *data.Set) (*engine.Data, error) {
+	if s.Classify && (train.Labels == nil || train.NumClasses <= 0) {
+		return nil, &ConfigError{fmt.Errorf("classify: data %s has no labels", s.Data)}
+	}
+	return engine.FromSet(train, s.Classify)
 }

@@ -254,7 +254,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	d, err := engine.FromSet(train, spec.Classify)
+	d, err := engineData(spec, train)
 	if err != nil {
 		return nil, err
 	}

@@ -81,6 +81,7 @@ func TestRefusedSettings(t *testing.T) {
 		{[]string{"-data", "bas", "-method", "dense", "-p", "0.3"}, "-p applies to -method ncg only"},
 		{[]string{"-data", "bas", "-exact", "-ais-runs", "5"}, "-ais-runs applies to AIS"},
 		{[]string{"-data", "bas", "-checkpoint-every", "-1s"}, "-checkpoint-every -1s is negative"},
+		{[]string{"-data", "bas", "-classify"}, "classify: data bas has no labels"},
 	}
 	if mnist, err := data.FindTestDir(); err == nil && fileExists(filepath.Join(mnist, "mnist", data.MNISTTrainImages)) {
 		cases = append(cases,
