@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,23 +29,23 @@ func waitFor(t *testing.T, path string, timeout time.Duration) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer that a running command writes while the
-// test reads it.
+// syncBuffer collects what a running command writes (through the
+// sweep's syncWriter) while the test reads it.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	syncWriter
+	buf bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+func newSyncBuffer() *syncBuffer {
+	s := &syncBuffer{}
+	s.w = &s.buf
+	return s
 }
 
 func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.b.String()
+	return s.buf.String()
 }
 
 // start runs the binary in dir without waiting; stderr goes to errb.
@@ -119,11 +118,11 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 // that holds it; the first goes on undisturbed.
 func TestRunDirectoryLock(t *testing.T) {
 	dir := t.TempDir()
-	var errb syncBuffer
+	errb := newSyncBuffer()
 	long := []string{"-data", "bas", "-epochs", "1000000", "-likelihood", "none", "-quiet"}
-	first := start(t, dir, &errb, append([]string{"train", "-out", "r"}, long...)...)
+	first := start(t, dir, errb, append([]string{"train", "-out", "r"}, long...)...)
 	waitFor(t, filepath.Join(dir, "r", "config.json"), 30*time.Second)
-	sweep := start(t, dir, &errb, append([]string{"sweep", "-out", "s", "-seed", "1"}, long...)...)
+	sweep := start(t, dir, errb, append([]string{"sweep", "-out", "s", "-seed", "1"}, long...)...)
 	waitFor(t, filepath.Join(dir, "s", "bas-ncg-seed1", "config.json"), 30*time.Second)
 
 	for _, c := range []struct {
@@ -199,8 +198,8 @@ func TestInterruptDuringFinalAIS(t *testing.T) {
 	// 2 million intervals of 100 runs: minutes of AIS.
 	args := []string{"train", "-data", "bas", "-epochs", "5", "-likelihood", "ais", "-ais-betas", "2000000", "-out", "r"}
 	for attempt := 1; attempt <= 2; attempt++ {
-		var errb syncBuffer
-		cmd := start(t, dir, &errb, args...)
+		errb := newSyncBuffer()
+		cmd := start(t, dir, errb, args...)
 		// model.npz is written once training is over, before the evaluation;
 		// at the second attempt it is there from the first.
 		if attempt == 1 {
