@@ -437,20 +437,11 @@ func resume(spec Spec, dir string, d *engine.Data, workers int) (*engine.Trainer
 
 // setEval fills the metrics an evaluation returned (nil: none).
 func (m *Metrics) setEval(ev map[string]float64) {
+	fields := map[string]*float64{"nll": &m.NLL, "log_z": &m.LogZ, "log_z_lo": &m.LogZLo, "log_z_hi": &m.LogZHi,
+		"train_acc": &m.TrainAcc, "test_acc": &m.TestAcc}
 	for k, v := range ev {
-		switch k {
-		case "nll":
-			m.NLL = v
-		case "log_z":
-			m.LogZ = v
-		case "log_z_lo":
-			m.LogZLo = v
-		case "log_z_hi":
-			m.LogZHi = v
-		case "train_acc":
-			m.TrainAcc = v
-		case "test_acc":
-			m.TestAcc = v
+		if p := fields[k]; p != nil {
+			*p = v
 		}
 	}
 }
