@@ -198,8 +198,8 @@ func foreign(what string, theirs, ours json.RawMessage) error {
 	if len(diff) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s belongs to another configuration (%s: there vs this run); choose another -out, or move it away to start this run over",
-		what, strings.Join(diff, "; "))
+	return fmt.Errorf("%s belongs to another configuration (there vs this run: %s); choose another -out, or move it away to start this run over",
+		what, strings.Join(diff, ", "))
 }
 
 // CheckAll checks each Spec against its data and the machine as Run does
