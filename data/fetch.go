@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -159,6 +160,12 @@ func Fetch(ctx context.Context, name, dir string, opts FetchOptions) error {
 	}
 	var failed []File
 	var errs []string
+	var made []string // directories this call created, to remove if left empty
+	defer func() {
+		for i := len(made) - 1; i >= 0; i-- {
+			_ = os.Remove(made[i]) // only succeeds on an empty directory
+		}
+	}()
 	for _, f := range files {
 		dst := filepath.Join(dir, filepath.FromSlash(f.Path))
 		if !opts.Force {
@@ -171,7 +178,9 @@ func Fetch(ctx context.Context, name, dir string, opts FetchOptions) error {
 				fmt.Fprintf(log, "%s: present but %s: downloading again\n", dst, st.Check)
 			}
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		created, err := mkdirAll(filepath.Dir(dst))
+		made = append(made, created...)
+		if err != nil {
 			return err
 		}
 		var ferrs []string
@@ -180,39 +189,55 @@ func Fetch(ctx context.Context, name, dir string, opts FetchOptions) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			fmt.Fprintf(log, "downloading %s\n", u)
 			check, err := download(ctx, client, u, dst, f)
 			if err != nil {
-				fmt.Fprintf(log, "  failed: %v\n", err)
+				var ue *url.Error // its message repeats the URL
+				if errors.As(err, &ue) {
+					err = ue.Err
+				}
 				ferrs = append(ferrs, fmt.Sprintf("%s: %v", u, err))
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
 				continue
 			}
-			fmt.Fprintf(log, "  → %s (%s)\n", dst, check)
+			if ferrs != nil {
+				check += "; before it " + strings.Join(ferrs, "; ")
+			}
+			fmt.Fprintf(log, "%s ← %s (%s)\n", dst, u, check)
 			ok = true
 			break
 		}
 		if !ok {
 			failed = append(failed, f)
-			errs = append(errs, ferrs...)
+			errs = append(errs, strings.Join(ferrs, "; "))
 		}
 	}
 	if failed == nil {
 		return nil
 	}
+	// One line per file: where to get it by hand, where to put it, and what
+	// each source answered.
 	var b strings.Builder
-	fmt.Fprintf(&b, "data: could not fetch %d file(s) of %s:\n", len(failed), name)
-	for _, e := range errs {
-		fmt.Fprintf(&b, "  %s\n", e)
-	}
-	b.WriteString("Download them by hand and place them as follows (URL → path):\n")
-	for _, f := range failed {
+	fmt.Fprintf(&b, "data: could not fetch %d file(s) of %s; download them by hand and place them as follows (URL → path):", len(failed), name)
+	for i, f := range failed {
 		urls := f.URLs(FetchOptions{})
-		fmt.Fprintf(&b, "  %s → %s\n", urls[0], filepath.Join(dir, filepath.FromSlash(f.Path)))
+		fmt.Fprintf(&b, "\n  %s → %s (%s)", urls[0], filepath.Join(dir, filepath.FromSlash(f.Path)), errs[i])
 	}
-	return errors.New(strings.TrimSuffix(b.String(), "\n"))
+	return errors.New(b.String())
+}
+
+// mkdirAll is os.MkdirAll that returns the directories it created,
+// outermost first.
+func mkdirAll(dir string) ([]string, error) {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		missing = append([]string{d}, missing...)
+	}
+	return missing, os.MkdirAll(dir, 0o755)
 }
 
 // download fetches u into dst atomically, verifying it as f.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -146,8 +147,12 @@ func loadMNIST(dir string, opts Options) (train, test *Set, err error) {
 	return train, test, nil
 }
 
-// need returns an error naming the missing files, if any.
+// need returns an error naming the missing files, if any, or the real
+// cause when a file cannot even be looked at (permission denied, …).
 func need(set string, paths ...string) error {
+	if err := unreachable(set, paths...); err != nil {
+		return err
+	}
 	var miss []string
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
@@ -159,6 +164,18 @@ func need(set string, paths ...string) error {
 	}
 	return fmt.Errorf("data: %s: missing %s (run 'ncgbench data fetch %s', or set -data-dir or NCG_DATA to the data directory)",
 		set, strings.Join(miss, ", "), set)
+}
+
+// unreachable returns the first error other than "does not exist" that
+// looking at paths gives, so that an unreadable data directory is reported
+// as such rather than as missing files.
+func unreachable(set string, paths ...string) error {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("data: %s: %w", set, err)
+		}
+	}
+	return nil
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
@@ -203,6 +220,9 @@ func LoadPaperSplit(name string, opts Options) (train, test *Set, err error) {
 	}
 	dir := Dir(opts.Dir)
 	p := func(f string) string { return filepath.Join(dir, filepath.FromSlash(f)) }
+	if err := unreachable(name, p(ps.train), p(ps.test), p(ps.libsvm)); err != nil {
+		return nil, nil, err
+	}
 	haveTrain, haveTest, haveFull := exists(p(ps.train)), exists(p(ps.test)), exists(p(ps.libsvm))
 	readSplit := func(f string) (*Set, error) {
 		s, _, err := ReadSplitFile(p(f))

@@ -47,6 +47,9 @@ type checkpointHeader struct {
 	EpochSeconds float64  `json:"epoch_seconds,omitempty"`
 	PCDInit      bool     `json:"pcd_init"`
 	Tier         string   `json:"kernel_tier"` // informational: results are exact only within a tier
+	// Label is the caller's identification of the run (SetLabel), kept
+	// verbatim so a resume can check it belongs to the run it continues.
+	Label json.RawMessage `json:"label,omitempty"`
 }
 
 // SaveCheckpoint writes the run's state to path atomically (a temporary
@@ -54,7 +57,7 @@ type checkpointHeader struct {
 func (t *Trainer) SaveCheckpoint(path string) error {
 	hdr, err := json.Marshal(checkpointHeader{Config: t.cfg, X: t.m.X, D: t.m.D, H: t.m.H, Classes: t.data.Classes,
 		DataN: t.data.N, Epoch: t.epoch, Batch: t.batch, EpochRecon: &t.epochRecon, EpochSeconds: t.epochSeconds,
-		PCDInit: t.pcdInit, Tier: kernel.Tier()})
+		PCDInit: t.pcdInit, Tier: kernel.Tier(), Label: t.label})
 	if err != nil {
 		return err
 	}
@@ -153,7 +156,7 @@ func decodeCheckpoint(b []byte, d *Data) (*Trainer, error) {
 		return nil, errors.New("header has a negative or non-finite position or epoch total")
 	}
 	t := &Trainer{cfg: h.Config, data: d, m: newModel(h.X, h.D, h.H, h.Config.Method == NCG), epoch: h.Epoch, batch: h.Batch, pcdInit: h.PCDInit,
-		epochSeconds: h.EpochSeconds}
+		epochSeconds: h.EpochSeconds, label: h.Label}
 	if h.EpochRecon != nil {
 		t.epochRecon = *h.EpochRecon
 	} else {
@@ -196,7 +199,7 @@ func WriteFileAtomic(path string, data []byte) error {
 // WriteAtomic is WriteFileAtomic for a writer function.
 func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := os.CreateTemp(dir, tempPattern(filepath.Base(path)))
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -129,6 +130,8 @@ type Trainer struct {
 	spStale    bool
 	up, down   weights // the products' matrices: C padded (up), CH (down)
 	afterBatch func()  // test hook
+
+	label json.RawMessage // SetLabel's; saved in checkpoints
 }
 
 // New validates the configuration against the data and draws a new model.

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -130,6 +131,12 @@ var taylorWeights = true
 // depend on its block, so the result is bit-identical for any number of
 // workers (on a given kernel tier).
 func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
+	return AISContext(context.Background(), m, cfg)
+}
+
+// AISContext is AIS stopped early, with an error wrapping ctx.Err(), when
+// ctx is done: every run checks it every stopEvery intervals.
+func AISContext(ctx context.Context, m *Model, cfg AISConfig) (*AISResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -141,6 +148,7 @@ func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.done = ctx.Done()
 	logw := make([]float64, runs)
 	workers := workerCount(cfg.Workers, runs)
 	// One block of runs per worker (at most maxBlockRuns a block); a run's
@@ -151,10 +159,10 @@ func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
 	for w := range sc {
 		sc[w] = newAISBlock(size, m.H, m.X)
 	}
-	err = parallel(blocks, len(sc), func(w, blk int) error {
+	err = parallelCtx(ctx, blocks, len(sc), func(w, blk int) error {
 		first := blk * size
 		r.runBlock(sc[w], first, logw[first:min(first+size, runs)])
-		return nil
+		return r.stopErr(ctx)
 	})
 	if err != nil {
 		return nil, err
@@ -279,6 +287,32 @@ type aisRunner struct {
 	dd32   []float32 // d − d_A in float32: the bias of the visible product
 	beta   []float32 // the schedule in float32, used identically everywhere
 	seed   uint64
+	// done, when closed, makes every chain return early (its result is
+	// then meaningless); nil never closes.
+	done <-chan struct{}
+}
+
+// stopEvery is how many intervals a chain runs between looks at done: a
+// look costs nothing next to an interval, and 256 intervals of a 500×784
+// model take well under a second.
+const stopEvery = 256
+
+// stopped reports whether done is closed.
+func (r *aisRunner) stopped() bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stopErr is the error of chains stopped by ctx (nil if they ran through).
+func (r *aisRunner) stopErr(ctx context.Context) error {
+	if r.stopped() {
+		return fmt.Errorf("eval: stopped: %w", ctx.Err())
+	}
+	return nil
 }
 
 type aisScratch struct {

@@ -128,6 +128,9 @@ func (r *aisRunner) runBlock(b *aisBlock, first int, logw []float64) {
 	b.vp.reset()
 	K := len(r.beta) - 1
 	for k := 1; k <= K; k++ {
+		if k%stopEvery == 0 && r.stopped() {
+			return
+		}
 		b.hp.update(b.a, m.B, r.c, r.hs, n, b.x)
 		for i := 0; i < n; i++ {
 			act := b.hp.act[i*X : i*X+b.hp.ones[i]]

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/bits"
@@ -46,6 +47,12 @@ const (
 // per-state error. For weights of size ~1 this is ~1e-4 nats or less; the
 // typical error is far smaller (rounding errors are not all of one sign).
 func ExactLogZ(m *Model, workers int) (float64, error) {
+	return ExactLogZContext(context.Background(), m, workers)
+}
+
+// ExactLogZContext is ExactLogZ stopped early, with an error wrapping
+// ctx.Err(), when ctx is done (it looks between chunks of 4096 states).
+func ExactLogZContext(ctx context.Context, m *Model, workers int) (float64, error) {
 	if err := m.Validate(); err != nil {
 		return math.NaN(), err
 	}
@@ -73,7 +80,7 @@ func ExactLogZ(m *Model, workers int) (float64, error) {
 		sc[w] = scratch{make([]float32, o), make([]float32, o), make([]int32, n)}
 	}
 	part := make([]float64, chunks)
-	err := parallel(chunks, workers, func(w, c int) error {
+	err := parallelCtx(ctx, chunks, workers, func(w, c int) error {
 		s := &sc[w]
 		high := uint64(c) << k
 		var lin float64

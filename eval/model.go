@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -136,6 +137,14 @@ func workerCount(workers, pieces int) int {
 // the lowest-numbered piece that failed. (A minimal errgroup with a limit:
 // the module does not require golang.org/x/sync.)
 func parallel(n, workers int, fn func(w, i int) error) error {
+	return parallelCtx(context.Background(), n, workers, fn)
+}
+
+// parallelCtx is parallel that starts no piece once ctx is done and then
+// returns ctx's error (wrapped): the pieces are short enough (a chunk of
+// states, a block of chains checking ctx itself) for Ctrl-C to stop a long
+// evaluation within a second or so.
+func parallelCtx(ctx context.Context, n, workers int, fn func(w, i int) error) error {
 	if n <= 0 {
 		return nil
 	}
@@ -151,6 +160,11 @@ func parallel(n, workers int, fn func(w, i int) error) error {
 			for !failed.Load() {
 				i := int(next.Add(1) - 1)
 				if i >= n {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					errs[i] = fmt.Errorf("eval: stopped: %w", err)
+					failed.Store(true)
 					return
 				}
 				if err := fn(w, i); err != nil {

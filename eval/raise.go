@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -56,6 +57,12 @@ type RAISEResult struct {
 // bracket the true value. Each row's chains are independent, spread over
 // the workers, so the result is bit-identical for any number of workers.
 func RAISE(m *Model, x []uint8, n int, cfg RAISEConfig) (*RAISEResult, error) {
+	return RAISEContext(context.Background(), m, x, n, cfg)
+}
+
+// RAISEContext is RAISE stopped early, with an error wrapping ctx.Err(),
+// when ctx is done: every chain checks it every stopEvery intervals.
+func RAISEContext(ctx context.Context, m *Model, x []uint8, n int, cfg RAISEConfig) (*RAISEResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -70,16 +77,17 @@ func RAISE(m *Model, x []uint8, n int, cfg RAISEConfig) (*RAISEResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.done = ctx.Done()
 	// log p_A(x) = Σ_j x_j d_A_j − softplus(d_A_j); the softplus sum is
 	// log Z_A without the hidden units' H·log 2.
 	spA := logZA - float64(m.H)*math.Ln2
 	logp := make([]float64, n*chains)
 	workers := workerCount(cfg.Workers, n*chains)
 	sc := newAISScratches(workers, m.H, m.X)
-	err = parallel(n*chains, workers, func(w, i int) error {
+	err = parallelCtx(ctx, n*chains, workers, func(w, i int) error {
 		row := x[i/chains*m.X : (i/chains+1)*m.X]
 		logp[i] = r.reverse(sc[w], row, uint64(i)) - spA
-		return nil
+		return r.stopErr(ctx)
 	})
 	if err != nil {
 		return nil, err
@@ -129,6 +137,9 @@ func (r *aisRunner) reverse(s *aisScratch, row []uint8, id uint64) float64 {
 		xdd += r.dd[j]
 	}
 	for k := len(r.beta) - 1; k >= 1; k-- {
+		if k%stopEvery == 0 && r.stopped() {
+			return math.NaN()
+		}
 		bk := r.beta[k]
 		// SP_k(x_k), and h ~ σ(β_k a(x_k)).
 		clear(s.s1)

@@ -7,6 +7,7 @@
 //	checkpoint    the engine's checkpoint (to resume an interrupted run)
 //	model.npz     the final model, for NumPy
 //	result.json   the final metrics; its presence marks the run finished
+//	lock          locked (flock) by the process working in the directory; its PID
 //
 // It does not parse flags or print tables (package main and package report
 // do); progress goes to a writer the caller gives.
@@ -32,6 +33,7 @@ import (
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
+	"github.com/ncg-rbm/ncg/internal/dirlock"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -196,15 +198,57 @@ func Load(s Spec, dataDir string) (train, test *data.Set, err error) {
 	return data.Load(s.Data, opts)
 }
 
+// LockFile is the file in a run directory that Run locks while it works
+// there; it holds the PID of the process using the directory.
+const LockFile = "lock"
+
 // Run trains the run of spec in dir. A finished run (result.json with the
 // same spec) is returned as it is; a run with a checkpoint resumes from it.
+//
+// Run holds an exclusive lock on dir while it works (a second Run on dir,
+// in this process or another, fails with a *dirlock.InUseError), refuses a
+// setting that cannot work with a *ConfigError before training, refuses a
+// checkpoint or config.json of another configuration, and writes every file
+// atomically. The checkpoint and model.npz are written before the final
+// evaluation, so an evaluation that fails or is interrupted leaves a run
+// that resumes straight to that evaluation. When ctx is cancelled, Run
+// stops within about a second, with an error wrapping ctx.Err(), and what
+// it kept resumes bit-identically.
 func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, &ConfigError{err}
+	}
+	label, err := spec.identity()
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
+	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	lock, err := dirlock.Acquire(dir, LockFile)
+	if err != nil {
+		return nil, err
+	}
+	started := false // config.json written: the directory holds a run
+	defer func() {
+		if !started && errors.Is(statErr, os.ErrNotExist) { // refused before starting: leave no trace
+			os.Remove(filepath.Join(dir, LockFile))
+			os.Remove(dir)
+		}
+		lock.Unlock()
+	}()
+	// Ours alone now: temporary files are those of a killed process.
+	if err := engine.RemoveTemps(dir); err != nil {
+		return nil, err
+	}
 	if res, err := ReadResult(dir); err == nil {
-		if !reflect.DeepEqual(res.Spec, spec) {
-			return nil, fmt.Errorf("%s holds a finished run of another configuration; choose another -out", dir)
+		theirs, err := res.Spec.identity()
+		if err != nil {
+			return nil, err
+		}
+		if err := spec.foreign(filepath.Join(dir, "result.json"), theirs); err != nil {
+			return nil, err
 		}
 		res.Skipped = true
 		return res, nil
@@ -213,9 +257,12 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	d, err := engine.FromSet(train, spec.Classify)
+	d, err := engineData(spec, train)
 	if err != nil {
 		return nil, err
+	}
+	if err := spec.checkFits(d, physicalMemory()); err != nil {
+		return nil, &ConfigError{err}
 	}
 	cfg := spec.Engine
 	cfg.Workers = opts.Workers
@@ -223,22 +270,17 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	var tr *engine.Trainer
 	var rows []Metrics
 	if _, err := os.Stat(ckpt); err == nil {
-		var prev configFile
-		if err := readJSON(filepath.Join(dir, "config.json"), &prev); err != nil || !reflect.DeepEqual(prev.Spec, spec) {
-			return nil, fmt.Errorf("%s has a checkpoint of another configuration (or no config.json); choose another -out", dir)
-		}
-		if tr, err = engine.Resume(ckpt, d, opts.Workers); err != nil {
+		if tr, rows, err = resume(spec, dir, d, opts.Workers); err != nil {
 			return nil, err
 		}
-		if rows, err = ReadMetrics(filepath.Join(dir, "metrics.csv")); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
-		rows = rows[:min(len(rows), tr.Epoch())]
 		progress(opts.Progress, "resuming %s at epoch %d\n", dir, tr.Epoch())
 	} else {
 		if tr, err = engine.New(cfg, d); err != nil {
 			return nil, err
 		}
+	}
+	if err := tr.SetLabel(label); err != nil {
+		return nil, err
 	}
 	meta := Meta{Version: opts.Version, Go: runtime.Version(), Kernel: kernel.Tier(), CPU: cpuid.CPU.BrandName,
 		Workers: opts.Workers, Started: time.Now().UTC(), DataInfo: train.Source, Compressed: tr.Compressed()}
@@ -248,6 +290,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err := writeJSON(filepath.Join(dir, "config.json"), configFile{spec, meta}); err != nil {
 		return nil, err
 	}
+	started = true
 	initDensity := tr.Model().Connectivity().Density
 	if tr.Epoch() > 0 || tr.Batch() > 0 { // resumed: redraw the start to learn its density
 		fresh, err := engine.New(cfg, d)
@@ -291,39 +334,29 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	} else {
 		onBatch = func(int, int, int) { doneBatches++ }
 	}
+	clearLine := ""
+	if opts.Terminal {
+		clearLine = "\r\033[K"
+	}
 	err = tr.Train(ctx, engine.Options{
 		OnBatch:         onBatch,
 		Checkpoint:      ckpt,
 		CheckpointEvery: opts.CheckpointEvery,
 		EvalEvery:       spec.EvalEvery,
-		Evaluate:        ev.evaluate,
+		Evaluate: func(m *engine.Model, epoch int) (map[string]float64, error) {
+			if epoch == spec.Engine.Epochs {
+				return nil, nil // after the checkpoint and model.npz, below
+			}
+			return ev.evaluate(ctx, m, epoch)
+		},
 		OnEpoch: func(r engine.Record) error {
 			m := Metrics{Epoch: r.Epoch, Seconds: r.Seconds, NLL: nan, LogZ: nan, LogZLo: nan, LogZHi: nan, TrainAcc: nan, TestAcc: nan,
 				Density: r.Density, DegreeMin: r.DegreeMin, DegreeMean: r.DegreeMean, DegreeMax: r.DegreeMax, Recon: r.ReconError}
-			for k, v := range r.Eval {
-				switch k {
-				case "nll":
-					m.NLL = v
-				case "log_z":
-					m.LogZ = v
-				case "log_z_lo":
-					m.LogZLo = v
-				case "log_z_hi":
-					m.LogZHi = v
-				case "train_acc":
-					m.TrainAcc = v
-				case "test_acc":
-					m.TestAcc = v
-				}
-			}
+			m.setEval(r.Eval)
 			rows = append(rows, m)
 			// A line per evaluation and at most one every two seconds otherwise.
 			if r.Eval != nil || r.Epoch == spec.Engine.Epochs || time.Since(lastLine) >= 2*time.Second {
 				lastLine = time.Now()
-				clearLine := ""
-				if opts.Terminal {
-					clearLine = "\r\033[K"
-				}
 				progress(opts.Progress, "%s%s epoch %d/%d  %.2fs  %s  (%s left)\n", clearLine, filepath.Base(dir), r.Epoch, spec.Engine.Epochs, r.Seconds, m.summary(), epochsLeft(r.Epoch))
 			}
 			if r.Checkpoint { // the metrics on disk keep pace with the checkpoint
@@ -340,14 +373,83 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		}
 		return nil, err
 	}
+	// Trained: the last epoch's checkpoint is on disk; the model goes beside
+	// it before the final evaluation, which may fail or be interrupted.
 	if err := tr.Model().ExportNPZ(filepath.Join(dir, "model.npz")); err != nil {
 		return nil, err
 	}
-	res := &Result{Spec: spec, Dir: dir, InitDensity: initDensity, TotalSeconds: time.Since(start).Seconds(), ResumedAt: startEpoch}
-	if len(rows) > 0 {
-		res.Final = rows[len(rows)-1]
+	final, err := ev.evaluate(ctx, tr.Model(), spec.Engine.Epochs)
+	if err != nil {
+		return nil, fmt.Errorf("epoch %d: evaluation: %w (the trained model is kept: run again to retry the evaluation)", spec.Engine.Epochs, err)
 	}
+	last := &rows[spec.Engine.Epochs-1]
+	last.setEval(final)
+	progress(opts.Progress, "%s%s final  %s\n", clearLine, filepath.Base(dir), last.summary())
+	if err := WriteMetrics(filepath.Join(dir, "metrics.csv"), rows); err != nil {
+		return nil, err
+	}
+	res := &Result{Spec: spec, Dir: dir, Final: *last, InitDensity: initDensity, TotalSeconds: time.Since(start).Seconds(), ResumedAt: startEpoch}
 	return res, writeJSON(filepath.Join(dir, "result.json"), res)
+}
+
+// resume reads dir's checkpoint and metrics for spec, refusing those of
+// another configuration and naming the difference.
+func resume(spec Spec, dir string, d *engine.Data, workers int) (*engine.Trainer, []Metrics, error) {
+	ckpt := filepath.Join(dir, "checkpoint")
+	cfgPath := filepath.Join(dir, "config.json")
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s has a checkpoint but no readable config.json (%w); move the directory away to start the run over", dir, err)
+	}
+	var prev struct {
+		Spec json.RawMessage `json:"spec"`
+	}
+	if err := json.Unmarshal(b, &prev); err != nil || prev.Spec == nil {
+		return nil, nil, fmt.Errorf("%s: not a run configuration (%v); move the directory away to start the run over", cfgPath, err)
+	}
+	if err := spec.foreign(cfgPath, prev.Spec); err != nil {
+		return nil, nil, err
+	}
+	tr, err := engine.Resume(ckpt, d, workers)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w; move %s away (or delete it) to start the run over", err, ckpt)
+	}
+	if label := tr.Label(); label != nil {
+		if err := spec.foreign("checkpoint "+ckpt, label); err != nil {
+			return nil, nil, err
+		}
+	} else { // a checkpoint without a label: its engine settings are all it has
+		cfg := tr.Config()
+		cfg.Workers = 0
+		theirs, _ := json.Marshal(map[string]engine.Config{"engine": cfg})
+		ours, _ := json.Marshal(map[string]engine.Config{"engine": spec.Engine})
+		if err := foreign("checkpoint "+ckpt, theirs, ours); err != nil {
+			return nil, nil, err
+		}
+	}
+	rows, err := ReadMetrics(filepath.Join(dir, "metrics.csv"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, err
+	}
+	// Rows are written before the checkpoint they go with, except when a
+	// stopped run was killed between its last two writes: the epochs whose
+	// rows were lost keep their number and nothing else.
+	for len(rows) < tr.Epoch() {
+		rows = append(rows, Metrics{Epoch: len(rows) + 1, Seconds: nan, NLL: nan, LogZ: nan, LogZLo: nan, LogZHi: nan,
+			TrainAcc: nan, TestAcc: nan, Density: nan, DegreeMean: nan, Recon: nan})
+	}
+	return tr, rows[:tr.Epoch()], nil
+}
+
+// setEval fills the metrics an evaluation returned (nil: none).
+func (m *Metrics) setEval(ev map[string]float64) {
+	fields := map[string]*float64{"nll": &m.NLL, "log_z": &m.LogZ, "log_z_lo": &m.LogZLo, "log_z_hi": &m.LogZHi,
+		"train_acc": &m.TrainAcc, "test_acc": &m.TestAcc}
+	for k, v := range ev {
+		if p := fields[k]; p != nil {
+			*p = v
+		}
+	}
 }
 
 var nan = math.NaN()
@@ -382,28 +484,15 @@ type evaluator struct {
 }
 
 func newEvaluator(spec Spec, train, test *data.Set, workers int) (*evaluator, error) {
-	e := &evaluator{spec: spec, train: train, test: test, workers: workers}
-	switch spec.Likelihood {
-	case "", "exact", "ais", "none":
-	default:
-		return nil, fmt.Errorf("likelihood %q is not one of exact, ais, none", spec.Likelihood)
+	if err := spec.Validate(); err != nil {
+		return nil, err
 	}
-	return e, nil
+	return &evaluator{spec: spec, train: train, test: test, workers: workers}, nil
 }
 
-func (e *evaluator) method(m *engine.Model) string {
-	switch {
-	case e.spec.Likelihood != "":
-		return e.spec.Likelihood
-	case e.spec.Classify:
-		return "none"
-	case min(m.X, m.H) <= ExactLimit:
-		return "exact"
-	}
-	return "ais"
-}
-
-func (e *evaluator) evaluate(m *engine.Model, epoch int) (map[string]float64, error) {
+// evaluate measures m after the given epoch; ctx stops it within a second
+// or so, with an error wrapping ctx.Err().
+func (e *evaluator) evaluate(ctx context.Context, m *engine.Model, epoch int) (map[string]float64, error) {
 	em := &eval.Model{H: m.H, X: m.X, C: m.C, B: m.B, D: m.V}
 	out := map[string]float64{}
 	// The likelihood is of the test set when there is one, else the training set.
@@ -412,9 +501,9 @@ func (e *evaluator) evaluate(m *engine.Model, epoch int) (map[string]float64, er
 		set = e.train
 	}
 	var logZ float64
-	switch e.method(m) {
+	switch e.spec.likelihood(m.X) {
 	case "exact":
-		z, err := eval.ExactLogZ(em, e.workers)
+		z, err := eval.ExactLogZContext(ctx, em, e.workers)
 		if err != nil {
 			return nil, err
 		}
@@ -434,7 +523,7 @@ func (e *evaluator) evaluate(m *engine.Model, epoch int) (map[string]float64, er
 		if e.spec.Classify {
 			break // the label units make the joint model's likelihood a different quantity
 		}
-		r, err := eval.AIS(em, eval.AISConfig{Runs: e.spec.AISRuns, Betas: e.betas, Seed: e.spec.AISSeed, Workers: e.workers, BaseBias: e.base})
+		r, err := eval.AISContext(ctx, em, eval.AISConfig{Runs: e.spec.AISRuns, Betas: e.betas, Seed: e.spec.AISSeed, Workers: e.workers, BaseBias: e.base})
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -47,19 +48,24 @@ func nanMetrics() experiment.Metrics {
 // Collect walks dirs (any number, e.g. the output directories of several
 // shards) for run directories, those holding config.json, and reads them.
 // A run directory is not searched further. The same directory reached
-// twice is read once. Runs come sorted by directory.
-func Collect(dirs ...string) ([]Run, error) {
+// twice is read once. Runs come sorted by directory. A run directory that
+// cannot be read (a malformed config.json, metrics.csv or result.json) is
+// left out, and its error, naming the file, is among skipped. Collect stops
+// with ctx's error when ctx is done.
+func Collect(ctx context.Context, dirs ...string) (runs []Run, skipped []error, err error) {
 	if len(dirs) == 0 {
-		return nil, errors.New("no directories given")
+		return nil, nil, errors.New("no directories given")
 	}
 	seen := map[string]bool{}
-	var runs []Run
 	for _, root := range dirs {
 		if _, err := os.Stat(root); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
 				return err
 			}
 			if !d.IsDir() {
@@ -76,21 +82,25 @@ func Collect(dirs ...string) ([]Run, error) {
 				seen[abs] = true
 				r, err := ReadRun(path)
 				if err != nil {
-					return err
+					skipped = append(skipped, err)
+				} else {
+					runs = append(runs, *r)
 				}
-				runs = append(runs, *r)
 			}
 			return filepath.SkipDir
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if len(runs) == 0 {
-		return nil, fmt.Errorf("no run directories (with config.json) found under %v", dirs)
+		if len(skipped) > 0 {
+			return nil, skipped, fmt.Errorf("no readable run directories under %v: %w", dirs, errors.Join(skipped...))
+		}
+		return nil, nil, fmt.Errorf("no run directories (with config.json) found under %v", dirs)
 	}
 	sort.Slice(runs, func(a, b int) bool { return runs[a].Dir < runs[b].Dir })
-	return runs, nil
+	return runs, skipped, nil
 }
 
 // ReadRun reads one run directory: config.json, metrics.csv (absent means

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -95,7 +96,7 @@ func TestCollectGroupTable(t *testing.T) {
 	g.Engine.Gamma = 0.3
 	fakeRun(t, filepath.Join(shard2, "ncg-gamma"), g, 30, 0.2, true)
 
-	runs, err := Collect(shard1, shard2, shard1) // shard1 twice: read once
+	runs, _, err := Collect(context.Background(), shard1, shard2, shard1) // shard1 twice: read once
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func TestUnfinishedRowsReportSoFar(t *testing.T) {
 		t.Fatal(err)
 	}
 	fakeRun(t, filepath.Join(root, "dense-1"), testSpec(engine.Dense, 1), 20, 1, true)
-	runs, err := Collect(root)
+	runs, _, err := Collect(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +209,7 @@ func TestNamesShowDifferences(t *testing.T) {
 	fakeRun(t, filepath.Join(root, "a"), a, 1, 0.5, true)
 	fakeRun(t, filepath.Join(root, "b"), b, 1, 0.5, true)
 	fakeRun(t, filepath.Join(root, "c"), c, 1, 0.5, true)
-	runs, err := Collect(root)
+	runs, _, err := Collect(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,12 +231,12 @@ func TestWriteFigures(t *testing.T) {
 	cl := testSpec(engine.NCG, 1)
 	cl.Classify = true
 	fakeRun(t, filepath.Join(root, "runs", "d"), cl, 0, 0.4, false) // no result: skipped in the scatter
-	runs, err := Collect(filepath.Join(root, "runs"))
+	runs, _, err := Collect(context.Background(), filepath.Join(root, "runs"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(root, "out")
-	files, err := Write(out, GroupRuns(runs), Formats)
+	files, err := Write(context.Background(), out, GroupRuns(runs), Formats)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,10 +268,10 @@ func TestWriteFigures(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	root := t.TempDir()
-	if _, err := Collect(root); err == nil || !strings.Contains(err.Error(), "no run directories") {
+	if _, _, err := Collect(context.Background(), root); err == nil || !strings.Contains(err.Error(), "no run directories") {
 		t.Errorf("empty directory: %v", err)
 	}
-	if _, err := Collect(filepath.Join(root, "missing")); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, _, err := Collect(context.Background(), filepath.Join(root, "missing")); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("missing directory: %v", err)
 	}
 	dir := filepath.Join(root, "broken")
@@ -280,7 +281,7 @@ func TestErrors(t *testing.T) {
 	lines := strings.Split(string(b), "\n")
 	lines[2] = "2,0.5,oops,1,1,1,1,1,1,1,1,1,1"
 	os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
-	_, err := Collect(root)
+	_, _, err := Collect(context.Background(), root)
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("broken metrics: %v, want an error naming %s, line 3", err, path)
 	}
@@ -306,7 +307,7 @@ func TestAISUnboundedMarked(t *testing.T) {
 			writeJSONFile(t, filepath.Join(run, "result.json"), r)
 		}
 	}
-	runs, err := Collect(dir)
+	runs, _, err := Collect(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,11 +336,11 @@ func TestAISUnboundedMarked(t *testing.T) {
 func TestWriteFiguresHugeValues(t *testing.T) {
 	root := t.TempDir()
 	fakeRun(t, filepath.Join(root, "runs", "a"), testSpec(engine.NCG, 1), 1e30, 0.3, true)
-	runs, err := Collect(filepath.Join(root, "runs"))
+	runs, _, err := Collect(context.Background(), filepath.Join(root, "runs"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := Write(filepath.Join(root, "out"), GroupRuns(runs), []string{"png"})
+	files, err := Write(context.Background(), filepath.Join(root, "out"), GroupRuns(runs), []string{"png"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +368,7 @@ func setTestAcc(t *testing.T, dir string, acc float64) {
 
 func groupsOf(t *testing.T, dir string) []Group {
 	t.Helper()
-	runs, err := Collect(dir)
+	runs, _, err := Collect(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -37,14 +38,17 @@ func ParseFormats(s string) ([]string, error) {
 
 // Write writes the report of groups into dir (created if needed) in the
 // given formats: table.md, table.csv, and curves, degrees and density
-// figures as .png and .svg. Every file is written atomically. It returns
-// the paths written.
-func Write(dir string, groups []Group, formats []string) ([]string, error) {
+// figures as .png and .svg. Every file is written atomically. It stops
+// before the next file when ctx is done. It returns the paths written.
+func Write(ctx context.Context, dir string, groups []Group, formats []string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	var written []string
 	put := func(name string, write func(io.Writer) error) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		path := filepath.Join(dir, name)
 		if err := engine.WriteAtomic(path, write); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
+	"time"
 )
 
 // profiling holds the flags every command has: -cpuprofile, -memprofile,
@@ -91,8 +92,22 @@ func (p *profiling) progressWriter(stderr io.Writer) io.Writer {
 }
 
 // interruptible returns a context cancelled by Ctrl-C (SIGINT) or SIGTERM.
+// The first signal asks the command to stop after saving its state (within
+// a second or so); a second one kills the process at once, which loses
+// nothing already written (files are replaced atomically, and the lock of a
+// run directory dies with its process).
 func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, sigterm)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, sigterm)
+	go func() {
+		<-ctx.Done()
+		stop() // the signals' default action again
+	}()
+	return ctx, stop
+}
+
+// checkpointEveryFlag registers -checkpoint-every.
+func checkpointEveryFlag(fs *flag.FlagSet) *time.Duration {
+	return fs.Duration("checkpoint-every", time.Minute, "least time between checkpoints of a run (0: after every epoch); one is also written on Ctrl-C and at the end")
 }
 
 func printJSON(w io.Writer, v any) error {

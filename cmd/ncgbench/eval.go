@@ -122,6 +122,22 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("-likelihood %q is not one of exact, ais, none", *likelihood)
 	}
+	// Flags that would be ignored: AIS's without AIS, RAISE's without RAISE
+	// (which shares the schedule and seed of AIS).
+	noAIS := *likelihood == "exact" || *likelihood == "none"
+	for _, f := range []struct {
+		name, why string
+		ignored   bool
+	}{
+		{"ais-runs", "applies to AIS, not to -likelihood " + *likelihood, noAIS},
+		{"ais-betas", "applies to AIS and RAISE: neither runs with -likelihood " + *likelihood + " and no -raise", noAIS && *raiseRows == 0},
+		{"ais-seed", "applies to AIS and RAISE: neither runs with -likelihood " + *likelihood + " and no -raise", noAIS && *raiseRows == 0},
+		{"raise-chains", "applies to RAISE: give -raise N", *raiseRows == 0},
+	} {
+		if f.ignored && set[f.name] {
+			return usagef("-%s %s", f.name, f.why)
+		}
+	}
 	if err := kernel.Init(); err != nil {
 		return usageError{err}
 	}
@@ -243,14 +259,14 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			switch res.Likelihood {
 			case "exact":
 				say("exact log Z over 2^%d states…\n", min(m.X, m.H))
-				z, err := eval.ExactLogZ(m, *workers)
+				z, err := eval.ExactLogZContext(ctx, m, *workers)
 				if err != nil {
 					return err
 				}
 				logZ, lo, hi = z, z, z
 			case "ais":
 				say("AIS: %d runs, %d intervals, seed %d…\n", *aisRuns, *aisBetas, *aisSeed)
-				r, err := eval.AIS(m, eval.AISConfig{Runs: *aisRuns, Betas: betas, Seed: *aisSeed, Workers: *workers, BaseBias: base})
+				r, err := eval.AISContext(ctx, m, eval.AISConfig{Runs: *aisRuns, Betas: betas, Seed: *aisSeed, Workers: *workers, BaseBias: base})
 				if err != nil {
 					return err
 				}
@@ -274,7 +290,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 					rows = append(rows, lSet.X[j*lSet.D:(j+1)*lSet.D]...)
 				}
 				say("RAISE: %d rows, %d chains each, %d intervals, seed %d…\n", k, *raiseChains, *aisBetas, *aisSeed)
-				r, err := eval.RAISE(m, rows, k, eval.RAISEConfig{Chains: *raiseChains, Betas: betas, Seed: *aisSeed, Workers: *workers, BaseBias: base})
+				r, err := eval.RAISEContext(ctx, m, rows, k, eval.RAISEConfig{Chains: *raiseChains, Betas: betas, Seed: *aisSeed, Workers: *workers, BaseBias: base})
 				if err != nil {
 					return err
 				}

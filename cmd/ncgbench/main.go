@@ -12,6 +12,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/ncg-rbm/ncg/experiment"
 )
 
 // command is one subcommand. run gets the arguments after the command name
@@ -97,6 +99,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ncgbench %s: %v\n", args[0], err)
 		return 130
 	}
+	var ce *experiment.ConfigError
+	if errors.As(err, &ce) && !errors.As(err, new(usageError)) {
+		err = usageError{flagErr(err)}
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "ncgbench %s: %v (run 'ncgbench %s -h' for usage)\n", args[0], err, args[0])
@@ -143,6 +149,9 @@ func extractProfileFlags(args []string) ([]string, *profiling, error) {
 	}
 	return rest, p, nil
 }
+
+// oneLine joins the lines of an error's message (errors.Join's) with "; ".
+func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
 
 // errInterrupted is returned by commands stopped by Ctrl-C (exit 130).
 var errInterrupted = errors.New("interrupted")

@@ -65,12 +65,23 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{fmt.Errorf("-format: %w", err)}
 	}
-	runs, err := report.Collect(dirs...)
+	ctx, cancel := interruptible()
+	defer cancel()
+	runs, skipped, err := report.Collect(ctx, dirs...)
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
 	if err != nil {
 		return err
 	}
+	for _, e := range skipped { // reported, and the report goes on without them
+		fmt.Fprintf(stderr, "ncgbench report: skipping a run: %s\n", oneLine(e))
+	}
 	groups := report.GroupRuns(runs)
-	files, err := report.Write(*out, groups, fmts)
+	files, err := report.Write(ctx, *out, groups, fmts)
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: the files written so far are complete: %v", errInterrupted, files)
+	}
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
+	"github.com/ncg-rbm/ncg/internal/dirlock"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -31,13 +32,9 @@ func init() {
 // of expansion: the first varies slowest, the seed fastest.
 var listAxes = []string{"method", "hidden", "p", "density", "v", "gamma", "lr-conn", "seed"}
 
-// axisPrefix names an axis in run names; axisMethods lists the methods an
-// axis matters to (nil: all). For other methods the axis is not expanded.
-var (
-	axisPrefix  = map[string]string{"hidden": "h", "p": "p", "density": "d", "v": "v", "gamma": "g", "lr-conn": "lrc", "seed": "seed"}
-	axisMethods = map[string][]engine.Method{"p": {engine.NCG}, "gamma": {engine.NCG}, "lr-conn": {engine.NCG},
-		"density": {engine.Random}, "v": {engine.Line}}
-)
+// axisPrefix names an axis in run names. An axis in methodFlags is not
+// expanded for the methods it does not matter to.
+var axisPrefix = map[string]string{"hidden": "h", "p": "p", "density": "d", "v": "v", "gamma": "g", "lr-conn": "lrc", "seed": "seed"}
 
 // setting is one flag given to every run of a sweep.
 type setting struct{ name, value string }
@@ -150,7 +147,7 @@ func expandGrid(g *gridFlags, out string) ([]sweepPoint, error) {
 			if lists[a] == nil {
 				continue
 			}
-			if ms := axisMethods[a]; ms != nil && !containsMethod(ms, engine.Method(m)) {
+			if ms := methodFlags[a]; ms != nil && !containsMethod(ms, engine.Method(m)) {
 				continue
 			}
 			axes = append(axes, a)
@@ -203,6 +200,34 @@ func expandGrid(g *gridFlags, out string) ([]sweepPoint, error) {
 		}
 	}
 	return points, nil
+}
+
+// inapplicable returns a usage error for a method's flag given to a sweep
+// none of whose methods it matters to.
+func (g *gridFlags) inapplicable() error {
+	set := map[string]bool{}
+	for _, s := range g.sets {
+		set[s.name] = true
+	}
+	for name := range g.lists {
+		set[name] = true
+	}
+	methods := []engine.Method{engine.NCG}
+	if ms := g.lists["method"]; ms != nil {
+		methods = methods[:0]
+		for _, m := range ms {
+			methods = append(methods, engine.Method(m))
+		}
+	}
+	return inapplicable(set, methods)
+}
+
+// shardLockName is the lock file of a sweep's shard in its directory.
+func shardLockName(s experiment.Shard) string {
+	if s == experiment.All {
+		return ".sweep.lock"
+	}
+	return fmt.Sprintf(".sweep-shard-%d-of-%d.lock", s.Index, s.Count)
 }
 
 // seedFirst reorders points (in grid order) by the position of their seed
@@ -381,6 +406,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	shards := fs.Int("shards", 0, "number of shards, with the index from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX")
 	order := fs.String("order", "grid", "run `order`: grid (each setting's seeds together, the seed varying fastest) or seed (every setting's first seed before any second seed, so a partial sweep covers every setting); it sets the run indices -shard splits by, never a run's result")
 	dryRun := fs.Bool("dry-run", false, "list this shard's runs without training")
+	ckptEvery := checkpointEveryFlag(fs)
 	asJSON := fs.Bool("json", false, "print one JSON array of results (with -dry-run: of runs)")
 	if err := parseFlagsHelp(fs, args, stderr, "ncgbench sweep [flags]: train every combination of the list-valued flags\n(-method, -hidden, -p, -density, -v, -gamma, -lr-conn, -seed take comma lists; -seed also a-b)"); err != nil {
 		return err
@@ -390,6 +416,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if workers < 0 {
 		return usagef("-workers %d is negative", workers)
+	}
+	if *ckptEvery < 0 {
+		return usagef("-checkpoint-every %v is negative", *ckptEvery)
 	}
 	if err := kernel.Init(); err != nil {
 		return usageError{err}
@@ -430,6 +459,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	for k, v := range cmdGrid.lists {
 		g.lists[k] = v
 	}
+	if err := g.inapplicable(); err != nil {
+		return err
+	}
 	points, err := expandGrid(g, out)
 	if err != nil {
 		return err
@@ -450,9 +482,34 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if *dryRun {
 		return printDryRun(stdout, points, mine, shard, *asJSON)
 	}
+	// Settings that cannot work with their data are refused before any run
+	// trains.
+	specs := make([]experiment.Spec, len(mine))
+	for i, p := range mine {
+		specs[i] = p.Spec
+	}
+	problems, err := experiment.CheckAll(specs, dataDir)
+	if err != nil {
+		return err
+	}
+	for i, e := range problems {
+		if e != nil {
+			return usagef("run %s: %s", mine[i].Name, oneLine(e))
+		}
+	}
+	// One process per shard of a sweep: shards of one sweep share the
+	// directory (each run in it has its own lock besides).
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	lock, err := dirlock.Acquire(out, shardLockName(shard))
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	ctx, cancel := interruptible()
 	defer cancel()
-	entries := runPoints(ctx, mine, points, shard, *parallel, workers, dataDir, prof.progressWriter(stderr))
+	entries := runPoints(ctx, mine, points, shard, *parallel, workers, *ckptEvery, dataDir, prof.progressWriter(stderr))
 	if *asJSON {
 		if err := printJSON(stdout, entries); err != nil {
 			return err
@@ -480,7 +537,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 
 // runPoints trains the runs with at most par at once and returns their
 // entries in sweep order.
-func runPoints(ctx context.Context, mine, all []sweepPoint, shard experiment.Shard, par, workers int, dataDir string, progressW io.Writer) []sweepEntry {
+func runPoints(ctx context.Context, mine, all []sweepPoint, shard experiment.Shard, par, workers int, ckptEvery time.Duration, dataDir string, progressW io.Writer) []sweepEntry {
 	if workers == 0 {
 		workers = max(1, runtime.GOMAXPROCS(0)/min(par, max(len(mine), 1)))
 	}
@@ -516,7 +573,7 @@ func runPoints(ctx context.Context, mine, all []sweepPoint, shard experiment.Sha
 			defer func() { <-sem }()
 			start := time.Now()
 			res, err := experiment.Run(ctx, p.Spec, p.Dir, experiment.Options{DataDir: dataDir, Workers: workers,
-				Progress: prog, Version: version(), CheckpointEvery: time.Minute})
+				Progress: prog, Version: version(), CheckpointEvery: ckptEvery})
 			e := &entries[k]
 			mu.Lock()
 			defer mu.Unlock()

@@ -1,14 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
+	"sort"
 	"strings"
-	"time"
 
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
@@ -97,7 +98,7 @@ func (r *runFlags) finish(fs *flag.FlagSet) error {
 	if !r.set["v"] && name == "mnist" { // the paper's line density 0.5: v = X/2
 		r.spec.Engine.V = 392
 	}
-	if err := r.spec.Engine.Validate(0); err != nil {
+	if err := r.spec.Validate(); err != nil {
 		return usageError{flagErr(err)}
 	}
 	if r.workers < 0 {
@@ -106,12 +107,61 @@ func (r *runFlags) finish(fs *flag.FlagSet) error {
 	if r.spec.AISRuns < 1 || r.spec.AISIntervals < 1 {
 		return usagef("-ais-runs and -ais-betas must be at least 1")
 	}
+	if _, named := dataDefaults[name]; named {
+		for _, f := range []string{"format", "test-data"} {
+			if r.set[f] {
+				return usagef("-%s applies to a data file, not to the named data set %s", f, name)
+			}
+		}
+	}
+	if r.spec.Likelihood == "exact" || r.spec.Likelihood == "none" {
+		for _, f := range []string{"ais-runs", "ais-betas", "ais-seed"} {
+			if r.set[f] {
+				return usagef("-%s applies to AIS, not to -likelihood %s", f, r.spec.Likelihood)
+			}
+		}
+	}
 	return nil
+}
+
+// methodFlags are the run flags that matter to some methods only.
+var methodFlags = map[string][]engine.Method{"p": {engine.NCG}, "gamma": {engine.NCG}, "lr-conn": {engine.NCG},
+	"density": {engine.Random}, "v": {engine.Line}, "epsilon": {engine.SET}, "zeta": {engine.SET}}
+
+// inapplicable returns a usage error for a flag in set that matters to
+// none of methods.
+func inapplicable(set map[string]bool, methods []engine.Method) error {
+	names := make([]string, 0, len(methodFlags))
+	for f := range methodFlags {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, f := range names {
+		if !set[f] {
+			continue
+		}
+		applies := false
+		for _, m := range methods {
+			applies = applies || containsMethod(methodFlags[f], m)
+		}
+		if !applies {
+			return usagef("-%s applies to -method %s only, not to %s", f, methodFlags[f][0], joinMethods(methods))
+		}
+	}
+	return nil
+}
+
+func joinMethods(ms []engine.Method) string {
+	s := make([]string, len(ms))
+	for i, m := range ms {
+		s[i] = string(m)
+	}
+	return strings.Join(s, ", ")
 }
 
 // flagErr turns the engine's validation wording into flag names.
 func flagErr(err error) error {
-	return errors.New(strings.ReplaceAll(err.Error(), "\n", "; "))
+	return errors.New(oneLine(err))
 }
 
 func (r *runFlags) dir() string {
@@ -133,6 +183,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	rf.register(fs)
 	prof.register(fs)
 	asJSON := fs.Bool("json", false, "print the result as one JSON object on stdout")
+	ckptEvery := checkpointEveryFlag(fs)
 	if err := parseFlagsHelp(fs, args, stderr, "ncgbench train [flags]: one run (no -data: NCG and a dense RBM on bars-and-stripes)"); err != nil {
 		return err
 	}
@@ -144,6 +195,16 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		rf.spec.Data = "bas"
 	}
 	if err := rf.finish(fs); err != nil {
+		return err
+	}
+	if *ckptEvery < 0 {
+		return usagef("-checkpoint-every %v is negative", *ckptEvery)
+	}
+	methods := []engine.Method{rf.spec.Engine.Method}
+	if demo && !rf.set["method"] {
+		methods = append(methods, engine.Dense)
+	}
+	if err := inapplicable(rf.set, methods); err != nil {
 		return err
 	}
 	ctx, cancel := interruptible()
@@ -163,7 +224,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, r := range specs {
 		res, err := experiment.Run(ctx, r.spec, r.dir(), experiment.Options{DataDir: r.dataDir, Workers: r.workers,
-			Progress: prof.progressWriter(stderr), Version: version(), CheckpointEvery: time.Minute, Terminal: isTerminal(stderr)})
+			Progress: prof.progressWriter(stderr), Version: version(), CheckpointEvery: *ckptEvery, Terminal: isTerminal(stderr)})
 		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("%w: checkpoint in %s; run the same command again to resume", errInterrupted, r.dir())
@@ -171,7 +232,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		results = append(results, res)
-		if err := plotRun(res.Dir); err != nil {
+		if err := plotRun(ctx, res.Dir); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("%w: the run in %s is finished; only its figures are missing", errInterrupted, res.Dir)
+			}
 			return err
 		}
 	}
@@ -210,11 +274,11 @@ func printResult(w io.Writer, r *experiment.Result) {
 
 // plotRun draws the learning curve, degree and density figures of one run
 // into its directory.
-func plotRun(dir string) error {
-	runs, err := report.Collect(dir)
+func plotRun(ctx context.Context, dir string) error {
+	runs, _, err := report.Collect(ctx, dir)
 	if err != nil {
 		return err
 	}
-	_, err = report.Write(dir, report.GroupRuns(runs), []string{"png"})
+	_, err = report.Write(ctx, dir, report.GroupRuns(runs), []string{"png"})
 	return err
 }

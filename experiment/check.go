@@ -1,0 +1,255 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/eval"
+)
+
+// ConfigError is a setting that cannot work, found before any training:
+// commands report it as bad usage. Its message names the setting as the
+// command's flag of the same name.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// Validate checks what can be checked of a Spec without its data: the
+// engine's settings, at least one epoch, the evaluation settings.
+func (s Spec) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if err := s.Engine.Validate(0); err != nil {
+		errs = append(errs, err)
+	}
+	if s.Engine.Method == engine.Line && s.Engine.V < 1 {
+		bad("v = %d: a line needs at least 1 visible unit per hidden unit", s.Engine.V)
+	}
+	if s.Engine.Epochs < 1 {
+		bad("epochs = %d: a run needs at least one epoch", s.Engine.Epochs)
+	}
+	if s.EvalEvery < 0 {
+		bad("eval-every = %d is negative", s.EvalEvery)
+	}
+	switch s.Likelihood {
+	case "", "exact", "ais", "none":
+	default:
+		bad("likelihood %q is not one of exact, ais, none", s.Likelihood)
+	}
+	if s.AISRuns < 0 { // 0: eval.DefaultRuns
+		bad("ais-runs = %d is negative", s.AISRuns)
+	}
+	if s.AISIntervals < 0 { // 0: the paper's schedule
+		bad("ais-betas = %d is negative", s.AISIntervals)
+	}
+	switch s.Format {
+	case "", "idx", "libsvm", "split":
+	default:
+		bad("format %q is not one of idx, libsvm, split", s.Format)
+	}
+	return errors.Join(errs...)
+}
+
+// checkFits checks the Spec against its training data (d) and the machine
+// (memory bytes, 0 if unknown), before a model is drawn: the engine's
+// width-dependent settings, an exact likelihood the evaluation can compute,
+// and a model that fits in memory.
+func (s Spec) checkFits(d *engine.Data, memory uint64) error {
+	x := d.D + d.Classes
+	if err := s.Engine.Validate(d.D); err != nil {
+		return err
+	}
+	if s.Likelihood == "exact" {
+		if n := min(x, s.Engine.Hidden); n > eval.MaxExactBits {
+			return fmt.Errorf("likelihood exact: the smaller layer has %d units (hidden = %d, %d visible), and exact log Z is limited to 2^%d states; use ais",
+				n, s.Engine.Hidden, x, eval.MaxExactBits)
+		}
+	}
+	need := engine.MemoryBytes(s.Engine, x)
+	if s.likelihood(x) == "ais" {
+		need += 2 * 4 * float64(x) * float64(s.Engine.Hidden) // AIS's padded copies of C and Cᵀ
+	}
+	if memory > 0 && need > float64(memory) {
+		return fmt.Errorf("hidden = %d: a model of %d visible × %d hidden units needs at least %s of memory; this machine has %s",
+			s.Engine.Hidden, x, s.Engine.Hidden, bytesString(need), bytesString(float64(memory)))
+	}
+	return nil
+}
+
+// likelihood is the method the evaluation uses for a model of x visible
+// units: Spec.Likelihood, or the automatic choice.
+func (s Spec) likelihood(x int) string {
+	switch {
+	case s.Likelihood != "":
+		return s.Likelihood
+	case s.Classify:
+		return "none"
+	case min(x, s.Engine.Hidden) <= ExactLimit:
+		return "exact"
+	}
+	return "ais"
+}
+
+func bytesString(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	k := 0
+	for b >= 1024 && k < len(units)-1 {
+		b /= 1024
+		k++
+	}
+	return fmt.Sprintf("%.3g %s", b, units[k])
+}
+
+// differences lists the settings in which two JSON objects differ, one
+// "name: a vs b" entry per leaf, dotted names for nested objects, sorted.
+// It works from the JSON form, so a field added to Spec or engine.Config
+// later is compared without any change here (a field absent on one side
+// shows as "absent").
+func differences(a, b json.RawMessage) ([]string, error) {
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		return nil, err
+	}
+	var out []string
+	diffJSON("", va, vb, &out)
+	sort.Strings(out)
+	return out, nil
+}
+
+func diffJSON(name string, a, b any, out *[]string) {
+	ma, okA := a.(map[string]any)
+	mb, okB := b.(map[string]any)
+	if okA && okB {
+		keys := map[string]bool{}
+		for k := range ma {
+			keys[k] = true
+		}
+		for k := range mb {
+			keys[k] = true
+		}
+		for k := range keys {
+			sub := k
+			if name != "" {
+				sub = name + "." + k
+			}
+			va, inA := ma[k]
+			vb, inB := mb[k]
+			switch {
+			case !inA:
+				*out = append(*out, fmt.Sprintf("%s: absent vs %s", sub, jsonString(vb)))
+			case !inB:
+				*out = append(*out, fmt.Sprintf("%s: %s vs absent", sub, jsonString(va)))
+			default:
+				diffJSON(sub, va, vb, out)
+			}
+		}
+		return
+	}
+	if ja, jb := jsonString(a), jsonString(b); ja != jb {
+		*out = append(*out, fmt.Sprintf("%s: %s vs %s", name, ja, jb))
+	}
+}
+
+func jsonString(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSpace(buf.String())
+}
+
+// identity is the JSON of a Spec that checkpoints carry and resumes
+// compare. It fails only for a value JSON cannot hold (NaN, ±Inf) in a
+// setting Validate does not check.
+func (s Spec) identity() (json.RawMessage, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("run settings: %w", err)
+	}
+	return b, nil
+}
+
+// foreign returns an error naming how the Spec stored as `theirs` (a
+// checkpoint's or a config.json's, described by what) differs from s, or
+// nil when they are the same run.
+func (s Spec) foreign(what string, theirs json.RawMessage) error {
+	ours, err := s.identity()
+	if err != nil {
+		return err
+	}
+	return foreign(what, theirs, ours)
+}
+
+func foreign(what string, theirs, ours json.RawMessage) error {
+	diff, err := differences(theirs, ours)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if len(diff) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s belongs to another configuration (there vs this run: %s); choose another -out, or move it away to start this run over",
+		what, strings.Join(diff, ", "))
+}
+
+// CheckAll checks each Spec against its data and the machine as Run does
+// before training, loading each distinct data set once, so that a sweep can
+// refuse a setting that cannot work before any of its runs trains. It
+// returns one error per Spec (nil where it can run), or an error when a
+// data set cannot be loaded.
+func CheckAll(specs []Spec, dataDir string) ([]error, error) {
+	type dataKey struct {
+		data, test, format string
+		seed               uint64
+		classify           bool
+	}
+	loaded := map[dataKey]*engine.Data{}
+	memory := physicalMemory()
+	errs := make([]error, len(specs))
+	for i, s := range specs {
+		if err := s.Validate(); err != nil {
+			errs[i] = &ConfigError{err}
+			continue
+		}
+		k := dataKey{s.Data, s.TestData, s.Format, s.DataSeed, s.Classify}
+		d, ok := loaded[k]
+		if !ok {
+			train, _, err := Load(s, dataDir)
+			if err != nil {
+				return nil, err
+			}
+			if d, err = engineData(s, train); err != nil {
+				var ce *ConfigError
+				if errors.As(err, &ce) {
+					errs[i] = err
+					continue
+				}
+				return nil, err
+			}
+			loaded[k] = d
+		}
+		if err := s.checkFits(d, memory); err != nil {
+			errs[i] = &ConfigError{err}
+		}
+	}
+	return errs, nil
+}
+
+// engineData views the training set as the engine's data; -classify on a
+// set without labels is a ConfigError.
+func engineData(s Spec, train *data.Set) (*engine.Data, error) {
+	if s.Classify && (train.Labels == nil || train.NumClasses <= 0) {
+		return nil, &ConfigError{fmt.Errorf("classify: data %s has no labels", s.Data)}
+	}
+	return engine.FromSet(train, s.Classify)
+}

@@ -1,0 +1,166 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/internal/dirlock"
+)
+
+// TestDifferencesNameEveryEngineSetting: changing any one field of
+// engine.Config that is part of a run's identity (every field with a JSON
+// name) makes a resume's comparison name that field. The fields are found
+// by reflection, so a field added to engine.Config is checked here too.
+func TestDifferencesNameEveryEngineSetting(t *testing.T) {
+	base := Spec{Data: "bas", Engine: engine.DefaultConfig(), AISRuns: 100}
+	typ := reflect.TypeOf(base.Engine)
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		other := base
+		v := reflect.ValueOf(&other.Engine).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.Int, reflect.Int64:
+			v.SetInt(v.Int() + 1)
+		case reflect.Uint64:
+			v.SetUint(v.Uint() + 1)
+		case reflect.Float64:
+			v.SetFloat(v.Float() + 0.25)
+		case reflect.String:
+			v.SetString(v.String() + "x")
+		case reflect.Bool:
+			v.SetBool(!v.Bool())
+		default:
+			t.Logf("%s: kind %s not varied here", f.Name, v.Kind())
+			continue
+		}
+		diff, err := differences(mustIdentity(t, other), mustIdentity(t, base))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(diff) != 1 || !strings.HasPrefix(diff[0], "engine."+name+": ") {
+			t.Errorf("%s changed: differences %q, want one naming engine.%s", f.Name, diff, name)
+		}
+	}
+	// Workers is not part of the identity.
+	other := base
+	other.Engine.Workers = 7
+	if diff, _ := differences(mustIdentity(t, other), mustIdentity(t, base)); len(diff) != 0 {
+		t.Errorf("workers changed the identity: %q", diff)
+	}
+}
+
+func mustIdentity(t *testing.T, s Spec) json.RawMessage {
+	t.Helper()
+	b, err := s.identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestRunRefusesALockedDirectory: Run fails at once, naming the holder,
+// on a directory another Run (here: a lock taken by hand) works in.
+func TestRunRefusesALockedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	l, err := dirlock.Acquire(dir, LockFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	cfg := engine.DefaultConfig()
+	cfg.Hidden, cfg.Epochs, cfg.Batch = 8, 2, 10
+	_, err = Run(context.Background(), Spec{Data: "bas", Engine: cfg, Likelihood: "none"}, dir, Options{})
+	var inUse *dirlock.InUseError
+	if !errors.As(err, &inUse) || inUse.PID != os.Getpid() {
+		t.Errorf("Run on a locked directory: %v, want in use by process %d", err, os.Getpid())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "config.json")); err == nil {
+		t.Error("Run wrote into a locked directory")
+	}
+}
+
+// TestMemoryCheck: a model that cannot fit in the given memory is refused
+// naming hidden, and a small one is not. bas has 16 visible units: 10⁵
+// hidden units make five 16×10⁵ float32 matrices, 32 MB, far over 1 MiB;
+// 16 hidden units make 5 KB.
+func TestMemoryCheck(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.Batch = 10
+	d := &engine.Data{N: 1, D: 16, X: make([]uint8, 16)}
+	for _, c := range []struct {
+		hidden int
+		refuse bool
+	}{{100000, true}, {16, false}} {
+		cfg.Hidden = c.hidden
+		err := Spec{Data: "bas", Engine: cfg, Likelihood: "none"}.checkFits(d, 1<<20)
+		if c.refuse != (err != nil) || (err != nil && !strings.Contains(err.Error(), "hidden = 100000")) {
+			t.Errorf("hidden %d in 1 MiB: %v", c.hidden, err)
+		}
+	}
+}
+
+// stopAt cancels a context at the first progress line containing a text.
+type stopAt struct {
+	mu     sync.Mutex
+	text   string
+	cancel context.CancelFunc
+	log    bytes.Buffer
+}
+
+func (w *stopAt) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.log.Write(p)
+	if strings.Contains(w.log.String(), w.text) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+// TestInterruptedFinalEvaluationKeepsTheModel: a run stopped during its
+// final evaluation has written model.npz and the last checkpoint, and the
+// model is the one a run without evaluation trains; run again, it resumes
+// at the evaluation (here stopped again at once).
+func TestInterruptedFinalEvaluationKeepsTheModel(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.Hidden, cfg.Epochs, cfg.Batch = 8, 3, 10
+	plain := filepath.Join(t.TempDir(), "plain")
+	if _, err := Run(context.Background(), Spec{Data: "bas", Engine: cfg, Likelihood: "none"}, plain, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{Data: "bas", Engine: cfg, Likelihood: "ais", AISRuns: 10, AISIntervals: 2_000_000} // minutes of AIS
+	dir := filepath.Join(t.TempDir(), "ais")
+	for _, text := range []string{"epoch 3/3", "resuming"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		w := &stopAt{text: text, cancel: cancel}
+		_, err := Run(ctx, spec, dir, Options{Progress: w})
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("stopped at %q: %v", text, err)
+		}
+		if text == "resuming" && !strings.Contains(w.log.String(), "at epoch 3") {
+			t.Errorf("did not resume at the final evaluation:\n%s", w.log.String())
+		}
+		a, _ := os.ReadFile(filepath.Join(plain, "model.npz"))
+		b, err := os.ReadFile(filepath.Join(dir, "model.npz"))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("model.npz kept: %v, equal to the plain run's: %v", err, bytes.Equal(a, b))
+		}
+		if _, err := os.Stat(filepath.Join(dir, "result.json")); err == nil {
+			t.Error("result.json written by an interrupted evaluation")
+		}
+	}
+}
