@@ -42,9 +42,9 @@ func helpTable(t *testing.T, help string) map[string]map[string]string {
 
 // TestHelpShowsDefaultsPerDataSet: train -h and sweep -h give each
 // per-data-set flag's default for every data set, the table agrees with the
-// paper's settings (section 4 of the paper, typed in here), and with what a
+// paper's settings (the paper's section 5, typed in here), and with what a
 // run of that data set really gets (the sweep's dry run prints the Spec);
-// the flag lines no longer claim MNIST's values for every data set.
+// the flag lines do not claim MNIST's values for every data set.
 func TestHelpShowsDefaultsPerDataSet(t *testing.T) {
 	// The paper's settings; v is half the visible units (line density 0.5).
 	paper := map[string]map[string]string{

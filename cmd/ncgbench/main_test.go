@@ -243,7 +243,7 @@ func TestProfilesOnEveryCommand(t *testing.T) {
 }
 
 // TestEveryCommandHasHelp: "-h" on every command prints its usage and exits
-// 0 (train, sample and version once printed nothing).
+// 0, on every command.
 func TestEveryCommandHasHelp(t *testing.T) {
 	for name := range commands {
 		out, errb, code := runCmd(name, "-h")

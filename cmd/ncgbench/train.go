@@ -78,8 +78,8 @@ var perDataFlags = []string{"hidden", "k", "batch", "lr", "lr-conn", "epochs", "
 // dataSets are the named data sets, in the order of the help table.
 var dataSets = []string{"bas", "mnist", "mushrooms", "connect-4"}
 
-// dataDefaults are the paper's settings per named data set (section 4 of
-// the paper; bars-and-stripes is ours), used where the flag is not given.
+// dataDefaults are the paper's settings per named data set (the paper's
+// section 5; bars-and-stripes is ours), used where the flag is not given.
 // The line width v (for line runs) is half the visible units: the paper's
 // line density 0.5.
 // A file data set takes the flags' own defaults (engine.DefaultConfig).
