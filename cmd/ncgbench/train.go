@@ -120,7 +120,7 @@ func dataDefaultsHelp(fs *flag.FlagSet) string {
 		f.Usage += " (default: per data set, see the table below)"
 		f.DefValue = zeroString(f.Value)
 	}
-	return "\nDefaults per data set (the paper's settings; a flag given overrides them;\nno -data trains bas; -v applies to line runs):\n" + b.String()
+	return "\nDefaults per data set (the paper's settings, ours for bas; a flag given\noverrides them; no -data trains bas; -v applies to line runs):\n" + b.String()
 }
 
 // zeroString is what the zero value of v's type prints, which the flag
