@@ -649,8 +649,8 @@ var BinaryTile = 128
 // rows of one block × tile before the next block, so the block (112 rows ×
 // 128 columns = 56 KB, about L1) is read from cache by all the chains that
 // use it. On the MNIST shape (BenchmarkKernel/binary13) blocks of 64 to
-// 157 rows run within 3% of each other; 112 is the fastest at 8 and 16
-// chains.
+// 157 rows run within 3% of each other, 112 at or near the best at 8, 16
+// and 64 chains.
 var BinaryBlockRows = 112
 
 // DenseThreshold is the fraction of ones above which AffineBinary uses the
