@@ -220,3 +220,40 @@ func TestDocsDescribeTheProjectAsItIs(t *testing.T) {
 		t.Errorf("checked only %d files", checked)
 	}
 }
+
+// TestCLIReferenceIsComplete: docs/cli.md has a section for every command
+// and names every flag that a command's -h lists.
+func TestCLIReferenceIsComplete(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	flagLine := regexp.MustCompile(`^\s+-([a-z0-9-]+)`)
+	inUsage := regexp.MustCompile(`\[-([a-z0-9-]+)`)
+	for name := range commands {
+		if !strings.Contains(text, "\n## "+name+"\n") {
+			t.Errorf("docs/cli.md has no section \"## %s\"", name)
+		}
+		out, errb, _ := runCmd(name, "-h")
+		n := 0
+		for _, line := range strings.Split(out+errb, "\n") {
+			var flags []string
+			if m := flagLine.FindStringSubmatch(line); m != nil {
+				flags = append(flags, m[1])
+			}
+			for _, m := range inUsage.FindAllStringSubmatch(line, -1) {
+				flags = append(flags, m[1])
+			}
+			for _, f := range flags {
+				n++
+				if !strings.Contains(text, "`-"+f) {
+					t.Errorf("docs/cli.md does not document %s -%s", name, f)
+				}
+			}
+		}
+		if n == 0 && name != "version" {
+			t.Errorf("%s -h lists no flags", name)
+		}
+	}
+}
