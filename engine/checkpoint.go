@@ -26,7 +26,8 @@ import (
 // Everything a run needs to continue bit-identically is here: parameters,
 // connection strength, chain streams, persistent chains, position. C and its
 // copy are recomputed (C = W⊙A exactly as the update computes it). The
-// parameters are written as raw float32, never as text (SPEC §8.6).
+// parameters are written as raw float32, never as text, which would round
+// them (docs/algorithm.md, "Where the authors' code differs").
 const (
 	ckptMagic   = "NCGCKPT\x00"
 	ckptVersion = 1

@@ -27,7 +27,7 @@ import (
 // Method names a connectivity method.
 type Method string
 
-// The methods of SPEC §2–4.
+// The connectivity methods (docs/algorithm.md, "Connectivity methods").
 const (
 	Dense  Method = "dense"  // all connections, A ≡ 1
 	NCG    Method = "ncg"    // learned connectivity through A′
@@ -67,7 +67,7 @@ type Config struct {
 	Workers int `json:"-"`
 }
 
-// DefaultConfig returns the paper's MNIST settings for NCG (SPEC §7).
+// DefaultConfig returns the paper's MNIST settings for NCG (the paper's section 5).
 func DefaultConfig() Config {
 	return Config{
 		Method: NCG, Hidden: 500, K: 10, Batch: 50, LR: 0.1, LRConn: 0.5, Gamma: 0.5,

@@ -79,7 +79,7 @@ func allConfigs() []Config {
 	return append(cs, sparseConfigs()...)
 }
 
-// reference runs one CD-k minibatch exactly as SPEC §2 states it, in
+// reference runs one CD-k minibatch exactly as docs/algorithm.md ("One minibatch") states it, in
 // float64 loops over the paper's H×X indexing, drawing the same uniforms
 // as the engine (the same streams, consumed call by call), and applies the
 // update to a copy of m.

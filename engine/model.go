@@ -44,7 +44,8 @@ func newModel(x, d, h int, ncg bool) *Model {
 	return m
 }
 
-// initModel draws the parameters of a new run (SPEC §3–4) from rng.
+// initModel draws the parameters of a new run from rng (docs/algorithm.md,
+// "Initialisation" and "Connectivity methods"; the paper's section 4.1).
 func initModel(cfg Config, x, d int, rng *rand.Rand) *Model {
 	h := cfg.Hidden
 	m := newModel(x, d, h, cfg.Method == NCG)

@@ -42,8 +42,8 @@ func TestPoolRunsEveryTaskOnce(t *testing.T) {
 }
 
 // TestStepAfterTrain: Train closes its pool and leaves none behind, so a
-// Step after Train starts a fresh one (it used to run on the closed pool,
-// whose helpers had gone, and wait for them forever).
+// Step after Train starts a fresh one (on the closed pool, whose helpers
+// have gone, it would wait for them forever).
 func TestStepAfterTrain(t *testing.T) {
 	d := randomData(3, 40, 20, 0)
 	cfg := smallConfig(NCG)

@@ -18,7 +18,7 @@ import (
 // tiles of C read for one chain are reused by the others from cache. It is
 // fixed, not derived from the number of workers, because a block's density
 // picks the product's form, and results must not depend on the workers.
-// (Blocks of 6–7, 13 and 25 chains were measured on Zen 4: no faster.)
+// (Blocks of 6–7, 13 or 25 chains are no faster on Zen 4.)
 const blockSize = 8
 
 // rowChunk is the number of visible rows of the gradient and update a task
@@ -375,7 +375,8 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 	return recon, nil
 }
 
-// chainBlock advances the chains of one block through CD-k (SPEC §2).
+// chainBlock advances the chains of one block through CD-k (docs/algorithm.md,
+// "One minibatch"; the paper's equations 1–8).
 //
 // The first product of each direction is computed from scratch for the
 // whole block (tiles of C shared by its chains); every later one updates

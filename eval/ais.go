@@ -28,7 +28,7 @@ type AISConfig struct {
 	// BaseBias holds the visible biases d_A of the base-rate model (length
 	// X), usually from BaseRate on the training data. Nil means a uniform
 	// base model (d_A = 0), which is valid but has a far larger variance on
-	// data like MNIST (SPEC §8, mistake 5).
+	// data like MNIST (docs/algorithm.md, "Evaluation").
 	BaseBias []float32
 }
 

@@ -31,7 +31,7 @@ func cd25AIS(t *testing.T, runs int, betas []float64, seed uint64) (*AISResult, 
 	return res, -nll
 }
 
-// TestAISCD25 is the published check (SPEC §6): the full schedule with 100
+// TestAISCD25 is the published check (Salakhutdinov & Murray 2008): the full schedule with 100
 // runs gives log Ẑ ≈ 451.0 (450.6–451.5) and a test log-probability near
 // −86.3. It takes ~10–20 CPU-seconds with the AVX2 kernels and several
 // minutes with the generic ones: skipped with -short.
@@ -53,8 +53,8 @@ func TestAISCD25(t *testing.T) {
 // 450.90–451.57 (the published value is ≈ 451.0, the reported ±3σ bounds
 // about ±0.6). The band is 450.0–452.0, about ±3.5 times the spread seen
 // across seeds; the test log-probability moves with log Ẑ one for one
-// (mean F is fixed), hence −87.1 to −85.1. A 1450-interval schedule was
-// tried and rejected: with 20 runs it spread over 448.6–452.5.
+// (mean F is fixed), hence −87.1 to −85.1. A 1450-interval schedule would
+// be too short: with 20 runs it spreads over 448.6–452.5.
 func TestAISCD25Reduced(t *testing.T) {
 	res, lp := cd25AIS(t, 20, DefaultSchedule(), 1)
 	if res.LogZ < 450.0 || res.LogZ > 452.0 {

@@ -306,7 +306,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	start := time.Now()
 	lastLine, lastLive := time.Time{}, time.Time{}
 	doneBatches, startEpoch := 0, tr.Epoch()
-	epochsLeft := func(epoch int) string { // from the mean time of this session's epochs
+	epochsLeft := func(epoch int) string { // from the mean time of this invocation's epochs
 		if epoch <= startEpoch {
 			return "?"
 		}

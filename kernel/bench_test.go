@@ -131,8 +131,8 @@ func BenchmarkKernel(b *testing.B) {
 	// first R rows: how fast rows reach the adds when a row block × tile
 	// (R × 128 floats, at most 112 rows) is reused from L1 by the chains (R ≤
 	// 64 rows, 32 KB) and when it is not. It bounds binary13: at 13% ones
-	// the 8 chains add about 815 rows, of which about 527 differ. (README, known
-	// limits, session 12.)
+	// the 8 chains add about 815 rows, of which about 527 differ
+	// (docs/kernels.md derives the bound).
 	b.Run("rowrate", func(b *testing.B) {
 		forEachTier(b, func(b *testing.B) {
 			for _, nc := range []int{8, 64} {

@@ -443,7 +443,7 @@ func Axpy(y []float32, a float32, x []float32) {
 	cur.axpy(y[:len(x)], a, x)
 }
 
-// UpdateNCG applies the fused NCG step of SPEC §2 to every element k, in one
+// UpdateNCG applies the fused NCG step (docs/algorithm.md, "One minibatch") to every element k, in one
 // pass, and clears the gradient for the next minibatch:
 //
 //	w0 := w[k]
@@ -648,10 +648,9 @@ var BinaryTile = 128
 // sums (the blocks are made equal, see blockRows): every chain adds its
 // rows of one block × tile before the next block, so the block (112 rows ×
 // 128 columns = 56 KB, about L1) is read from cache by all the chains that
-// use it. Measured on the MNIST shape (binary13, AVX-512, rows of 528
-// floats, 3 runs), GFLOP/s at 8 / 16 / 64 chains: 96 rows 356–358 / 378–382 /
-// 414–416, 112 rows 364–365 / 385–390 / 416–418, 157 rows 365–366 / 385–386 /
-// 404–406; 64 rows 392–397 at 64 chains in an earlier run.
+// use it. On the MNIST shape (BenchmarkKernel/binary13) blocks of 64 to
+// 157 rows run within 3% of each other, 112 at or near the best at 8, 16
+// and 64 chains.
 var BinaryBlockRows = 112
 
 // DenseThreshold is the fraction of ones above which AffineBinary uses the
@@ -661,10 +660,9 @@ var BinaryBlockRows = 112
 var DenseThreshold = 0.35
 
 // DenseThresholdBlocked is DenseThreshold for tiers with blocked row sums
-// (AVX-512, AVX2, generic). Measured at 50 chains, X = 500 inputs and
-// H = 784 outputs (GFLOP/s, dense-equivalent): AVX-512 row sums 145 / 116 /
-// 92 with 45 / 55 / 65% ones against 104 for the dense product; AVX2 141 /
-// 119 with 45 / 55% against 100.
+// (AVX-512, AVX2, generic): at 50 chains, X = 500 inputs and H = 784
+// outputs the blocked row sums fall to the dense product's speed between
+// 55% and 65% ones (BenchmarkKernel/*/binary vs dense).
 var DenseThresholdBlocked = 0.55
 
 // PadStride is the row stride (in floats) at which the binary-state product

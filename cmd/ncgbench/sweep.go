@@ -408,7 +408,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	dryRun := fs.Bool("dry-run", false, "list this shard's runs without training")
 	ckptEvery := checkpointEveryFlag(fs)
 	asJSON := fs.Bool("json", false, "print one JSON array of results (with -dry-run: of runs)")
-	if err := parseFlagsHelp(fs, args, stderr, "ncgbench sweep [flags]: train every combination of the list-valued flags\n(-method, -hidden, -p, -density, -v, -gamma, -lr-conn, -seed take comma lists; -seed also a-b)"); err != nil {
+	if err := parseFlagsHelp(fs, args, stderr, "ncgbench sweep [flags]: train every combination of the list-valued flags\n(-method, -hidden, -p, -density, -v, -gamma, -lr-conn, -seed take comma lists; -seed also a-b)", dataDefaultsHelp); err != nil {
 		return err
 	}
 	if *parallel < 1 {
@@ -688,17 +688,25 @@ func (v intValue) Set(s string) error {
 	return nil
 }
 
-// parseFlagsHelp is parseFlags that prints the flags for -h.
-func parseFlagsHelp(fs *flag.FlagSet, args []string, stderr io.Writer, synopsis string) error {
+// parseFlagsHelp is parseFlags that prints the flags for -h. Each extra
+// function may rewrite the flags' help and returns text printed after them.
+func parseFlagsHelp(fs *flag.FlagSet, args []string, stderr io.Writer, synopsis string, extra ...func(*flag.FlagSet) string) error {
 	err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(stderr, "Usage: %s\n", synopsis)
+		var after []string
+		for _, e := range extra {
+			after = append(after, e(fs))
+		}
 		n := 0
 		fs.VisitAll(func(*flag.Flag) { n++ })
 		if n > 0 {
 			fmt.Fprintf(stderr, "\nFlags:\n")
 			fs.SetOutput(stderr)
 			fs.PrintDefaults()
+		}
+		for _, a := range after {
+			fmt.Fprint(stderr, a)
 		}
 	}
 	return err

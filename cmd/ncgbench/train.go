@@ -8,8 +8,10 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
@@ -70,13 +72,66 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.out, "out", "", "run directory (default runs/<data>-<method>-seed<seed>; the demo's two runs go in DIR/bas-ncg-seed<seed> and DIR/bas-dense-seed<seed>)")
 }
 
-// dataDefaults are the settings of the paper (SPEC §7) per data set, used
-// where the flag is not given.
+// perDataFlags are the run flags whose default depends on the data set, in
+// the order of the help table.
+var perDataFlags = []string{"hidden", "k", "batch", "lr", "lr-conn", "epochs", "eval-every", "classify", "v"}
+
+// dataSets are the named data sets, in the order of the help table.
+var dataSets = []string{"bas", "mnist", "mushrooms", "connect-4"}
+
+// dataDefaults are the paper's settings per named data set (the paper's
+// section 5; bars-and-stripes is ours), used where the flag is not given.
+// The line width v (for line runs) is half the visible units: the paper's
+// line density 0.5.
+// A file data set takes the flags' own defaults (engine.DefaultConfig).
 var dataDefaults = map[string]map[string]string{
-	"bas":       {"hidden": "16", "k": "10", "batch": "10", "lr": "0.05", "lr-conn": "0.25", "epochs": "2000", "eval-every": "250"},
-	"mnist":     {"hidden": "500", "k": "10", "batch": "50", "lr": "0.1", "lr-conn": "0.5", "epochs": "10"},
-	"mushrooms": {"hidden": "100", "k": "10", "batch": "10", "lr": "0.01", "lr-conn": "0.05", "epochs": "10", "classify": "true"},
-	"connect-4": {"hidden": "100", "k": "10", "batch": "10", "lr": "0.01", "lr-conn": "0.05", "epochs": "10", "classify": "true"},
+	"bas":       {"hidden": "16", "k": "10", "batch": "10", "lr": "0.05", "lr-conn": "0.25", "epochs": "2000", "eval-every": "250", "classify": "false", "v": "8"},
+	"mnist":     {"hidden": "500", "k": "10", "batch": "50", "lr": "0.1", "lr-conn": "0.5", "epochs": "10", "eval-every": "0", "classify": "false", "v": "392"},
+	"mushrooms": {"hidden": "100", "k": "10", "batch": "10", "lr": "0.01", "lr-conn": "0.05", "epochs": "10", "eval-every": "0", "classify": "true", "v": "56"},
+	"connect-4": {"hidden": "100", "k": "10", "batch": "10", "lr": "0.01", "lr-conn": "0.05", "epochs": "10", "eval-every": "0", "classify": "true", "v": "63"},
+}
+
+// dataDefaultsHelp rewrites the help of the per-data-set flags of fs to
+// point at a table, and returns that table: the default of each such flag
+// for each named data set and for a data file, read from dataDefaults and
+// from the flags' own defaults, so that -h says what a run will use.
+func dataDefaultsHelp(fs *flag.FlagSet) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "  data set")
+	for _, name := range perDataFlags {
+		fmt.Fprintf(tw, "\t-%s", name)
+	}
+	fmt.Fprintln(tw)
+	rows := append(append([]string(nil), dataSets...), "a file")
+	for _, set := range rows {
+		fmt.Fprintf(tw, "  %s", set)
+		for _, name := range perDataFlags {
+			v, ok := dataDefaults[set][name]
+			if !ok {
+				v = fs.Lookup(name).DefValue
+			}
+			fmt.Fprintf(tw, "\t%s", v)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	for _, name := range perDataFlags {
+		f := fs.Lookup(name)
+		f.Usage += " (default: per data set, see the table below)"
+		f.DefValue = zeroString(f.Value)
+	}
+	return "\nDefaults per data set (the paper's settings, ours for bas; a flag given\noverrides them; no -data trains bas; -v applies to line runs):\n" + b.String()
+}
+
+// zeroString is what the zero value of v's type prints, which the flag
+// package reads as "no default to show".
+func zeroString(v flag.Value) string {
+	t := reflect.TypeOf(v)
+	if t.Kind() != reflect.Pointer {
+		return reflect.Zero(t).Interface().(flag.Value).String()
+	}
+	return reflect.New(t.Elem()).Interface().(flag.Value).String()
 }
 
 // finish applies the per-data defaults and the line width default, then
@@ -89,14 +144,13 @@ func (r *runFlags) finish(fs *flag.FlagSet) error {
 		name = "connect-4"
 	}
 	for k, v := range dataDefaults[name] {
-		if !r.set[k] {
+		// v is set for line runs only: other runs keep the flag's default
+		// in their Spec, so that their run directories stay theirs.
+		if !r.set[k] && (k != "v" || r.spec.Engine.Method == engine.Line) {
 			if err := fs.Set(k, v); err != nil {
 				return err
 			}
 		}
-	}
-	if !r.set["v"] && name == "mnist" { // the paper's line density 0.5: v = X/2
-		r.spec.Engine.V = 392
 	}
 	if err := r.spec.Validate(); err != nil {
 		return usageError{flagErr(err)}
@@ -184,7 +238,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	prof.register(fs)
 	asJSON := fs.Bool("json", false, "print the result as one JSON object on stdout")
 	ckptEvery := checkpointEveryFlag(fs)
-	if err := parseFlagsHelp(fs, args, stderr, "ncgbench train [flags]: one run (no -data: NCG and a dense RBM on bars-and-stripes)"); err != nil {
+	if err := parseFlagsHelp(fs, args, stderr, "ncgbench train [flags]: one run (no -data: NCG and a dense RBM on bars-and-stripes)", dataDefaultsHelp); err != nil {
 		return err
 	}
 	if err := kernel.Init(); err != nil {
