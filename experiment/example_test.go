@@ -50,6 +50,7 @@ func ExampleRun() {
 	// finished epoch 50 with an NLL: true
 	// checkpoint
 	// config.json
+	// lock
 	// metrics.csv
 	// model.npz
 	// result.json
