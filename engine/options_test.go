@@ -7,8 +7,11 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/ncg-rbm/ncg/kernel"
 )
@@ -164,6 +167,12 @@ func TestBiasesAndConnectionStrengthGetNoDecayOrMomentum(t *testing.T) {
 		tr, err := New(c, d)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for k := range tr.m.B { // non-zero biases, which decay would shrink
+			tr.m.B[k] = 0.3 * float32(k%3-1)
+		}
+		for k := range tr.m.V {
+			tr.m.V[k] = 0.2 * float32(k%3-1)
 		}
 		if _, err := tr.Step(rows); err != nil {
 			t.Fatal(err)
@@ -333,4 +342,110 @@ func checkResume(t *testing.T, cfg Config, d *Data, name string) {
 	if p := paramsEqual(want, tr2.Model()); p != "" {
 		t.Fatalf("%s: resumed run differs in %s", name, p)
 	}
+}
+
+// TestPTSamplesExactDistribution checks that the β = 1 chains of parallel
+// tempering sample a small RBM's distribution p(x) ∝ exp(d·x) Π_i (1 +
+// exp(b_i + C_i x)), enumerated over the 2⁶ visible states. The model is
+// bimodal (strong weights), so that a wrong swap rule shows. With the
+// learning rate 0 the model stays fixed; 4000 slots each run 60
+// minibatches from its first data row, and each slot's last state is one
+// independent sample. A χ² test of the counts (cells of expected count
+// below 5 merged) at a false-alarm rate of 10⁻³.
+func TestPTSamplesExactDistribution(t *testing.T) {
+	const x, h, slots, steps = 6, 3, 4000, 60
+	d := randomData(11, 50, x, 0)
+	cfg := smallConfig(Dense)
+	cfg.Hidden, cfg.Batch, cfg.K, cfg.LR = h, slots, 1, 0
+	cfg.Sampler, cfg.Temperatures, cfg.MinBeta = ParallelTempering, 5, 0.15
+	tr, err := New(cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	m := tr.Model()
+	weights := []float32{3, -3, 2.5, 3, -2, -3, 3, 2.5, 2, -3, 3, -3, 2, 2.5, -3, -3, 3, 3} // X×H
+	copy(m.W, weights)
+	for i := range m.B {
+		m.B[i] = -float32(i%2) - 1
+	}
+	for j := range m.V {
+		m.V[j] = -1
+	}
+	m.refreshC()
+	rows := make([]int32, slots)
+	for i := range rows {
+		rows[i] = int32(i % d.N)
+	}
+	for s := 0; s < steps; s++ {
+		if _, err := tr.Step(rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counts := make([]float64, 1<<x)
+	for c := 0; c < slots; c++ {
+		state := 0
+		for j, v := range tr.pcd[c*x : (c+1)*x] {
+			if v != 0 {
+				state |= 1 << j
+			}
+		}
+		counts[state]++
+	}
+	// Exact probabilities by enumeration, in float64.
+	p := make([]float64, 1<<x)
+	var z float64
+	for s := range p {
+		lp := 0.0
+		for j := 0; j < x; j++ {
+			if s>>j&1 == 1 {
+				lp += float64(m.V[j])
+			}
+		}
+		for i := 0; i < h; i++ {
+			a := float64(m.B[i])
+			for j := 0; j < x; j++ {
+				if s>>j&1 == 1 {
+					a += float64(m.C[j*h+i])
+				}
+			}
+			lp += math.Log1p(math.Exp(a))
+		}
+		p[s] = math.Exp(lp)
+		z += p[s]
+	}
+	chi2, cells := chiSquare(counts, p, z, slots)
+	limit := distuv.ChiSquared{K: float64(cells - 1)}.Quantile(1 - 1e-3)
+	t.Logf("χ² = %.1f over %d cells, limit %.1f", chi2, cells, limit)
+	if chi2 > limit {
+		t.Errorf("PT's β = 1 chains do not sample the model: χ² = %.1f > %.1f (%d cells)", chi2, limit, cells)
+	}
+}
+
+// chiSquare returns Pearson's statistic of counts against the
+// probabilities p/z of n samples, merging cells of expected count below 5
+// (in increasing order of expectation) into one, and the number of cells.
+func chiSquare(counts, p []float64, z float64, n int) (float64, int) {
+	idx := make([]int, len(p))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return p[idx[a]] < p[idx[b]] })
+	var chi2, poolE, poolO float64
+	cells := 0
+	for _, s := range idx {
+		e := p[s] / z * float64(n)
+		if poolE+e < 5 || (poolE > 0 && poolE < 5) {
+			poolE += e
+			poolO += counts[s]
+			continue
+		}
+		chi2 += (counts[s] - e) * (counts[s] - e) / e
+		cells++
+	}
+	if poolE > 0 {
+		chi2 += (poolO - poolE) * (poolO - poolE) / poolE
+		cells++
+	}
+	return chi2, cells
 }
