@@ -68,7 +68,7 @@ type Config struct {
 	Method Method `json:"method"`
 	Hidden int    `json:"hidden"` // H
 
-	K      int     `json:"k"`       // CD-k Gibbs steps
+	K      int     `json:"k"`       // CD-k Gibbs steps; PT: rounds of a step per temperature and swaps
 	Batch  int     `json:"batch"`   // minibatch size
 	LR     float64 `json:"lr"`      // α, weights and biases
 	LRConn float64 `json:"lr_conn"` // α_A, connection strength (NCG)

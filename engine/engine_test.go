@@ -162,44 +162,46 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 		h := sample(hpos)
 		x := x0
 		if pt {
-			for k := 0; k < M; k++ {
-				st = &streams[cfg.Batch+k*cfg.Batch+s]
-				xk := out.chains[(k*cfg.Batch+s)*X : (k*cfg.Batch+s+1)*X]
-				hk := sample(upBeta(xk, betas[k]))
-				pv := make([]float64, X)
-				for j := range pv {
-					a := float64(m0.V[j])
+			for round := 0; round < cfg.K; round++ {
+				for k := 0; k < M; k++ {
+					st = &streams[cfg.Batch+k*cfg.Batch+s]
+					xk := out.chains[(k*cfg.Batch+s)*X : (k*cfg.Batch+s+1)*X]
+					hk := sample(upBeta(xk, betas[k]))
+					pv := make([]float64, X)
+					for j := range pv {
+						a := float64(m0.V[j])
+						for i := 0; i < H; i++ {
+							a += c(i, j) * hk[i]
+						}
+						pv[j] = sig(betas[k] * a)
+					}
+					copy(xk, sample(pv))
+					// E(x, h) = −b·h − d·x − xᵀC h.
+					var e float64
 					for i := 0; i < H; i++ {
-						a += c(i, j) * hk[i]
+						e -= float64(m0.B[i]) * hk[i]
+						for j := 0; j < X; j++ {
+							e -= xk[j] * c(i, j) * hk[i]
+						}
 					}
-					pv[j] = sig(betas[k] * a)
-				}
-				copy(xk, sample(pv))
-				// E(x, h) = −b·h − d·x − xᵀC h.
-				var e float64
-				for i := 0; i < H; i++ {
-					e -= float64(m0.B[i]) * hk[i]
 					for j := 0; j < X; j++ {
-						e -= xk[j] * c(i, j) * hk[i]
+						e -= float64(m0.V[j]) * xk[j]
 					}
+					energies[k] = e
 				}
-				for j := 0; j < X; j++ {
-					e -= float64(m0.V[j]) * xk[j]
-				}
-				energies[k] = e
-			}
-			st = &streams[s]
-			u := make([]float32, M-1)
-			st.Uniforms(u)
-			for k := 0; k+1 < M; k++ {
-				bi, bj, ei, ej := betas[k], betas[k+1], energies[k], energies[k+1]
-				ratio := math.Exp(-bi*ej-bj*ei) / math.Exp(-bi*ei-bj*ej)
-				if float64(u[k]) < math.Min(1, ratio) {
-					a, b := out.chains[(k*cfg.Batch+s)*X:(k*cfg.Batch+s+1)*X], out.chains[((k+1)*cfg.Batch+s)*X:((k+1)*cfg.Batch+s+1)*X]
-					for j := range a {
-						a[j], b[j] = b[j], a[j]
+				st = &streams[s]
+				u := make([]float32, M-1)
+				st.Uniforms(u)
+				for k := 0; k+1 < M; k++ {
+					bi, bj, ei, ej := betas[k], betas[k+1], energies[k], energies[k+1]
+					ratio := math.Exp(-bi*ej-bj*ei) / math.Exp(-bi*ei-bj*ej)
+					if float64(u[k]) < math.Min(1, ratio) {
+						a, b := out.chains[(k*cfg.Batch+s)*X:(k*cfg.Batch+s+1)*X], out.chains[((k+1)*cfg.Batch+s)*X:((k+1)*cfg.Batch+s+1)*X]
+						for j := range a {
+							a[j], b[j] = b[j], a[j]
+						}
+						energies[k], energies[k+1] = ej, ei
 					}
-					energies[k], energies[k+1] = ej, ei
 				}
 			}
 			x = append([]float64(nil), out.chains[s*X:(s+1)*X]...)

@@ -13,11 +13,12 @@ import (
 //
 //	E(x, h) = −b·h − d·x − xᵀC h,  1 = β_0 > β_1 > … > β_{M−1}.
 //
-// Per minibatch, every chain makes one Gibbs step at its temperature
-// (h ~ σ(β(b + C x)), then x ~ σ(β(d + Cᵀh))), drawing from its own stream;
-// then the slot's stream draws M−1 uniforms and neighbours (0,1), (1,2), …,
-// (M−2, M−1) in turn exchange states with the Metropolis probability
-// swapProbability. The β = 1 chain gives the negative statistics. Each slot
+// A round is one Gibbs step of every chain at its temperature
+// (h ~ σ(β(b + C x)), then x ~ σ(β(d + Cᵀh))), drawing from its own stream,
+// then swaps: the slot's stream draws M−1 uniforms and neighbours (0,1),
+// (1,2), …, (M−2, M−1) in turn exchange states with the Metropolis
+// probability swapProbability. A minibatch runs K rounds (K = 1: M Gibbs
+// steps per slot, the cost of CD-M). The β = 1 chain gives the negative statistics. Each slot
 // is one task's alone, so the result does not depend on the workers.
 //
 // The positive phase and the reconstruction error are CD's: ĥ⁺ from the
@@ -48,29 +49,31 @@ func (t *Trainer) ptBlock(blk int) {
 		t.recon[c0+c] = e
 	}
 
-	for k, beta := range t.betas {
-		states := t.pcd[(k*b+c0)*x : (k*b+c1)*x]
-		streams := t.streams[b+k*b+c0 : b+k*b+c1]
-		t.up.affineBinary(hpre, m.B, states, nc, x, h, tmpIdx, tmpCnt)
-		scale(hprob, hpre, beta)
-		for c := 0; c < nc; c++ {
-			kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hprob[c*h:(c+1)*h], &streams[c])
-		}
-		t.down.affineBinary(vpre, m.V, hs, nc, h, x, hIdx, hCnt)
-		scale(vprob, vpre, beta)
-		for c := 0; c < nc; c++ {
-			kernel.SigmoidBernoulli(vprob[c*x:(c+1)*x], states[c*x:(c+1)*x], vprob[c*x:(c+1)*x], &streams[c])
-			t.energy[k*b+c0+c] = energy(m.B, hs[c*h:(c+1)*h], states[c*x:(c+1)*x], vpre[c*x:(c+1)*x])
-		}
-	}
 	u := t.scratch[blk].u
-	for c := c0; c < c1; c++ {
-		t.streams[c].Uniforms(u)
-		for k := range u {
-			i, j := k*b+c, (k+1)*b+c
-			if float64(u[k]) < swapProbability(t.betas[k], t.betas[k+1], t.energy[i], t.energy[j]) {
-				swapRows(t.pcd[i*x:(i+1)*x], t.pcd[j*x:(j+1)*x])
-				t.energy[i], t.energy[j] = t.energy[j], t.energy[i]
+	for round := 0; round < t.cfg.K; round++ {
+		for k, beta := range t.betas {
+			states := t.pcd[(k*b+c0)*x : (k*b+c1)*x]
+			streams := t.streams[b+k*b+c0 : b+k*b+c1]
+			t.up.affineBinary(hpre, m.B, states, nc, x, h, tmpIdx, tmpCnt)
+			scale(hprob, hpre, beta)
+			for c := 0; c < nc; c++ {
+				kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hprob[c*h:(c+1)*h], &streams[c])
+			}
+			t.down.affineBinary(vpre, m.V, hs, nc, h, x, hIdx, hCnt)
+			scale(vprob, vpre, beta)
+			for c := 0; c < nc; c++ {
+				kernel.SigmoidBernoulli(vprob[c*x:(c+1)*x], states[c*x:(c+1)*x], vprob[c*x:(c+1)*x], &streams[c])
+				t.energy[k*b+c0+c] = energy(m.B, hs[c*h:(c+1)*h], states[c*x:(c+1)*x], vpre[c*x:(c+1)*x])
+			}
+		}
+		for c := c0; c < c1; c++ {
+			t.streams[c].Uniforms(u)
+			for k := range u {
+				i, j := k*b+c, (k+1)*b+c
+				if float64(u[k]) < swapProbability(t.betas[k], t.betas[k+1], t.energy[i], t.energy[j]) {
+					swapRows(t.pcd[i*x:(i+1)*x], t.pcd[j*x:(j+1)*x])
+					t.energy[i], t.energy[j] = t.energy[j], t.energy[i]
+				}
 			}
 		}
 	}
