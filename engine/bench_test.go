@@ -103,3 +103,49 @@ func BenchmarkMinibatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSampler is one minibatch of the paper's MNIST NCG configuration
+// with each sampler at the same number of Gibbs steps per slot: CD-10,
+// PCD-10 and parallel tempering with 10 temperatures and one round (one
+// step per temperature), and PT with 5 temperatures and two rounds. PT's
+// extra cost is its swaps and energies and its products from scratch
+// (CD-k updates its products incrementally between steps).
+func BenchmarkSampler(b *testing.B) {
+	d := loadMNIST(b)
+	for _, c := range []struct {
+		name            string
+		sampler         Sampler
+		k, temperatures int
+	}{{"cd10", CD, 10, 0}, {"pcd10", PersistentCD, 10, 0}, {"pt10x1", ParallelTempering, 1, 10}, {"pt5x2", ParallelTempering, 2, 5}} {
+		b.Run(c.name, func(b *testing.B) {
+			cfg := paperNCG()
+			cfg.Sampler, cfg.K, cfg.Temperatures, cfg.Workers = c.sampler, c.k, c.temperatures, 1
+			if c.sampler == ParallelTempering {
+				cfg.MinBeta = DefaultMinBeta
+			}
+			t, err := New(cfg, d)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer t.Close()
+			rows := make([]int32, cfg.Batch)
+			step := func(i int) {
+				for k := range rows {
+					rows[k] = int32((i*cfg.Batch + k) % d.N)
+				}
+				if _, err := t.Step(rows); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for i := 0; i < 5; i++ {
+				step(i)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				step(i)
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*float64(d.N/cfg.Batch), "s/epoch")
+		})
+	}
+}
