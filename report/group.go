@@ -233,6 +233,11 @@ func settings(s experiment.Spec) [][2]string {
 	if e.Method == engine.NCG {
 		kv = append(kv, [2]string{"α_A", fnum(e.LRConn)})
 	}
+	// The training options (empty or zero when unset).
+	kv = append(kv, [][2]string{{"sampler", string(e.Sampler)}, {"M", strconv.Itoa(e.Temperatures)}, {"β_min", fnum(e.MinBeta)},
+		{"μ", fnum(e.Momentum)}, {"μ_start", fnum(e.MomentumStart)}, {"μ_epochs", strconv.Itoa(e.MomentumEpochs)},
+		{"L2", fnum(e.L2)}, {"L1", fnum(e.L1)}, {"schedule", string(e.LRSchedule)}, {"α_final", fnum(e.LRFinal)},
+		{"step_every", strconv.Itoa(e.LRStepEvery)}, {"step_factor", fnum(e.LRStepFactor)}}...)
 	return kv
 }
 
