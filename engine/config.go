@@ -1,6 +1,7 @@
-// Package engine trains binary RBMs with CD-k: dense, NCG (learned
-// connectivity), line, random and SET models, with each minibatch's Gibbs
-// chains spread over goroutines. A run is a pure function of its Config:
+// Package engine trains binary RBMs with CD-k, PCD-k or parallel
+// tempering, optionally with momentum, weight decay and a learning-rate
+// schedule: dense, NCG (learned connectivity), line, random and SET models,
+// with each minibatch's Gibbs chains spread over goroutines. A run is a pure function of its Config:
 // the result is bit-identical whatever the number of workers or GOMAXPROCS.
 //
 // The engine owns parameters, the training loop, checkpoints and export. It
