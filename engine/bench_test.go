@@ -81,24 +81,7 @@ func BenchmarkMinibatch(b *testing.B) {
 				if c.denseRows {
 					t.sp = nil
 				}
-				rows := make([]int32, cfg.Batch)
-				step := func(i int) {
-					for k := range rows {
-						rows[k] = int32((i*cfg.Batch + k) % d.N)
-					}
-					if _, err := t.Step(rows); err != nil {
-						b.Fatal(err)
-					}
-				}
-				for i := 0; i < 20; i++ { // leave the random start behind
-					step(i)
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					step(i)
-				}
-				b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*float64(d.N/cfg.Batch), "s/epoch")
+				benchSteps(b, t, d, 20) // leave the random start behind
 			})
 		}
 	}
@@ -128,24 +111,31 @@ func BenchmarkSampler(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer t.Close()
-			rows := make([]int32, cfg.Batch)
-			step := func(i int) {
-				for k := range rows {
-					rows[k] = int32((i*cfg.Batch + k) % d.N)
-				}
-				if _, err := t.Step(rows); err != nil {
-					b.Fatal(err)
-				}
-			}
-			for i := 0; i < 5; i++ {
-				step(i)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				step(i)
-			}
-			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*float64(d.N/cfg.Batch), "s/epoch")
+			benchSteps(b, t, d, 20)
 		})
 	}
+}
+
+// benchSteps runs warm minibatches of consecutive rows of d, then times
+// b.N more and reports them as seconds per epoch.
+func benchSteps(b *testing.B, t *Trainer, d *Data, warm int) {
+	bs := t.Config().Batch
+	rows := make([]int32, bs)
+	step := func(i int) {
+		for k := range rows {
+			rows[k] = int32((i*bs + k) % d.N)
+		}
+		if _, err := t.Step(rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := 0; i < warm; i++ {
+		step(i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		step(i)
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*float64(d.N/bs), "s/epoch")
 }

@@ -40,14 +40,7 @@ func (t *Trainer) ptBlock(blk int) {
 	}
 	t.down.affineBinary(vpre, m.V, hs, nc, h, x, hIdx, hCnt)
 	kernel.Sigmoid(vprob, vpre)
-	for c := 0; c < nc; c++ {
-		var e float64
-		for j := 0; j < m.D; j++ {
-			d := float64(x0[c*x+j] - vprob[c*x+j])
-			e += d * d
-		}
-		t.recon[c0+c] = e
-	}
+	t.reconError(c0, c1, x0, vprob)
 
 	u := t.scratch[blk].u
 	for round := 0; round < t.cfg.K; round++ {

@@ -481,14 +481,7 @@ func (t *Trainer) chainBlock(blk int) {
 			kernel.SigmoidBernoulli(vprob[c*x:(c+1)*x], xs[c*x:(c+1)*x], vpre[c*x:(c+1)*x], &t.streams[c0+c])
 		}
 		if s == 1 {
-			for c := 0; c < nc; c++ {
-				var e float64
-				for j := 0; j < m.D; j++ {
-					d := float64(x0[c*x+j] - vprob[c*x+j])
-					e += d * d
-				}
-				t.recon[c0+c] = e
-			}
+			t.reconError(c0, c1, x0, vprob)
 		}
 		if s < t.cfg.K {
 			up(t.tmpIdx[c0*x:c1*x], t.tmpCnt[c0:c1])
@@ -518,6 +511,21 @@ func (t *Trainer) blockOffsets(c0, c1 int) {
 	for c := c0; c < c1; c++ {
 		chunkOffsets(t.posOff[c*k1:(c+1)*k1], t.posIdx[c*x:c*x+int(t.posCnt[c])])
 		chunkOffsets(t.negOff[c*k1:(c+1)*k1], t.negIdx[c*x:c*x+int(t.negCnt[c])])
+	}
+}
+
+// reconError sets the squared error of each slot c0…c1−1 between its
+// data x0 and its first reconstruction's probabilities vprob (the block's
+// rows), over the data units.
+func (t *Trainer) reconError(c0, c1 int, x0, vprob []float32) {
+	x := t.m.X
+	for c := 0; c < c1-c0; c++ {
+		var e float64
+		for j := 0; j < t.m.D; j++ {
+			d := float64(x0[c*x+j] - vprob[c*x+j])
+			e += d * d
+		}
+		t.recon[c0+c] = e
 	}
 }
 
