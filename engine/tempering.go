@@ -18,11 +18,14 @@ import (
 // then swaps: the slot's stream draws M−1 uniforms and neighbours (0,1),
 // (1,2), …, (M−2, M−1) in turn exchange states with the Metropolis
 // probability swapProbability. A minibatch runs K rounds (K = 1: M Gibbs
-// steps per slot, the cost of CD-M). The β = 1 chain gives the negative statistics. Each slot
-// is one task's alone, so the result does not depend on the workers.
+// steps per slot, the cost of CD-M). The β = 1 chain gives the negative
+// statistics. Each slot is one task's alone, so the result does not depend
+// on the workers.
 //
 // The positive phase and the reconstruction error are CD's: ĥ⁺ from the
 // data, h sampled from it (slot stream), and the reconstruction σ(d + Cᵀh).
+// Every product is computed afresh: a chain makes one step per round, so
+// CD's incremental products have nothing to reuse.
 func (t *Trainer) ptBlock(blk int) {
 	m := t.m
 	x, h, b := m.X, m.H, t.cfg.Batch
