@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/kernel"
 )
 
 // loadMNIST reads the binarised MNIST training set from the shared data
@@ -142,4 +144,39 @@ func benchSteps(b *testing.B, t *Trainer, d *Data, warm int) {
 		step(i)
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*float64(d.N/bs), "s/epoch")
+}
+
+// BenchmarkUpdate is the update of an MNIST-sized NCG weight matrix
+// (784×500) after one minibatch: the fused kernel of the plain rule, and
+// the Go loop that applies momentum and weight decay. It isolates the
+// update's cost from the chains', which depend on where training has led
+// the model.
+func BenchmarkUpdate(b *testing.B) {
+	const x, h = 784, 500
+	r := rand.New(rand.NewPCG(1, 2))
+	w, ap, a, c, g, v := make([]float32, x*h), make([]float32, x*h), make([]float32, x*h), make([]float32, x*h), make([]float32, x*h), make([]float32, x*h)
+	for k := range w {
+		w[k], ap[k], a[k] = 2*r.Float32()-1, r.Float32(), float32(r.IntN(2))
+	}
+	p := stepParams{lr: 0.01, invB: 1.0 / 50, mu: 0.9, l2: 2e-4, lrA: 0.5 / 50, gamma: 0.5}
+	for _, c2 := range []struct {
+		name string
+		row  func(lo, hi int) bool
+	}{
+		{"kernel-ncg", func(lo, hi int) bool {
+			return kernel.UpdateNCG(w[lo:hi], ap[lo:hi], a[lo:hi], c[lo:hi], g[lo:hi], 0.002, 0.01, 0.5)
+		}},
+		{"go-momentum-l2", func(lo, hi int) bool {
+			return updateRow(w[lo:hi], ap[lo:hi], a[lo:hi], c[lo:hi], g[lo:hi], v[lo:hi], p)
+		}},
+	} {
+		b.Run(c2.name, func(b *testing.B) {
+			b.SetBytes(int64(x * h * 4 * 6))
+			for i := 0; i < b.N; i++ {
+				for j := 0; j < x; j++ {
+					c2.row(j*h, (j+1)*h)
+				}
+			}
+		})
+	}
 }

@@ -186,7 +186,7 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, g []float3
 	var ok bool
 	switch {
 	case !t.cfg.plainUpdate():
-		var a []float32
+		a := t.ones[:h]
 		if j < m.D {
 			a = m.A[row : row+h]
 		}

@@ -103,8 +103,9 @@ type Trainer struct {
 	pcdInit bool
 	betas   []float64 // PT's inverse temperatures
 	energy  []float64 // PT: each chain's energy after its Gibbs step (as pcd)
-	// Velocities of W, b and d (momentum only).
-	velW, velB, velV []float32
+	// Velocities of W, b and d, when momentum or decay is on (without
+	// momentum they hold the last step); ones is a dense row's mask.
+	velW, velB, velV, ones []float32
 	alpha            float32 // α/B of the minibatch (plain update)
 	step             stepParams
 
@@ -182,8 +183,10 @@ func (t *Trainer) alloc() {
 		t.betas = t.cfg.Betas()
 		t.energy = make([]float64, chains*b)
 	}
-	if t.cfg.hasMomentum() {
+	if !t.cfg.plainUpdate() {
 		t.velW, t.velB, t.velV = make([]float32, x*h), make([]float32, h), make([]float32, x)
+		t.ones = make([]float32, max(x, h))
+		fill(t.ones, 1)
 	}
 	t.perm = make([]int32, t.data.N)
 	t.gB, t.gV = make([]float32, h), make([]float32, x)
@@ -413,16 +416,11 @@ func (t *Trainer) updateBias(b, g, vel []float32) bool {
 	}
 	p := t.step
 	p.l1, p.l2 = 0, 0
-	return updateRow(b, nil, nil, nil, g, vel, p)
+	return updateRow(b, nil, t.ones, nil, g, vel, p)
 }
 
-// velRow returns row j of W's velocity (nil without momentum).
-func (t *Trainer) velRow(j int) []float32 {
-	if t.velW == nil {
-		return nil
-	}
-	return t.velW[j*t.m.H : (j+1)*t.m.H]
-}
+// velRow returns row j of W's velocity.
+func (t *Trainer) velRow(j int) []float32 { return t.velW[j*t.m.H : (j+1)*t.m.H] }
 
 // chainBlock advances the chains of one block through CD-k (SPEC §2).
 //
@@ -624,7 +622,7 @@ func (t *Trainer) rowTask(k int) {
 		kernel.SumRows(g, t.hstat, h, lists[r*2*b:r*2*b+int(lens[r])], h)
 		lo, hi := j*h, (j+1)*h
 		if !t.cfg.plainUpdate() {
-			var ap, a []float32
+			ap, a := []float32(nil), t.ones[:h]
 			switch {
 			case j >= m.D || t.cfg.Method == Dense:
 			case t.cfg.Method == NCG:
