@@ -106,8 +106,8 @@ type Trainer struct {
 	// Velocities of W, b and d, when momentum or decay is on (without
 	// momentum they hold the last step); ones is a dense row's mask.
 	velW, velB, velV, ones []float32
-	alpha            float32 // α/B of the minibatch (plain update)
-	step             stepParams
+	alpha                  float32 // α/B of the minibatch (plain update)
+	step                   stepParams
 
 	// Scratch, sized once (no allocation per minibatch).
 	perm                []int32
