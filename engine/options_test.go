@@ -351,7 +351,11 @@ func checkResume(t *testing.T, cfg Config, d *Data, name string) {
 // learning rate 0 the model stays fixed; 4000 slots each run 60
 // minibatches from its first data row, and each slot's last state is one
 // independent sample. A χ² test of the counts (cells of expected count
-// below 5 merged) at a false-alarm rate of 10⁻³.
+// below 5 merged) at a false-alarm rate of 10⁻³. A wrong swap rule fails
+// it (a flipped or halved exponent, swaps always accepted: χ² 370–6,300
+// against a limit of 88), and so does a visible step taken at β = 1 in every
+// chain; PT that never swaps passes, since its β = 1 chain alone is PCD-1,
+// which samples this small model correctly given 60 steps.
 func TestPTSamplesExactDistribution(t *testing.T) {
 	const x, h, slots, steps = 6, 3, 4000, 60
 	d := randomData(11, 50, x, 0)
