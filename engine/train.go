@@ -408,8 +408,8 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 	return recon, nil
 }
 
-// updateBias applies the summed gradient g to the bias vector b (velocity
-// vel, nil without momentum): no weight decay.
+// updateBias applies the summed gradient g to the bias vector b, with
+// momentum (velocity vel) but never weight decay.
 func (t *Trainer) updateBias(b, g, vel []float32) bool {
 	if t.cfg.plainUpdate() {
 		return kernel.UpdateDense(b, nil, g, t.alpha)
