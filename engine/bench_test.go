@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/kernel"
 )
 
 // loadMNIST reads the binarised MNIST training set from the shared data
@@ -53,7 +55,8 @@ func BenchmarkEpoch(b *testing.B) {
 }
 
 // BenchmarkMinibatch is one minibatch of the same configuration (dense and
-// NCG), and of the paper's SET configuration (H = 2500, ε = 11: 1.8% of the
+// NCG, and NCG with momentum and L2 decay, whose update is Go code beside
+// the fused kernels of the plain update), and of the paper's SET configuration (H = 2500, ε = 11: 1.8% of the
 // connections, trained on compressed rows; set-h2500-dense trains it on the
 // dense matrices, for the ratio), in steady state; it shows that a
 // minibatch allocates nothing.
@@ -61,11 +64,14 @@ func BenchmarkMinibatch(b *testing.B) {
 	d := loadMNIST(b)
 	set := paperNCG()
 	set.Method, set.Hidden, set.LR = SET, 2500, 0.01
+	momentum := paperNCG()
+	momentum.Momentum, momentum.L2 = 0.9, 2e-4
 	for _, c := range []struct {
 		name      string
 		cfg       Config
 		denseRows bool
-	}{{"dense", paperNCG(), false}, {"ncg", paperNCG(), false}, {"set-h2500", set, false}, {"set-h2500-dense", set, true}} {
+	}{{"dense", paperNCG(), false}, {"ncg", paperNCG(), false}, {"ncg-momentum-l2", momentum, false},
+		{"set-h2500", set, false}, {"set-h2500-dense", set, true}} {
 		if c.name == "dense" {
 			c.cfg.Method = Dense
 		}
@@ -81,25 +87,96 @@ func BenchmarkMinibatch(b *testing.B) {
 				if c.denseRows {
 					t.sp = nil
 				}
-				rows := make([]int32, cfg.Batch)
-				step := func(i int) {
-					for k := range rows {
-						rows[k] = int32((i*cfg.Batch + k) % d.N)
-					}
-					if _, err := t.Step(rows); err != nil {
-						b.Fatal(err)
-					}
-				}
-				for i := 0; i < 20; i++ { // leave the random start behind
-					step(i)
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					step(i)
-				}
-				b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*float64(d.N/cfg.Batch), "s/epoch")
+				benchSteps(b, t, d, 20) // leave the random start behind
 			})
 		}
+	}
+}
+
+// BenchmarkSampler is one minibatch of the paper's MNIST NCG configuration
+// with each sampler at the same number of Gibbs steps per slot: CD-10,
+// PCD-10 and parallel tempering with 10 temperatures and one round (one
+// step per temperature), and PT with 5 temperatures and two rounds. PT's
+// extra cost is its swaps and energies and its products from scratch
+// (CD-k updates its products incrementally between steps).
+func BenchmarkSampler(b *testing.B) {
+	d := loadMNIST(b)
+	for _, c := range []struct {
+		name            string
+		sampler         Sampler
+		k, temperatures int
+	}{{"cd10", CD, 10, 0}, {"pcd10", PersistentCD, 10, 0}, {"pt10x1", ParallelTempering, 1, 10}, {"pt5x2", ParallelTempering, 2, 5}} {
+		b.Run(c.name, func(b *testing.B) {
+			cfg := paperNCG()
+			cfg.Sampler, cfg.K, cfg.Temperatures, cfg.Workers = c.sampler, c.k, c.temperatures, 1
+			if c.sampler == ParallelTempering {
+				cfg.MinBeta = DefaultMinBeta
+			}
+			t, err := New(cfg, d)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer t.Close()
+			benchSteps(b, t, d, 20)
+		})
+	}
+}
+
+// benchSteps runs warm minibatches of consecutive rows of d, then times
+// b.N more and reports them as seconds per epoch.
+func benchSteps(b *testing.B, t *Trainer, d *Data, warm int) {
+	bs := t.Config().Batch
+	rows := make([]int32, bs)
+	step := func(i int) {
+		for k := range rows {
+			rows[k] = int32((i*bs + k) % d.N)
+		}
+		if _, err := t.Step(rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := 0; i < warm; i++ {
+		step(i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		step(i)
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*float64(d.N/bs), "s/epoch")
+}
+
+// BenchmarkUpdate is the update of an MNIST-sized NCG weight matrix
+// (784×500) after one minibatch: the fused kernel of the plain rule, and
+// the Go loop that applies momentum and weight decay. It isolates the
+// update's cost from the chains', which depend on where training has led
+// the model.
+func BenchmarkUpdate(b *testing.B) {
+	const x, h = 784, 500
+	r := rand.New(rand.NewPCG(1, 2))
+	w, ap, a, c, g, v := make([]float32, x*h), make([]float32, x*h), make([]float32, x*h), make([]float32, x*h), make([]float32, x*h), make([]float32, x*h)
+	for k := range w {
+		w[k], ap[k], a[k] = 2*r.Float32()-1, r.Float32(), float32(r.IntN(2))
+	}
+	p := stepParams{lr: 0.01, invB: 1.0 / 50, mu: 0.9, l2: 2e-4, lrA: 0.5 / 50, gamma: 0.5}
+	for _, c2 := range []struct {
+		name string
+		row  func(lo, hi int) bool
+	}{
+		{"kernel-ncg", func(lo, hi int) bool {
+			return kernel.UpdateNCG(w[lo:hi], ap[lo:hi], a[lo:hi], c[lo:hi], g[lo:hi], 0.002, 0.01, 0.5)
+		}},
+		{"go-momentum-l2", func(lo, hi int) bool {
+			return updateRow(w[lo:hi], ap[lo:hi], a[lo:hi], c[lo:hi], g[lo:hi], v[lo:hi], p)
+		}},
+	} {
+		b.Run(c2.name, func(b *testing.B) {
+			b.SetBytes(int64(x * h * 4 * 6))
+			for i := 0; i < b.N; i++ {
+				for j := 0; j < x; j++ {
+					c2.row(j*h, (j+1)*h)
+				}
+			}
+		})
 	}
 }

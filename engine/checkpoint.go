@@ -20,11 +20,13 @@ import (
 //	"NCGCKPT\x00"  magic
 //	uint32         version
 //	uint32 n, n bytes of JSON: checkpointHeader
-//	float32 arrays W, A, [A′], B, V, then the chain streams, [PCD states]
+//	float32 arrays W, A, [A′], B, V, [persistent chains], [velocities of
+//	W, B, V], then the chain streams
 //	32 bytes       SHA-256 of everything before
 //
 // Everything a run needs to continue bit-identically is here: parameters,
-// connection strength, chain streams, persistent chains, position. C and its
+// connection strength, chain streams, persistent chains (PCD's, or PT's at
+// every temperature), momentum's velocities, position. C and its
 // copy are recomputed (C = W⊙A exactly as the update computes it). The
 // parameters are written as raw float32, never as text, which would round
 // them (docs/algorithm.md, "Where the authors' code differs").
@@ -95,6 +97,9 @@ func (t *Trainer) arrays() [][]float32 {
 	a = append(a, t.m.B, t.m.V)
 	if t.pcd != nil {
 		a = append(a, t.pcd)
+	}
+	if t.velW != nil {
+		a = append(a, t.velW, t.velB, t.velV)
 	}
 	return a
 }

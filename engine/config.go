@@ -1,6 +1,7 @@
-// Package engine trains binary RBMs with CD-k: dense, NCG (learned
-// connectivity), line, random and SET models, with each minibatch's Gibbs
-// chains spread over goroutines. A run is a pure function of its Config:
+// Package engine trains binary RBMs with CD-k, PCD-k or parallel
+// tempering, optionally with momentum, weight decay and a learning-rate
+// schedule: dense, NCG (learned connectivity), line, random and SET models,
+// with each minibatch's Gibbs chains spread over goroutines. A run is a pure function of its Config:
 // the result is bit-identical whatever the number of workers or GOMAXPROCS.
 //
 // The engine owns parameters, the training loop, checkpoints and export. It
@@ -36,13 +37,39 @@ const (
 	SET    Method = "set"    // Erdős–Rényi start, prune and regrow every epoch
 )
 
+// Sampler names the Markov chain that gives the negative statistics.
+type Sampler string
+
+// The samplers. The zero value "" is CD-k (PCD-k when Config.PCD is set).
+const (
+	CD                Sampler = "cd"  // k Gibbs steps from the data
+	PersistentCD      Sampler = "pcd" // k Gibbs steps from the previous minibatch's chain
+	ParallelTempering Sampler = "pt"  // persistent chains at several temperatures, with swaps
+)
+
+// Schedule names a learning-rate schedule.
+type Schedule string
+
+// The schedules. The zero value "" is Constant.
+const (
+	Constant Schedule = "constant"
+	Linear   Schedule = "linear"
+	Step     Schedule = "step"
+)
+
+// Default PT settings (the command's defaults; Config has none of its own).
+const (
+	DefaultTemperatures = 10
+	DefaultMinBeta      = 0.1
+)
+
 // Config is every setting of a training run. The zero value is not valid;
 // start from DefaultConfig.
 type Config struct {
 	Method Method `json:"method"`
 	Hidden int    `json:"hidden"` // H
 
-	K      int     `json:"k"`       // CD-k Gibbs steps
+	K      int     `json:"k"`       // CD-k Gibbs steps; PT: rounds of a step per temperature and swaps
 	Batch  int     `json:"batch"`   // minibatch size
 	LR     float64 `json:"lr"`      // α, weights and biases
 	LRConn float64 `json:"lr_conn"` // α_A, connection strength (NCG)
@@ -60,6 +87,33 @@ type Config struct {
 	InitScale float64 `json:"init_scale"` // a of U(−a, a), or σ of N(0, σ²)
 
 	PCD bool `json:"pcd,omitempty"` // persistent chains instead of CD
+
+	// Sampler of the negative statistics: "" is CD-k, or PCD-k when PCD is
+	// set; ParallelTempering runs Temperatures persistent chains per slot
+	// (see ptBlock).
+	Sampler      Sampler `json:"sampler,omitempty"`
+	Temperatures int     `json:"temperatures,omitempty"` // PT: chains per slot, M ≥ 2
+	MinBeta      float64 `json:"min_beta,omitempty"`     // PT: the lowest inverse temperature, 0 < β < 1
+
+	// Momentum μ of the weights and biases (0: none). The first
+	// MomentumEpochs epochs use MomentumStart instead (Hinton's guide: 0.5
+	// for the first few epochs, then 0.9). NCG's connection strength A′
+	// never gets momentum: it follows the minibatch's gradient.
+	Momentum       float64 `json:"momentum,omitempty"`
+	MomentumStart  float64 `json:"momentum_start,omitempty"`
+	MomentumEpochs int     `json:"momentum_epochs,omitempty"`
+	// L2 and L1 weight decay of W (not of the biases, as Hinton's guide
+	// advises; not of A′): the step follows g/B − L2·w − L1·sign(w).
+	L2 float64 `json:"l2,omitempty"`
+	L1 float64 `json:"l1,omitempty"`
+
+	// LRSchedule makes α depend on the epoch e (0-based); LRConn stays
+	// constant. Linear goes from LR at epoch 0 to LRFinal at the last
+	// epoch; Step multiplies α by LRStepFactor every LRStepEvery epochs.
+	LRSchedule   Schedule `json:"lr_schedule,omitempty"`
+	LRFinal      float64  `json:"lr_final,omitempty"`
+	LRStepEvery  int      `json:"lr_step_every,omitempty"`
+	LRStepFactor float64  `json:"lr_step_factor,omitempty"`
 
 	// Workers is the number of goroutines a run uses (0: GOMAXPROCS). It
 	// changes the speed, never the result, and is not part of the run's
@@ -147,8 +201,145 @@ func (c Config) Validate(visible int) error {
 	if c.Workers < 0 {
 		bad("workers = %d is negative", c.Workers)
 	}
+	c.validateTraining(bad, finite)
 	return errors.Join(errs...)
 }
+
+// validateTraining checks the sampler, momentum, decay and schedule.
+func (c Config) validateTraining(bad func(string, ...any), finite func(string, float64) bool) {
+	switch c.Sampler {
+	case "", CD, PersistentCD:
+		if c.Sampler == CD && c.PCD {
+			bad("sampler cd contradicts pcd = true")
+		}
+		if c.Temperatures != 0 || c.MinBeta != 0 {
+			bad("temperatures = %d, min-beta = %v: only the pt sampler has temperatures", c.Temperatures, c.MinBeta)
+		}
+	case ParallelTempering:
+		if c.PCD {
+			bad("sampler pt contradicts pcd = true")
+		}
+		if c.Temperatures < 2 {
+			bad("temperatures = %d: parallel tempering needs at least 2", c.Temperatures)
+		}
+		if finite("min-beta", c.MinBeta) && (c.MinBeta <= 0 || c.MinBeta >= 1) {
+			bad("min-beta = %v: need 0 < β < 1", c.MinBeta)
+		}
+	default:
+		bad("sampler %q is not one of cd, pcd, pt", c.Sampler)
+	}
+	if finite("momentum", c.Momentum) && (c.Momentum < 0 || c.Momentum >= 1) {
+		bad("momentum = %v: need 0 ≤ μ < 1", c.Momentum)
+	}
+	if finite("momentum-start", c.MomentumStart) && (c.MomentumStart < 0 || c.MomentumStart >= 1) {
+		bad("momentum-start = %v: need 0 ≤ μ < 1", c.MomentumStart)
+	}
+	if c.MomentumEpochs < 0 {
+		bad("momentum-epochs = %d is negative", c.MomentumEpochs)
+	}
+	if c.MomentumStart != 0 && c.MomentumEpochs == 0 {
+		bad("momentum-start = %v needs momentum-epochs ≥ 1 (the epochs it lasts)", c.MomentumStart)
+	}
+	if finite("l2", c.L2) && c.L2 < 0 {
+		bad("l2 = %v is negative", c.L2)
+	}
+	if finite("l1", c.L1) && c.L1 < 0 {
+		bad("l1 = %v is negative", c.L1)
+	}
+	linear, step := c.LRSchedule == Linear, c.LRSchedule == Step
+	switch c.LRSchedule {
+	case "", Constant, Linear, Step:
+	default:
+		bad("lr-schedule %q is not one of constant, linear, step", c.LRSchedule)
+	}
+	if linear {
+		if finite("lr-final", c.LRFinal) && c.LRFinal < 0 {
+			bad("lr-final = %v is negative", c.LRFinal)
+		}
+	} else if c.LRFinal != 0 {
+		bad("lr-final = %v needs lr-schedule linear", c.LRFinal)
+	}
+	if step {
+		if c.LRStepEvery < 1 {
+			bad("lr-step-every = %d: the step schedule needs at least 1 epoch between steps", c.LRStepEvery)
+		}
+		if finite("lr-step-factor", c.LRStepFactor) && c.LRStepFactor <= 0 {
+			bad("lr-step-factor = %v: need a factor > 0", c.LRStepFactor)
+		}
+	} else if c.LRStepEvery != 0 || c.LRStepFactor != 0 {
+		bad("lr-step-every = %d, lr-step-factor = %v need lr-schedule step", c.LRStepEvery, c.LRStepFactor)
+	}
+}
+
+// sampler is the effective sampler (resolving "" and the PCD flag).
+func (c Config) sampler() Sampler {
+	switch {
+	case c.Sampler == ParallelTempering:
+		return ParallelTempering
+	case c.PCD || c.Sampler == PersistentCD:
+		return PersistentCD
+	}
+	return CD
+}
+
+// chainsPerSlot is the number of persistent chains per minibatch slot: 0
+// for CD, 1 for PCD, M for PT.
+func (c Config) chainsPerSlot() int {
+	switch c.sampler() {
+	case PersistentCD:
+		return 1
+	case ParallelTempering:
+		return c.Temperatures
+	}
+	return 0
+}
+
+// Betas returns PT's inverse temperatures, the geometric ladder
+// β_m = MinBeta^(m/(M−1)), m = 0…M−1, from 1 down to MinBeta (nil for
+// other samplers).
+func (c Config) Betas() []float64 {
+	if c.sampler() != ParallelTempering {
+		return nil
+	}
+	m := c.Temperatures
+	b := make([]float64, m)
+	for i := range b {
+		b[i] = math.Pow(c.MinBeta, float64(i)/float64(m-1))
+	}
+	b[0], b[m-1] = 1, c.MinBeta
+	return b
+}
+
+// LRAt returns α in epoch e (0-based).
+func (c Config) LRAt(e int) float64 {
+	switch c.LRSchedule {
+	case Linear:
+		if c.Epochs <= 1 {
+			return c.LR
+		}
+		f := float64(min(e, c.Epochs-1)) / float64(c.Epochs-1)
+		return c.LR + (c.LRFinal-c.LR)*f
+	case Step:
+		return c.LR * math.Pow(c.LRStepFactor, float64(e/c.LRStepEvery))
+	}
+	return c.LR
+}
+
+// MomentumAt returns μ in epoch e (0-based).
+func (c Config) MomentumAt(e int) float64 {
+	if e < c.MomentumEpochs {
+		return c.MomentumStart
+	}
+	return c.Momentum
+}
+
+// hasMomentum reports whether any epoch has momentum (the trainer then
+// keeps velocities).
+func (c Config) hasMomentum() bool { return c.Momentum != 0 || c.MomentumStart != 0 }
+
+// plainUpdate reports whether the update is plain gradient ascent (no
+// momentum, no decay): the fused kernels then apply it.
+func (c Config) plainUpdate() bool { return !c.hasMomentum() && c.L1 == 0 && c.L2 == 0 }
 
 // Data is a binary training set as the engine consumes it: N rows of D
 // bytes (0 or 1), and optional labels in 0..Classes−1. With Classes > 0

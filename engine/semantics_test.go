@@ -398,7 +398,7 @@ func TestShortLastBatch(t *testing.T) {
 			if len(rows) != 3 {
 				t.Fatalf("last minibatch has %d rows, want 3", len(rows))
 			}
-			want := reference(t, m0, cfg, d, rows, streams)
+			want, _ := reference(t, m0, cfg, d, rows, streams, refState{})
 			got := tr.Model()
 			for _, p := range []struct {
 				name   string

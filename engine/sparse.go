@@ -184,9 +184,16 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, g []float3
 	}
 	row := j * h
 	var ok bool
-	if j >= m.D {
+	switch {
+	case !t.cfg.plainUpdate():
+		a := t.ones[:h]
+		if j < m.D {
+			a = m.A[row : row+h]
+		}
+		ok = updateRow(m.W[row:row+h], nil, a, m.C[row:row+h], g, t.velRow(j), t.step)
+	case j >= m.D:
 		ok = kernel.UpdateDense(m.W[row:row+h], m.C[row:row+h], g, alpha)
-	} else {
+	default:
 		ok = kernel.UpdateMasked(m.W[row:row+h], m.A[row:row+h], m.C[row:row+h], g, alpha)
 	}
 	for k := lo; k < hi; k++ {

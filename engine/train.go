@@ -31,7 +31,8 @@ const (
 	keyInit    = 1 << 40
 	keyShuffle = 2 << 40 // + epoch
 	keySET     = 3 << 40 // + epoch
-	// Chain streams use the plain batch-slot index as the key.
+	keyPT      = 4 << 40 // + temperature·Batch + slot: PT's chain streams
+	// Slot streams use the plain batch-slot index as the key.
 )
 
 // Record is the summary of one epoch, delivered to OnEpoch.
@@ -92,9 +93,22 @@ type Trainer struct {
 	// reconFrom is the first minibatch epochRecon covers: 0, or the resume
 	// position of a checkpoint too old to carry epochRecon.
 	reconFrom int
-	streams   []kernel.Stream
-	pcd       []float32 // persistent chain states (Batch×X), PCD only
-	pcdInit   bool
+	// streams are the Batch slot streams (the CD chains, the positive
+	// phase, PT's swaps), then for PT one stream per tempered chain
+	// (temperature-major, as pcd).
+	streams []kernel.Stream
+	sampler Sampler
+	// pcd holds the persistent chain states, chainsPerSlot × Batch × X:
+	// PCD's chains, or PT's with temperature m in rows m·Batch…
+	pcd     []float32
+	pcdInit bool
+	betas   []float64 // PT's inverse temperatures
+	energy  []float64 // PT: each chain's energy after its Gibbs step (as pcd)
+	// Velocities of W, b and d, when momentum or decay is on (without
+	// momentum they hold the last step); ones is a dense row's mask.
+	velW, velB, velV, ones []float32
+	alpha                  float32 // α/B of the minibatch (plain update)
+	step                   stepParams
 
 	// Scratch, sized once (no allocation per minibatch).
 	perm                []int32
@@ -151,12 +165,31 @@ func New(cfg Config, d *Data) (*Trainer, error) {
 
 func (t *Trainer) alloc() {
 	b, x, h := t.cfg.Batch, t.m.X, t.m.H
-	t.streams = make([]kernel.Stream, b)
-	for s := range t.streams {
-		t.streams[s] = kernel.NewStream(t.cfg.Seed, uint64(s))
+	t.sampler = t.cfg.sampler()
+	chains := t.cfg.chainsPerSlot()
+	nstreams := b
+	if t.sampler == ParallelTempering {
+		nstreams += chains * b
 	}
-	if t.cfg.PCD {
-		t.pcd = make([]float32, b*x)
+	t.streams = make([]kernel.Stream, nstreams)
+	for s := range t.streams {
+		key := uint64(s)
+		if s >= b {
+			key = keyPT + uint64(s-b)
+		}
+		t.streams[s] = kernel.NewStream(t.cfg.Seed, key)
+	}
+	if chains > 0 {
+		t.pcd = make([]float32, chains*b*x)
+	}
+	if t.sampler == ParallelTempering {
+		t.betas = t.cfg.Betas()
+		t.energy = make([]float64, chains*b)
+	}
+	if !t.cfg.plainUpdate() {
+		t.velW, t.velB, t.velV = make([]float32, x*h), make([]float32, h), make([]float32, x)
+		t.ones = make([]float32, max(x, h))
+		fill(t.ones, 1)
 	}
 	t.perm = make([]int32, t.data.N)
 	t.gB, t.gV = make([]float32, h), make([]float32, x)
@@ -167,7 +200,7 @@ func (t *Trainer) alloc() {
 	t.hpos, t.nhneg = t.hstat[:b*h], t.hstat[b*h:]
 	t.scratch = make([]blockScratch, (b+blockSize-1)/blockSize)
 	for i := range t.scratch {
-		t.scratch[i] = blockScratch{up: newProduct(x, h), down: newProduct(h, x)}
+		t.scratch[i] = blockScratch{up: newProduct(x, h), down: newProduct(h, x), u: make([]float32, max(chains-1, 0))}
 	}
 	t.posIdx, t.negIdx, t.tmpIdx = make([]int32, b*x), make([]int32, b*x), make([]int32, b*x)
 	t.hIdx = make([]int32, b*h)
@@ -326,11 +359,17 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 			dst[d.D+int(d.Labels[r])] = 1
 		}
 	}
-	if t.cfg.PCD && !t.pcdInit {
-		copy(t.pcd, t.x0[:t.nb*x]) // chains start at the first batch's data
+	if t.pcd != nil && !t.pcdInit {
+		for k := 0; k < len(t.pcd); k += t.cfg.Batch * x {
+			copy(t.pcd[k:], t.x0[:t.nb*x]) // chains start at the first batch's data
+		}
 		if t.nb == t.cfg.Batch {
 			t.pcdInit = true
 		}
+	}
+	t.alpha = float32(t.cfg.LRAt(t.epoch) / float64(t.nb))
+	if !t.cfg.plainUpdate() {
+		t.step = t.params()
 	}
 	if len(m.cp) != x*m.cpStride() {
 		m.padC(0, x) // before the workers update its rows
@@ -357,16 +396,15 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 		kernel.Axpy(t.gV, -1, t.xs[c*x:(c+1)*x])
 		recon += t.recon[c]
 	}
-	alpha := float32(t.cfg.LR / float64(t.nb))
 	for k, ok := range t.rowOK {
 		if !ok {
 			return 0, &NumericalError{t.epoch + 1, t.batch + 1, fmt.Sprintf("W (visible rows %d–%d)", k*rowChunk, min((k+1)*rowChunk, x)-1)}
 		}
 	}
-	if !kernel.UpdateDense(m.B, nil, t.gB, alpha) {
+	if !t.updateBias(m.B, t.gB, t.velB) {
 		return 0, &NumericalError{t.epoch + 1, t.batch + 1, "hidden bias b"}
 	}
-	if !kernel.UpdateDense(m.V, nil, t.gV, alpha) {
+	if !t.updateBias(m.V, t.gV, t.velV) {
 		return 0, &NumericalError{t.epoch + 1, t.batch + 1, "visible bias d"}
 	}
 	if math.IsNaN(recon) || math.IsInf(recon, 0) {
@@ -374,6 +412,20 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 	}
 	return recon, nil
 }
+
+// updateBias applies the summed gradient g to the bias vector b, with
+// momentum (velocity vel) but never weight decay.
+func (t *Trainer) updateBias(b, g, vel []float32) bool {
+	if t.cfg.plainUpdate() {
+		return kernel.UpdateDense(b, nil, g, t.alpha)
+	}
+	p := t.step
+	p.l1, p.l2 = 0, 0
+	return updateRow(b, nil, t.ones, nil, g, vel, p)
+}
+
+// velRow returns row j of W's velocity.
+func (t *Trainer) velRow(j int) []float32 { return t.velW[j*t.m.H : (j+1)*t.m.H] }
 
 // chainBlock advances the chains of one block through CD-k (docs/algorithm.md,
 // "One minibatch"; the paper's equations 1–8).
@@ -384,6 +436,10 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 // (incremental): in MNIST training about half as many visible units flip
 // between Gibbs steps as are on, and a third of the hidden ones.
 func (t *Trainer) chainBlock(blk int) {
+	if t.sampler == ParallelTempering {
+		t.ptBlock(blk)
+		return
+	}
 	m := t.m
 	x, h := m.X, m.H
 	c0 := blk * blockSize
@@ -408,7 +464,7 @@ func (t *Trainer) chainBlock(blk int) {
 			cnt[c] = int32(sc.up.update(hpre[c*h:(c+1)*h], m.B, t.up, xref[c*x:(c+1)*x], xs[c*x:(c+1)*x], idx[c*x:(c+1)*x]))
 		}
 	}
-	if t.cfg.PCD {
+	if t.sampler == PersistentCD {
 		// The negative chain continues from the persistent state instead.
 		copy(xs, t.pcd[c0*x:c1*x])
 		up(t.tmpIdx[c0*x:c1*x], t.tmpCnt[c0:c1])
@@ -429,14 +485,7 @@ func (t *Trainer) chainBlock(blk int) {
 			kernel.SigmoidBernoulli(vprob[c*x:(c+1)*x], xs[c*x:(c+1)*x], vpre[c*x:(c+1)*x], &t.streams[c0+c])
 		}
 		if s == 1 {
-			for c := 0; c < nc; c++ {
-				var e float64
-				for j := 0; j < m.D; j++ {
-					d := float64(x0[c*x+j] - vprob[c*x+j])
-					e += d * d
-				}
-				t.recon[c0+c] = e
-			}
+			t.reconError(c0, c1, x0, vprob)
 		}
 		if s < t.cfg.K {
 			up(t.tmpIdx[c0*x:c1*x], t.tmpCnt[c0:c1])
@@ -452,15 +501,35 @@ func (t *Trainer) chainBlock(blk int) {
 	for i, v := range nhneg {
 		nhneg[i] = -v
 	}
-	if t.cfg.PCD {
+	if t.sampler == PersistentCD {
 		copy(t.pcd[c0*x:c1*x], xs)
 	}
-	// Where each row chunk starts in the slots' index lists, for the row
-	// tasks (a binary search per slot and task cost 5% of an epoch).
-	k1 := len(t.rowOK) + 1
+	t.blockOffsets(c0, c1)
+}
+
+// blockOffsets sets where each row chunk starts in the index lists of
+// slots c0…c1−1, for the row tasks (a binary search per slot and task
+// cost 5% of an epoch).
+func (t *Trainer) blockOffsets(c0, c1 int) {
+	x, k1 := t.m.X, len(t.rowOK)+1
 	for c := c0; c < c1; c++ {
 		chunkOffsets(t.posOff[c*k1:(c+1)*k1], t.posIdx[c*x:c*x+int(t.posCnt[c])])
 		chunkOffsets(t.negOff[c*k1:(c+1)*k1], t.negIdx[c*x:c*x+int(t.negCnt[c])])
+	}
+}
+
+// reconError sets the squared error of each slot c0…c1−1 between its
+// data x0 and its first reconstruction's probabilities vprob (the block's
+// rows), over the data units.
+func (t *Trainer) reconError(c0, c1 int, x0, vprob []float32) {
+	x := t.m.X
+	for c := 0; c < c1-c0; c++ {
+		var e float64
+		for j := 0; j < t.m.D; j++ {
+			d := float64(x0[c*x+j] - vprob[c*x+j])
+			e += d * d
+		}
+		t.recon[c0+c] = e
 	}
 }
 
@@ -480,7 +549,10 @@ func chunkOffsets(off, idx []int32) {
 }
 
 // blockScratch is one chain block's scratch for its incremental products.
-type blockScratch struct{ up, down product }
+type blockScratch struct {
+	up, down product
+	u        []float32 // PT: the uniforms of one slot's swaps
+}
 
 // product keeps one chain's pre-activation out = bias + Σ_{j: s_j=1} m[j]
 // (rows of nout floats) up to date as its binary state s changes.
@@ -539,7 +611,7 @@ func (t *Trainer) rowTask(k int) {
 			lens[r]++
 		}
 	}
-	alpha := float32(t.cfg.LR / float64(t.nb))
+	alpha := t.alpha
 	alphaA := float32(t.cfg.LRConn / float64(t.nb))
 	g := t.grow[k*h : (k+1)*h] // zero: every update clears it
 	ok := true
@@ -555,6 +627,18 @@ func (t *Trainer) rowTask(k int) {
 		r := j - j0
 		kernel.SumRows(g, t.hstat, h, lists[r*2*b:r*2*b+int(lens[r])], h)
 		lo, hi := j*h, (j+1)*h
+		if !t.cfg.plainUpdate() {
+			ap, a := []float32(nil), t.ones[:h]
+			switch {
+			case j >= m.D || t.cfg.Method == Dense:
+			case t.cfg.Method == NCG:
+				ap, a = m.AP[lo:hi], m.A[lo:hi]
+			default:
+				a = m.A[lo:hi]
+			}
+			ok = updateRow(m.W[lo:hi], ap, a, m.C[lo:hi], g, t.velRow(j), t.step) && ok
+			continue
+		}
 		switch {
 		case j >= m.D || t.cfg.Method == Dense: // label rows are always present
 			ok = kernel.UpdateDense(m.W[lo:hi], m.C[lo:hi], g, alpha) && ok

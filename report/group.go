@@ -233,6 +233,21 @@ func settings(s experiment.Spec) [][2]string {
 	if e.Method == engine.NCG {
 		kv = append(kv, [2]string{"α_A", fnum(e.LRConn)})
 	}
+	// The training options (empty or zero when unset).
+	sampler, schedule := "cd", "constant"
+	if e.PCD {
+		sampler = "pcd"
+	}
+	if e.Sampler == engine.ParallelTempering {
+		sampler = fmt.Sprintf("pt(M=%d,β_min=%s)", e.Temperatures, fnum(e.MinBeta))
+	}
+	if e.LRSchedule != "" {
+		schedule = string(e.LRSchedule)
+	}
+	kv = append(kv, [][2]string{{"sampler", sampler},
+		{"μ", fnum(e.Momentum)}, {"μ_start", fnum(e.MomentumStart)}, {"μ_epochs", strconv.Itoa(e.MomentumEpochs)},
+		{"L2", fnum(e.L2)}, {"L1", fnum(e.L1)}, {"schedule", schedule}, {"α_final", fnum(e.LRFinal)},
+		{"step_every", strconv.Itoa(e.LRStepEvery)}, {"step_factor", fnum(e.LRStepFactor)}}...)
 	return kv
 }
 

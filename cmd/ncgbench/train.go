@@ -61,7 +61,8 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.workers, "workers", 0, "goroutines per run (default GOMAXPROCS); never changes results")
 	fs.StringVar(&e.Init, "init", d.Init, "weight initialisation: uniform, normal, zero")
 	fs.Float64Var(&e.InitScale, "init-scale", d.InitScale, "a of uniform(−a, a) or σ of normal")
-	fs.BoolVar(&e.PCD, "pcd", false, "persistent contrastive divergence")
+	fs.BoolVar(&e.PCD, "pcd", false, "persistent contrastive divergence (same as -sampler pcd)")
+	r.registerTraining(fs)
 	fs.BoolVar(&r.spec.Classify, "classify", false, "classification mode: one-hot label units, accuracy reported")
 	fs.IntVar(&r.spec.EvalEvery, "eval-every", 0, "evaluate every N epochs (0: after the last epoch only)")
 	fs.StringVar(&r.spec.Likelihood, "likelihood", "", "exact, ais or none (default: exact for small models, AIS otherwise; none when classifying)")
@@ -70,6 +71,61 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.spec.AISIntervals, "ais-betas", 14500, "AIS intervals (14500: the paper's schedule; other values: uniform β)")
 	fs.Uint64Var(&r.spec.AISSeed, "ais-seed", 0, "seed of the AIS chains")
 	fs.StringVar(&r.out, "out", "", "run directory (default runs/<data>-<method>-seed<seed>; the demo's two runs go in DIR/bas-ncg-seed<seed> and DIR/bas-dense-seed<seed>)")
+}
+
+// registerTraining adds the flags of the sampler, momentum, weight decay
+// and learning-rate schedule. Their defaults leave a run as it was: an
+// unset option stays out of config.json.
+func (r *runFlags) registerTraining(fs *flag.FlagSet) {
+	e := &r.spec.Engine
+	fs.Func("sampler", "negative phase: cd (CD-k), pcd (persistent CD-k) or pt (parallel tempering: -temperatures chains per slot, k rounds of a Gibbs step each and neighbour swaps) (default cd)", func(s string) error {
+		switch engine.Sampler(s) {
+		case engine.CD, engine.PersistentCD: // stored as the pcd flag, as -pcd does
+			e.Sampler, e.PCD = "", engine.Sampler(s) == engine.PersistentCD
+		case engine.ParallelTempering:
+			e.Sampler, e.PCD = engine.ParallelTempering, false
+		default:
+			return fmt.Errorf("%q is not one of cd, pcd, pt", s)
+		}
+		return nil
+	})
+	fs.IntVar(&e.Temperatures, "temperatures", engine.DefaultTemperatures, "pt: chains per minibatch slot M (β from 1 down to -min-beta, geometric)")
+	fs.Float64Var(&e.MinBeta, "min-beta", engine.DefaultMinBeta, "pt: the lowest inverse temperature β_{M−1}")
+	fs.Float64Var(&e.Momentum, "momentum", 0, "momentum μ of weights and biases (not of NCG's A′)")
+	fs.Float64Var(&e.MomentumStart, "momentum-start", 0, "momentum during the first -momentum-epochs epochs")
+	fs.IntVar(&e.MomentumEpochs, "momentum-epochs", 0, "epochs at -momentum-start before -momentum")
+	fs.Float64Var(&e.L2, "l2", 0, "L2 weight decay λ₂ of W (not the biases)")
+	fs.Float64Var(&e.L1, "l1", 0, "L1 weight decay λ₁ of W (not the biases)")
+	fs.Func("lr-schedule", "schedule of -lr: constant, linear (to -lr-final at the last epoch) or step (× -lr-step-factor every -lr-step-every epochs) (default constant)", func(s string) error {
+		switch engine.Schedule(s) {
+		case engine.Constant:
+			e.LRSchedule = "" // the default's spelling, so the two are one configuration
+		case engine.Linear, engine.Step:
+			e.LRSchedule = engine.Schedule(s)
+		default:
+			return fmt.Errorf("%q is not one of constant, linear, step", s)
+		}
+		return nil
+	})
+	fs.Float64Var(&e.LRFinal, "lr-final", 0, "linear schedule: α at the last epoch")
+	fs.IntVar(&e.LRStepEvery, "lr-step-every", 0, "step schedule: epochs between steps")
+	fs.Float64Var(&e.LRStepFactor, "lr-step-factor", 0, "step schedule: factor of α at each step")
+}
+
+// finishTraining drops the PT settings of a run of another sampler (their
+// flag defaults), and rejects them when given explicitly.
+func (r *runFlags) finishTraining() error {
+	e := &r.spec.Engine
+	if e.Sampler == engine.ParallelTempering {
+		return nil
+	}
+	for _, f := range []string{"temperatures", "min-beta"} {
+		if r.set[f] {
+			return usagef("-%s needs -sampler pt", f)
+		}
+	}
+	e.Temperatures, e.MinBeta = 0, 0
+	return nil
 }
 
 // perDataFlags are the run flags whose default depends on the data set, in
@@ -151,6 +207,9 @@ func (r *runFlags) finish(fs *flag.FlagSet) error {
 				return err
 			}
 		}
+	}
+	if err := r.finishTraining(); err != nil {
+		return err
 	}
 	if err := r.spec.Validate(); err != nil {
 		return usageError{flagErr(err)}
