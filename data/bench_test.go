@@ -4,12 +4,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/ncg-rbm/ncg/internal/datatest"
 )
 
 // BenchmarkLoadMNIST reads the 60000 training images and labels (gzip) and
 // binarises them stochastically. bytes-held is the memory of the result.
 func BenchmarkLoadMNIST(b *testing.B) {
-	img := TestFile(b, "mnist/"+MNISTTrainImages)
+	img := datatest.File(b, "mnist/"+MNISTTrainImages)
 	lab := filepath.Join(filepath.Dir(img), MNISTTrainLabels)
 	var s *Set
 	for b.Loop() {

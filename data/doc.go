@@ -13,6 +13,6 @@
 // naming the file and the line (text formats) or byte offset (IDX; offsets
 // count decompressed bytes). They never panic on bad input.
 //
-// Where data lives: see [Dir]. Tests of any package find it with
-// [FindTestDir] / [TestDir].
+// Where data lives: see [Dir]. Tests find the shared data sets with the
+// internal package datatest.
 package data

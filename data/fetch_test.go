@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ncg-rbm/ncg/internal/datatest"
 )
 
 // listFiles returns every file under dir, relative and slash-separated.
@@ -29,9 +31,9 @@ func listFiles(t *testing.T, dir string) []string {
 }
 
 func TestFetchFromMirror(t *testing.T) {
-	shared := TestDir(t)
-	TestFile(t, "mushrooms/mushrooms")
-	TestFile(t, "mnist/"+MNISTTrainLabels)
+	shared := datatest.Dir(t)
+	datatest.File(t, "mushrooms/mushrooms")
+	datatest.File(t, "mnist/"+MNISTTrainLabels)
 	mux := http.NewServeMux()
 	mux.Handle("/broken/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
@@ -145,9 +147,9 @@ func TestFetchServerError(t *testing.T) {
 // the known copy, its rows do not, so Fetch accepts it by the rows' MD5 and
 // Load then derives the paper's test split from it.
 func TestFetchConnect4(t *testing.T) {
-	TestFile(t, "connect-4/connect-4")
-	TestFile(t, "connect-4/connect-4-train.data")
-	real, err := os.ReadFile(filepath.Join(TestDir(t), "connect-4", "connect-4"))
+	datatest.File(t, "connect-4/connect-4")
+	datatest.File(t, "connect-4/connect-4-train.data")
+	real, err := os.ReadFile(filepath.Join(datatest.Dir(t), "connect-4", "connect-4"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +179,7 @@ func TestFetchConnect4(t *testing.T) {
 		t.Error(log.String())
 	}
 	// With the paper's training split beside it, the test set is the paper's.
-	train, err := os.ReadFile(filepath.Join(TestDir(t), "connect-4", "connect-4-train.data"))
+	train, err := os.ReadFile(filepath.Join(datatest.Dir(t), "connect-4", "connect-4-train.data"))
 	if err != nil {
 		t.Fatal(err)
 	}

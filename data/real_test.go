@@ -7,11 +7,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ncg-rbm/ncg/internal/datatest"
 )
 
 func TestLoadMNIST(t *testing.T) {
-	dir := TestDir(t)
-	TestFile(t, "mnist/"+MNISTTrainImages)
+	dir := datatest.Dir(t)
+	datatest.File(t, "mnist/"+MNISTTrainImages)
 	train, test, err := Load("mnist", Options{Dir: dir, Binarization: Binarization{Seed: 7}})
 	if err != nil {
 		t.Fatal(err)
@@ -65,8 +67,8 @@ func TestLoadMNIST(t *testing.T) {
 }
 
 func TestLoadMushrooms(t *testing.T) {
-	dir := TestDir(t)
-	TestFile(t, "mushrooms/mushrooms-train.data")
+	dir := datatest.Dir(t)
+	datatest.File(t, "mushrooms/mushrooms-train.data")
 	train, test, err := Load("mushrooms", Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -162,8 +164,8 @@ func sameRows(a, b *Set) bool {
 }
 
 func TestLoadConnect4(t *testing.T) {
-	dir := TestDir(t)
-	TestFile(t, "connect-4/connect-4-train.data")
+	dir := datatest.Dir(t)
+	datatest.File(t, "connect-4/connect-4-train.data")
 	train, test, err := Load("connect-4", Options{Dir: dir, SplitSeed: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +192,7 @@ func TestLoadConnect4(t *testing.T) {
 }
 
 func TestInfoSharedData(t *testing.T) {
-	dir := TestDir(t)
+	dir := datatest.Dir(t)
 	for _, st := range Info(dir) {
 		if st.Present && !st.OK {
 			t.Errorf("%s: %s", st.Path, st.Check)
@@ -203,7 +205,7 @@ func TestInfoSharedData(t *testing.T) {
 }
 
 func TestDetectFormatShared(t *testing.T) {
-	dir := TestDir(t)
+	dir := datatest.Dir(t)
 	for f, want := range map[string]string{
 		"mnist/" + MNISTTestLabels:      FormatIDX,
 		"mushrooms/mushrooms":           FormatLIBSVM,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/internal/datatest"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -14,7 +15,7 @@ import (
 // directory (skips, or fails in CI, when it is absent).
 func loadMNIST(b testing.TB) *Data {
 	b.Helper()
-	dir := data.TestDir(b)
+	dir := datatest.Dir(b)
 	train, _, err := data.Load("mnist", data.Options{Dir: dir})
 	if err != nil {
 		b.Fatal(err)

@@ -10,16 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/internal/datatest"
 )
-
-// needFile returns the path of a shared data file (slash-separated, under
-// the test data directory of data.TestFile), or skips the test when it is
-// missing, or fails it when CI=true and NCG_REQUIRE_DATA=1.
-func needFile(tb data.TB, rel string) string {
-	tb.Helper()
-	return data.TestFile(tb, rel)
-}
 
 // readIDXImages reads a gzipped IDX3 image file: n images of rows×cols bytes.
 func readIDXImages(path string) (pix []uint8, n, size int, err error) {
@@ -75,8 +67,8 @@ var (
 // (seeds 1 and 2), or skips.
 func loadMNIST(tb testing.TB) (train, test mnistSet) {
 	tb.Helper()
-	trp := needFile(tb, "mnist/train-images-idx3-ubyte.gz")
-	tep := needFile(tb, "mnist/t10k-images-idx3-ubyte.gz")
+	trp := datatest.File(tb, "mnist/train-images-idx3-ubyte.gz")
+	tep := datatest.File(tb, "mnist/t10k-images-idx3-ubyte.gz")
 	mnistOnce.Do(func() {
 		pix, n, size, err := readIDXImages(trp)
 		if err != nil {
@@ -99,7 +91,7 @@ func loadMNIST(tb testing.TB) (train, test mnistSet) {
 
 func loadCD25(tb testing.TB) *Model {
 	tb.Helper()
-	m, err := LoadMATModel(needFile(tb, "reference/mnistvh_CD25.mat"))
+	m, err := LoadMATModel(datatest.File(tb, "reference/mnistvh_CD25.mat"))
 	if err != nil {
 		tb.Fatal(err)
 	}

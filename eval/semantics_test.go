@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ncg-rbm/ncg/internal/datatest"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -219,14 +220,14 @@ func TestMissingReferenceFailsInCI(t *testing.T) {
 	t.Setenv("CI", "")
 	t.Setenv("NCG_REQUIRE_DATA", "")
 	var tb fakeTB
-	needFile(&tb, "reference/mnistvh_CD25.mat")
+	datatest.File(&tb, "reference/mnistvh_CD25.mat")
 	if tb.skipped == "" || tb.failed != "" {
 		t.Errorf("outside CI: skipped %q, failed %q; want a skip", tb.skipped, tb.failed)
 	}
 	t.Setenv("CI", "true")
 	t.Setenv("NCG_REQUIRE_DATA", "1")
 	tb = fakeTB{}
-	needFile(&tb, "reference/mnistvh_CD25.mat")
+	datatest.File(&tb, "reference/mnistvh_CD25.mat")
 	if tb.failed == "" || tb.skipped != "" {
 		t.Errorf("CI=true NCG_REQUIRE_DATA=1: skipped %q, failed %q; want a failure", tb.skipped, tb.failed)
 	}

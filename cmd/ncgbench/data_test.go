@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/internal/datatest"
 )
 
 func runCmd(args ...string) (string, string, int) {
@@ -40,7 +40,7 @@ func TestDataInfoEmptyDir(t *testing.T) {
 }
 
 func TestDataInfoShared(t *testing.T) {
-	dir := data.TestDir(t)
+	dir := datatest.Dir(t)
 	out, errs, code := runCmd("data", "info", "-json", "-data-dir", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errs, out)
@@ -93,8 +93,8 @@ func TestDataFetchServerError(t *testing.T) {
 }
 
 func TestDataFetchMirror(t *testing.T) {
-	shared := data.TestDir(t)
-	data.TestFile(t, "mushrooms/mushrooms")
+	shared := datatest.Dir(t)
+	datatest.File(t, "mushrooms/mushrooms")
 	srv := httptest.NewServer(http.FileServer(http.Dir(shared)))
 	defer srv.Close()
 	dir := t.TempDir()

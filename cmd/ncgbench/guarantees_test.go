@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/internal/datatest"
 )
 
 // waitFor polls until path exists or the timeout passes.
@@ -82,7 +83,7 @@ func TestRefusedSettings(t *testing.T) {
 		{[]string{"-data", "bas", "-checkpoint-every", "-1s"}, "-checkpoint-every -1s is negative"},
 		{[]string{"-data", "bas", "-classify"}, "classify: data bas has no labels"},
 	}
-	if mnist, err := data.FindTestDir(); err == nil && fileExists(filepath.Join(mnist, "mnist", data.MNISTTrainImages)) {
+	if mnist, err := datatest.FindDir(); err == nil && fileExists(filepath.Join(mnist, "mnist", data.MNISTTrainImages)) {
 		cases = append(cases,
 			// 30 hidden units: 2^30 states, beyond exact log Z.
 			struct {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/internal/datatest"
 )
 
 // End-to-end tests run the built binary, as a user does.
@@ -139,9 +139,9 @@ func TestTrainRecordsCompressedRows(t *testing.T) {
 // training split, a Connect-4 run tests on the paper's 51,557 test rows and
 // config.json says so.
 func TestTrainRecordsTestSplit(t *testing.T) {
-	shared := data.TestDir(t)
-	data.TestFile(t, "connect-4/connect-4")
-	data.TestFile(t, "connect-4/connect-4-train.data")
+	shared := datatest.Dir(t)
+	datatest.File(t, "connect-4/connect-4")
+	datatest.File(t, "connect-4/connect-4-train.data")
 	dir := t.TempDir()
 	args := []string{"train", "-data", "connect-4", "-data-dir", shared, "-method", "dense", "-hidden", "5",
 		"-epochs", "1", "-quiet", "-out", "r"}
