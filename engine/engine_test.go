@@ -876,8 +876,7 @@ func TestSweep(t *testing.T) {
 // (no fused multiply-add product), every parameter is the same in every
 // bit, with and without labels and PCD, across SET's rewirings.
 func TestSparseMatchesDense(t *testing.T) {
-	defer func(v, b float64) { kernel.DenseThreshold, kernel.DenseThresholdBlocked = v, b }(kernel.DenseThreshold, kernel.DenseThresholdBlocked)
-	kernel.DenseThreshold, kernel.DenseThresholdBlocked = 2, 2
+	defer kernel.ForceRowSums()()
 	for _, classes := range []int{0, 3} {
 		d := randomData(9, 157, 40, classes)
 		for _, cfg := range sparseConfigs() {

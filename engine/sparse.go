@@ -14,9 +14,8 @@ import "github.com/ncg-rbm/ncg/kernel"
 // where the mask is 0, which changes no sum) and update each row with the
 // same kernel, so they give the same parameters whenever the dense form
 // sums rows too; its down pass switches to a fused multiply-add product
-// above kernel.DenseThresholdBlocked (DenseThreshold on NEON) ones,
-// while its up pass, on padded rows, always sums them (see
-// TestSparseMatchesDense).
+// above a density of ones (see kernel.AffineBinary), while its up pass, on
+// padded rows, always sums them (see TestSparseMatchesDense).
 const SparseDensity = 0.1
 
 // sparseRows is a compressed-row copy of the acting weights C, in one

@@ -15,7 +15,6 @@ import (
 // NaN handling, and fuzz targets against the generic code.
 
 func avx2Tier(t testing.TB) *impl {
-	choose()
 	for _, im := range available {
 		if im == avx2Kernels {
 			return im

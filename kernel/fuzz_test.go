@@ -94,8 +94,8 @@ func FuzzTiersSumRowsBlocked(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, nc8 uint8, nin16, nout16 uint16, pad, rows8 uint8, bits []byte) {
 		nc, nin, nout := 1+int(nc8%80), 1+int(nin16%800), 1+int(nout16%600)
 		ldm := nout + int(pad%40)
-		defer func(r int) { BinaryBlockRows = r }(BinaryBlockRows)
-		BinaryBlockRows = 1 + int(rows8)
+		defer func(r int) { binaryBlockRows = r }(binaryBlockRows)
+		binaryBlockRows = 1 + int(rows8)
 		r := rand.New(rand.NewPCG(seed, 3))
 		m := make([]float32, nin*ldm)
 		for i := range m {
@@ -127,7 +127,7 @@ func FuzzTiersSumRowsBlocked(f *testing.F) {
 			check(im.name + " sumRowsBlocked")
 			for i := range want {
 				if got[i] != want[i] {
-					t.Fatalf("%s nc=%d nin=%d nout=%d ldm=%d rows=%d: out[%d] = %g, want %g", im.name, nc, nin, nout, ldm, BinaryBlockRows, i, got[i], want[i])
+					t.Fatalf("%s nc=%d nin=%d nout=%d ldm=%d rows=%d: out[%d] = %g, want %g", im.name, nc, nin, nout, ldm, binaryBlockRows, i, got[i], want[i])
 				}
 			}
 		}

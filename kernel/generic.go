@@ -196,11 +196,11 @@ const blockChains = 64
 const blockTile = 128
 
 // blockRows is the height of the row blocks for nin rows: at most
-// BinaryBlockRows, in blocks of equal height (500 rows: 5 of 100, not 4 of
+// binaryBlockRows, in blocks of equal height (500 rows: 5 of 100, not 4 of
 // 112 and one of 52), since a short last block costs each chain a load, a
 // store and a branch miss for few rows.
 func blockRows(nin int) int {
-	r := max(BinaryBlockRows, 1)
+	r := max(binaryBlockRows, 1)
 	blocks := (nin + r - 1) / r
 	return (nin + blocks - 1) / max(blocks, 1)
 }
@@ -227,13 +227,13 @@ func blockedArgs(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32) 
 
 // sumRowsBlockedGeneric adds, for every chain c < nc, the rows of m named by
 // idx[c*nin : c*nin+counts[c]] (increasing) to out[c*nout : (c+1)*nout]:
-// in groups of blockChains chains, column tiles of min(BinaryTile,
+// in groups of blockChains chains, column tiles of min(binaryTile,
 // blockTile) and row blocks of blockRows(nin), chain by chain within a
 // block. Each chain's rows are added in increasing order, as by sumRows,
 // so the result does not depend on the blocking.
 func sumRowsBlockedGeneric(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32) {
 	var cursors [blockChains]int32
-	tile, rows := min(BinaryTile, blockTile), blockRows(nin)
+	tile, rows := min(binaryTile, blockTile), blockRows(nin)
 	for g := 0; g < nc; g += blockChains {
 		gn := min(blockChains, nc-g)
 		for t0 := 0; t0 < nout; t0 += tile {

@@ -5,9 +5,11 @@
 //
 // Every kernel has a pure-Go reference (generic.go, always compiled) and, where
 // the CPU allows, an assembly version: AVX2+FMA and AVX-512 on amd64, NEON on
-// arm64. The tier is detected once at start-up from CPU features; the
-// environment variable NCG_KERNEL=generic|avx2|avx512|neon forces one, and the
-// build tags purego or noasm build the pure-Go code only.
+// arm64. The tier is chosen from CPU features when the package initialises;
+// the environment variable NCG_KERNEL=generic|avx2|avx512|neon forces one
+// ([Init] reports a value it could not honour), [UseTier] switches tiers in
+// tests and benchmarks, and the build tags purego or noasm build the pure-Go
+// code only.
 //
 // Layout conventions: matrices are row-major float32 with no padding, except
 // where a function takes a row stride (SumRows, AffineBinaryStride; PadStride
@@ -25,9 +27,7 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"sort"
 	"strings"
-	"sync"
 	"unsafe"
 )
 
@@ -88,17 +88,28 @@ var (
 		transpose:        transposeGeneric,
 		taylorSums:       taylorSumsGeneric,
 	}
-	// available lists the tiers this CPU and build support, best first; the
-	// architecture files append to it in init.
-	available []*impl
-	cur       *impl
+	// available lists the tiers this CPU and build support, best first:
+	// the architecture's assembly tiers (archTiers), then generic.
+	available = detectTiers()
+	// cur is the tier in use: NCG_KERNEL's if it names an available tier,
+	// else the best. tierErr records a bad NCG_KERNEL value; Init reports it.
+	cur, tierErr = chooseTier(os.Getenv(EnvVar))
 )
 
-// register adds an assembly tier (best first) after filling its missing
-// kernels from the generic set.
-func register(t *impl) {
-	fillGeneric(t)
-	available = append(available, t)
+// The tier is chosen while the package initialises, as math/big and
+// x/crypto set their CPU feature flags: package-level variables are
+// initialised in dependency order across files, so detectTiers sees every
+// tier the architecture file defines, whatever the order of the files.
+
+// detectTiers returns the tiers this CPU and build run, best first, each
+// with its missing kernels filled from the generic set.
+func detectTiers() []*impl {
+	var ts []*impl
+	for _, t := range archTiers() {
+		fillGeneric(t)
+		ts = append(ts, t)
+	}
+	return append(ts, generic)
 }
 
 func fillGeneric(t *impl) {
@@ -149,78 +160,33 @@ func fillGeneric(t *impl) {
 	}
 }
 
-// disabled holds the tiers this CPU supports that were left out at start-up
-// (a failed self-check), with the reason.
-var disabled = map[string]string{}
-
-// DisabledTiers names the tiers this CPU supports but that were turned off
-// at start-up, with the reason. It is empty normally.
-func DisabledTiers() map[string]string {
-	choose()
-	m := make(map[string]string, len(disabled))
-	for k, v := range disabled {
-		m[k] = v
-	}
-	return m
-}
-
 // EnvVar names the environment variable that forces a tier.
 const EnvVar = "NCG_KERNEL"
 
-// tierErr records a bad NCG_KERNEL value; Init reports it.
-var tierErr error
-
-func init() {
-	// Architecture files register their tiers in their own init functions,
-	// whose order against this one is not guaranteed; so the choice is made
-	// on first use by choose().
-	available = append(available, generic)
-}
-
-var once sync.Once
-
-// choose picks the tier once: NCG_KERNEL if set, else the best available.
-func choose() { once.Do(pick) }
-
-func pick() {
-	sort.SliceStable(available, func(i, j int) bool { return rank(available[i].name) > rank(available[j].name) })
-	cur = available[0]
-	if v := strings.TrimSpace(os.Getenv(EnvVar)); v != "" {
-		tierErr = setTier(v) // not SetTier: that would re-enter once.Do
+// chooseTier returns the tier an NCG_KERNEL value asks for, or the best
+// one (and an error when the value is set but not honoured).
+func chooseTier(env string) (*impl, error) {
+	v := strings.TrimSpace(env)
+	if v == "" {
+		return available[0], nil
 	}
-}
-
-func rank(name string) int {
-	switch name {
-	case "avx512":
-		return 3
-	case "avx2", "neon":
-		return 2
+	t, err := findTier(v)
+	if err != nil {
+		return available[0], err
 	}
-	return 0
+	return t, nil
 }
 
 // Init reports whether the NCG_KERNEL setting was honoured. Commands call it
 // at start-up to turn a bad setting into a clear error; library users may
 // ignore it (the best tier is used instead).
-func Init() error {
-	choose()
-	return tierErr
-}
+func Init() error { return tierErr }
 
 // Tier names the tier in use: "avx512", "avx2", "neon" or "generic".
-func Tier() string {
-	choose()
-	return cur.name
-}
+func Tier() string { return cur.name }
 
 // Tiers lists the tiers this CPU and build can run, best first.
 func Tiers() []string {
-	choose()
-	return tierNames()
-}
-
-func tierNames() []string {
 	out := make([]string, len(available))
 	for i, t := range available {
 		out[i] = t.name
@@ -228,35 +194,19 @@ func tierNames() []string {
 	return out
 }
 
-// SetTier forces a tier by name. It returns an error, and keeps the current
-// tier, if this CPU or build lacks it. Not safe to call while kernels run.
-func SetTier(name string) error {
-	choose()
-	return setTier(name)
-}
-
-func setTier(name string) error {
+// findTier returns the available tier called name, or an error saying
+// whether this CPU or build lacks it or no tier has that name.
+func findTier(name string) (*impl, error) {
 	for _, t := range available {
 		if t.name == name {
-			cur = t
-			return nil
+			return t, nil
 		}
 	}
 	switch name {
 	case "generic", "avx2", "avx512", "neon":
-		return fmt.Errorf("%s=%s: this CPU or build does not support tier %q (available: %s)", EnvVar, name, name, strings.Join(tierNames(), ", "))
+		return nil, fmt.Errorf("%s=%s: this CPU or build does not support tier %q (available: %s)", EnvVar, name, name, strings.Join(Tiers(), ", "))
 	}
-	return fmt.Errorf("%s=%s: unknown tier (want generic, avx2, avx512 or neon)", EnvVar, name)
-}
-
-// UseTier forces a tier and returns a function that restores the previous
-// one, for tests and benchmarks: defer kernel.UseTier("generic")().
-func UseTier(name string) (restore func(), err error) {
-	prev := Tier()
-	if err := SetTier(name); err != nil {
-		return func() {}, err
-	}
-	return func() { _ = SetTier(prev) }, nil
+	return nil, fmt.Errorf("%s=%s: unknown tier (want generic, avx2, avx512 or neon)", EnvVar, name)
 }
 
 func need(what string, have, want int) {
@@ -273,7 +223,6 @@ func need(what string, have, want int) {
 // the hidden pre-activation b + Cx of each chain; with m = C (H×X) the
 // visible pre-activation d + Cᵀh. A nil bias means zero.
 func Affine(out, bias, in, m []float32, nc, nin, nout int) {
-	choose()
 	if nc <= 0 || nout <= 0 {
 		return
 	}
@@ -294,7 +243,6 @@ func Affine(out, bias, in, m []float32, nc, nin, nout int) {
 // with m is the sum of the rows where the state is 1. idx entries must be
 // valid rows (checked).
 func SumRows(out, m []float32, stride int, idx []int32, n int) {
-	choose()
 	if n <= 0 {
 		return
 	}
@@ -313,7 +261,6 @@ func SumRows(out, m []float32, stride int, idx []int32, n int) {
 // increasing and name rows of m (both checked). ldm = PadStride(nout) and a
 // 64-byte aligned m (Aligned) read fastest.
 func SumRowsBatch(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32) {
-	choose()
 	if nc <= 0 || nin <= 0 || nout <= 0 {
 		return
 	}
@@ -359,7 +306,6 @@ func checkRows(what string, m []float32, stride int, idx []int32, n int) {
 // order, to idx and returns how many there are. idx must be at least len(s)
 // long; the assembly tiers may overwrite idx[count:len(s)] (never past it).
 func Indices(idx []int32, s []float32) int {
-	choose()
 	need("idx", len(idx), len(s))
 	if len(s) == 0 {
 		return 0
@@ -374,7 +320,6 @@ func Indices(idx []int32, s []float32) int {
 // float32's smallest normal number). σ(+Inf) = 1, σ(-Inf) = 0. The result is
 // exactly 1 from about 17 upwards, as rounding to float32 demands.
 func Sigmoid(dst, src []float32) {
-	choose()
 	need("dst", len(dst), len(src))
 	if len(src) == 0 {
 		return
@@ -386,7 +331,6 @@ func Sigmoid(dst, src []float32) {
 // max(x,0) + log1p(exp(-|x|)). Accuracy: absolute error ≤ 1e-6·max(1,|result|).
 // softplus(+Inf) = +Inf, softplus(-Inf) = 0.
 func Softplus(dst, src []float32) {
-	choose()
 	need("dst", len(dst), len(src))
 	if len(src) == 0 {
 		return
@@ -397,7 +341,6 @@ func Softplus(dst, src []float32) {
 // Bernoulli draws binary states: dst[i] = 1 if u_i < p[i] else 0, with u_i the
 // i-th uniform of the stream (see Stream for how draws are laid out).
 func Bernoulli(dst, p []float32, s *Stream) {
-	choose()
 	need("dst", len(dst), len(p))
 	if len(p) == 0 {
 		return
@@ -408,7 +351,6 @@ func Bernoulli(dst, p []float32, s *Stream) {
 // SigmoidBernoulli computes prob[i] = σ(pre[i]) (as Sigmoid) and draws
 // state[i] = 1 if u_i < prob[i] else 0, in one pass. prob may alias pre.
 func SigmoidBernoulli(prob, state, pre []float32, s *Stream) {
-	choose()
 	need("prob", len(prob), len(pre))
 	need("state", len(state), len(pre))
 	if len(pre) == 0 {
@@ -424,7 +366,6 @@ func SigmoidBernoulli(prob, state, pre []float32, s *Stream) {
 // With g = Gᵀ (X×H), idx the active visible units of a chain and v its hidden
 // probabilities, this is the gradient term ĥ xᵀ for a binary x.
 func AddRows(g []float32, n int, idx []int32, a float32, v []float32) {
-	choose()
 	if n <= 0 || len(idx) == 0 {
 		return
 	}
@@ -435,7 +376,6 @@ func AddRows(g []float32, n int, idx []int32, a float32, v []float32) {
 
 // Axpy sets y[i] += a·x[i].
 func Axpy(y []float32, a float32, x []float32) {
-	choose()
 	need("y", len(y), len(x))
 	if len(x) == 0 {
 		return
@@ -457,7 +397,6 @@ func Axpy(y []float32, a float32, x []float32) {
 // learning rates divided by the batch size. It reports false if any new
 // weight is NaN or ±Inf (which a NaN or Inf in g or w causes).
 func UpdateNCG(w, ap, a, c, g []float32, alpha, alphaA, gamma float32) (finite bool) {
-	choose()
 	n := len(w)
 	need("ap", len(ap), n)
 	need("a", len(a), n)
@@ -476,7 +415,6 @@ func UpdateNCG(w, ap, a, c, g []float32, alpha, alphaA, gamma float32) (finite b
 //
 // It reports false if any new weight is not finite.
 func UpdateMasked(w, a, c, g []float32, alpha float32) (finite bool) {
-	choose()
 	n := len(w)
 	need("a", len(a), n)
 	need("c", len(c), n)
@@ -493,7 +431,6 @@ func UpdateMasked(w, a, c, g []float32, alpha float32) (finite bool) {
 //
 // It reports false if any new weight is not finite.
 func UpdateDense(w, c, g []float32, alpha float32) (finite bool) {
-	choose()
 	n := len(w)
 	if c != nil {
 		need("c", len(c), n)
@@ -519,7 +456,6 @@ func UpdateDense(w, c, g []float32, alpha float32) (finite bool) {
 // rounded before it is added (never fused), so every tier gives the same
 // bits. len(p) ≥ len(a).
 func TaylorSums(a, p []float32) (s1, s2, s3 float64, lo, hi float32) {
-	choose()
 	n := len(a)
 	need("p", len(p), n)
 	var s [3][4]float64
@@ -552,7 +488,6 @@ func Transpose(dst, src []float32, rows, cols int) {
 // is written. The engine uses it to refresh a band of columns of its
 // hidden-major copy of C in place.
 func TransposeStrided(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
-	choose()
 	if rows <= 0 || cols <= 0 {
 		return
 	}
@@ -590,7 +525,6 @@ func softplusRef(x float32) float32 {
 // three counts. Each list needs len(s) entries. Both Gibbs samplers
 // (engine, AIS) use it to choose between a fresh product and FlipRows.
 func Changes(idx, on, off []int32, ref, s []float32) (ones, non, noff int) {
-	choose()
 	n := len(s)
 	need("ref", len(ref), n)
 	need("idx", len(idx), n)
@@ -638,32 +572,32 @@ func FlipRows(out, m []float32, stride int, on, off []int32, tmp []float32, n in
 	}
 }
 
-// BinaryTile is the column width of the tiles AffineBinary works in: every
+// binaryTile is the column width of the tiles AffineBinary works in: every
 // chain of a block sums its rows of one tile of m before the next tile, so
-// the tile (nin × BinaryTile floats) is read from cache, not memory. The
+// the tile (nin × binaryTile floats) is read from cache, not memory. The
 // blocked row sums (AVX-512) take at most 128 columns a tile.
-var BinaryTile = 128
+const binaryTile = 128
 
-// BinaryBlockRows bounds the height of the row blocks of the blocked row
+// binaryBlockRows bounds the height of the row blocks of the blocked row
 // sums (the blocks are made equal, see blockRows): every chain adds its
 // rows of one block × tile before the next block, so the block (112 rows ×
 // 128 columns = 56 KB, about L1) is read from cache by all the chains that
 // use it. On the MNIST shape (BenchmarkKernel/binary13) blocks of 64 to
 // 157 rows run within 3% of each other, 112 at or near the best at 8, 16
 // and 64 chains.
-var BinaryBlockRows = 112
+var binaryBlockRows = 112
 
-// DenseThreshold is the fraction of ones above which AffineBinary uses the
+// denseThreshold is the fraction of ones above which AffineBinary uses the
 // dense product on tiers that sum rows chain by chain (NEON): summing
 // rows costs about this much more per one than an FMA pass per input
 // (measured by BenchmarkKernel/*/binary vs dense).
-var DenseThreshold = 0.35
+var denseThreshold = 0.35
 
-// DenseThresholdBlocked is DenseThreshold for tiers with blocked row sums
+// denseThresholdBlocked is denseThreshold for tiers with blocked row sums
 // (AVX-512, AVX2, generic): at 50 chains, X = 500 inputs and H = 784
 // outputs the blocked row sums fall to the dense product's speed between
 // 55% and 65% ones (BenchmarkKernel/*/binary vs dense).
-var DenseThresholdBlocked = 0.55
+var denseThresholdBlocked = 0.55
 
 // PadStride is the row stride (in floats) at which the binary-state product
 // reads rows of n floats fastest: a whole number of 64-byte cache lines, so
@@ -683,7 +617,7 @@ func PadStride(n int) int {
 // AffineBinary is Affine for binary inputs (every in value 0 or 1). It
 // writes each chain's ones to idx (chain c's at idx[c*nin : c*nin+counts[c]],
 // increasing) and sums the rows of m they name, in column tiles shared by
-// the block; when more than DenseThreshold (DenseThresholdBlocked) of the
+// the block; when more than 35% (55% on tiers with blocked row sums) of the
 // inputs are ones it uses the dense product instead. idx needs nc*nin entries, counts nc. It returns
 // the total number of ones. Callers keep idx and counts for the gradient.
 func AffineBinary(out, bias, in, m []float32, nc, nin, nout int, idx, counts []int32) int {
@@ -696,7 +630,6 @@ func AffineBinary(out, bias, in, m []float32, nc, nin, nout int, idx, counts []i
 // result is the same, every chain's rows being added in increasing order
 // into its bias whichever schedule runs.
 func AffineBinaryStride(out, bias, in, m []float32, ldm, nc, nin, nout int, idx, counts []int32) int {
-	choose()
 	if nc <= 0 {
 		return 0
 	}
@@ -724,9 +657,9 @@ func AffineBinaryStride(out, bias, in, m []float32, ldm, nc, nin, nout int, idx,
 	if nout <= 0 {
 		return total
 	}
-	threshold := DenseThreshold
+	threshold := denseThreshold
 	if cur.sumRowsBlocked != nil {
-		threshold = DenseThresholdBlocked
+		threshold = denseThresholdBlocked
 	}
 	if ldm == nout && float64(total) > threshold*float64(nc*nin) {
 		cur.affine(out[:nc*nout], bias, in[:nc*nin], m[:nin*nout], nc, nin, nout)
@@ -740,8 +673,8 @@ func AffineBinaryStride(out, bias, in, m []float32, ldm, nc, nin, nout int, idx,
 		cur.sumRowsBlocked(out, m, ldm, nc, nin, nout, idx, counts)
 		return total
 	}
-	for t0 := 0; t0 < nout; t0 += BinaryTile {
-		tw := min(BinaryTile, nout-t0)
+	for t0 := 0; t0 < nout; t0 += binaryTile {
+		tw := min(binaryTile, nout-t0)
 		for c := 0; c < nc; c++ {
 			if counts[c] == 0 {
 				continue

@@ -2,8 +2,9 @@
 
 package kernel
 
-// NEON is mandatory on arm64: no feature gate.
-func init() { register(neonKernels) }
+// archTiers returns the NEON tier: NEON is mandatory on arm64, so there is
+// no feature gate.
+func archTiers() []*impl { return []*impl{neonKernels} }
 
 // neonKernels is the NEON tier (kernel_arm64.s). Every kernel is assembly;
 // the wrappers below only split the work into the shapes the assembly takes.

@@ -4,3 +4,4 @@ package kernel
 
 // This build runs the generic Go kernels only: another architecture, the
 // purego or noasm tag, or a compiler other than gc.
+func archTiers() []*impl { return nil }

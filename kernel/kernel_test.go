@@ -31,7 +31,6 @@ func TestMain(m *testing.M) {
 var optionalKernel = map[string]bool{"sumRowsBlocked": true}
 
 func asmTiers(t testing.TB) []*impl {
-	choose()
 	var out []*impl
 	for _, im := range available {
 		if im.name != "generic" {
@@ -652,9 +651,13 @@ func TestExportedChecks(t *testing.T) {
 	})
 }
 
-func TestSetTier(t *testing.T) {
-	if err := SetTier("nonsense"); err == nil {
-		t.Error("SetTier(nonsense) succeeded")
+func TestUseTier(t *testing.T) {
+	before := Tier()
+	if _, err := UseTier("nonsense"); err == nil {
+		t.Error("UseTier(nonsense) succeeded")
+	}
+	if Tier() != before {
+		t.Errorf("Tier() = %s after a failed UseTier, want %s", Tier(), before)
 	}
 	restore, err := UseTier("generic")
 	if err != nil {
@@ -664,13 +667,20 @@ func TestSetTier(t *testing.T) {
 		t.Errorf("Tier() = %s after UseTier(generic)", Tier())
 	}
 	restore()
+	if Tier() != before {
+		t.Errorf("Tier() = %s after restore, want %s", Tier(), before)
+	}
 	for _, name := range []string{"avx2", "avx512", "neon"} {
 		supported := false
 		for _, a := range Tiers() {
 			supported = supported || a == name
 		}
-		if err := SetTier(name); (err == nil) != supported {
-			t.Errorf("SetTier(%s) error %v, supported %v", name, err, supported)
+		restore, err := UseTier(name)
+		if (err == nil) != supported {
+			t.Errorf("UseTier(%s) error %v, supported %v", name, err, supported)
+		}
+		if supported && Tier() != name {
+			t.Errorf("Tier() = %s after UseTier(%s)", Tier(), name)
 		}
 		restore()
 	}
@@ -747,7 +757,7 @@ func TestSumRowsBlocked(t *testing.T) {
 	if len(tiers) == 0 {
 		t.Skip("no tier with blocked row sums on this CPU/build")
 	}
-	defer func(r int) { BinaryBlockRows = r }(BinaryBlockRows)
+	defer func(r int) { binaryBlockRows = r }(binaryBlockRows)
 	r := rand.New(rand.NewPCG(41, 42))
 	for _, im := range tiers {
 		for _, c := range []struct{ nc, nin, nout int }{
@@ -756,7 +766,7 @@ func TestSumRowsBlocked(t *testing.T) {
 		} {
 			for _, rows := range []int{1, 7, 96, 1000} {
 				for _, p := range []float64{0.02, 0.13, 0.6} {
-					BinaryBlockRows = rows
+					binaryBlockRows = rows
 					ldm := PadStride(c.nout) + int(r.IntN(3))
 					m := make([]float32, c.nin*ldm)
 					for i := range m {

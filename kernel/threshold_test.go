@@ -11,7 +11,6 @@ import (
 // is clipped to [0, 1]. The expected values follow from the update's
 // definition: with g = 0 the weights and A′ stay put.
 func TestUpdateNCGThreshold(t *testing.T) {
-	choose()
 	const gamma = float32(0.375)
 	below, above := math.Nextafter32(gamma, 0), math.Nextafter32(gamma, 1)
 	for _, im := range available {

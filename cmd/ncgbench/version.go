@@ -48,12 +48,8 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 // versionText is what ncgbench version prints: the build, the Go version,
 // the kernel tier and the CPU (kernel.Init must have run).
 func versionText() string {
-	s := fmt.Sprintf("ncgbench %s\ngo %s %s/%s\nkernel tier %s (available: %v)\ncpu %s\n",
+	return fmt.Sprintf("ncgbench %s\ngo %s %s/%s\nkernel tier %s (available: %v)\ncpu %s\n",
 		version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, kernel.Tier(), kernel.Tiers(), cpuLine())
-	for tier, why := range kernel.DisabledTiers() {
-		s += fmt.Sprintf("tier %s disabled: %s\n", tier, why)
-	}
-	return s
 }
 
 // cpuLine names the CPU for bench and version output: the brand string,
