@@ -13,29 +13,27 @@
 //	exact/logz-2^20                  s for the exact log Z of X = 784, H = 20
 //	machine/<work>/goroutines<n>     what n cores do together (see Machine)
 //
-// Kernel cases use testing.Benchmark (see SetBenchTime); the others time
-// one call.
+// Kernel and machine cases repeat their work for about the time
+// SetBenchTime sets, as go test -bench does; the others time one call.
+// The kernel cases are defined once, in internal/kernelbench, for both
+// this suite and go test -bench Kernel ./kernel.
 package bench
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
-	"testing"
 	"time"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
 
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
+	"github.com/ncg-rbm/ncg/internal/kernelbench"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -64,13 +62,19 @@ func IsSkip(err error) bool {
 // directory.
 const ReferenceModel = "reference/mnistvh_CD25.mat"
 
-var initTesting sync.Once
+// benchTime is the time one measurement of a kernel or machine case aims
+// for; SetBenchTime sets it.
+var benchTime = time.Second
 
-// SetBenchTime sets the time testing.Benchmark aims for per kernel
-// measurement (the go test -benchtime flag; default 1s).
+// SetBenchTime sets the time one measurement of a kernel or machine case
+// aims for (as go test's -benchtime; default 1s). It is not safe to call
+// while cases run.
 func SetBenchTime(d time.Duration) error {
-	initTesting.Do(testing.Init)
-	return flag.Set("test.benchtime", d.String())
+	if d <= 0 {
+		return fmt.Errorf("bench time %v is not positive", d)
+	}
+	benchTime = d
+	return nil
 }
 
 // Suite returns every case, in a stable order; dataDir is as for data.Dir.
@@ -80,162 +84,55 @@ func Suite(dataDir string) []Case {
 	return append(out, Training(dataDir)...)
 }
 
-const benchH, benchX = 500, 784
-
-// Shape parts of the kernel case names, shared with the target rules.
-var (
-	matShape = fmt.Sprintf("x%d-h%d", benchX, benchH) // an H×X matrix
-	ewShape  = fmt.Sprintf("n%d", ewN)                // an element-wise vector
-)
-
-// ewN is the length of the element-wise kernels' vectors: 64 chains × H.
-const ewN = 64 * benchH
-
-// productShape names a block product of nc chains on the MNIST matrix.
-func productShape(nc int) string { return fmt.Sprintf("%s-c%d", matShape, nc) }
-
-func randSlice(r *rand.Rand, n int, lo, hi float32) []float32 {
-	s := make([]float32, n)
-	for i := range s {
-		s[i] = lo + (hi-lo)*r.Float32()
-	}
-	return s
-}
-
-func binarySlice(r *rand.Rand, n int, p float64) []float32 {
-	s := make([]float32, n)
-	for i := range s {
-		if r.Float64() < p {
-			s[i] = 1
+// measure runs f(n), n calls of the measured work, with n growing until
+// one run takes at least benchTime, as go test -bench does, and returns
+// the last run's n and time. The heap is collected before every timed
+// run, so that one case's garbage is not collected in another's time.
+func measure(f func(n int)) (int, time.Duration) {
+	n := 1
+	for {
+		runtime.GC()
+		start := time.Now()
+		f(n)
+		took := time.Since(start)
+		if took >= benchTime || n >= 1e9 {
+			return n, took
 		}
+		// Aim 20% past the target from the rate so far, growing at most
+		// 100-fold and at least by one.
+		next := int(1.2 * float64(n) * float64(benchTime) / float64(max(took, time.Microsecond)))
+		n = min(max(next, n+1), 100*n, 1e9)
 	}
-	return s
 }
 
-// kernelCase makes a case that runs f under tier ("gonum", "go": no tier) with
-// testing.Benchmark and reports work per second: flops (GFLOP/s) or bytes
-// (GB/s) per call.
-func kernelCase(name, tier string, work float64, unit string, f func()) Case {
-	return Case{Name: name, Unit: unit, Count: 5, Run: func() (float64, error) {
-		initTesting.Do(testing.Init)
-		if tier != "gonum" && tier != "go" {
-			restore, err := kernel.UseTier(tier)
+// rate measures f (see measure) and returns work per call × calls per
+// second, in billions.
+func rate(work float64, f func(n int)) float64 {
+	n, took := measure(f)
+	return work * float64(n) / took.Seconds() / 1e9
+}
+
+// Kernels returns the kernel cases of internal/kernelbench on the MNIST
+// shapes (H = 500, X = 784), one per tier this CPU runs, as package
+// kernel's BenchmarkKernel runs them, leaving out its diagnostic cases.
+func Kernels() []Case {
+	var cs []Case
+	for _, k := range kernelbench.Cases() {
+		if k.Detail {
+			continue
+		}
+		cs = append(cs, Case{Name: "kernel/" + k.Name, Unit: k.Unit.String(), Count: 5, Run: func() (float64, error) {
+			restore, err := k.Use()
 			if err != nil {
 				return 0, err
 			}
 			defer restore()
-		}
-		r := testing.Benchmark(func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				f()
-			}
-		})
-		if r.N == 0 || r.T <= 0 {
-			return 0, fmt.Errorf("%s: benchmark did not run", name)
-		}
-		return work * float64(r.N) / r.T.Seconds() / 1e9, nil
-	}}
-}
-
-// Kernels returns the kernel cases on the MNIST shapes (H = 500, X = 784),
-// as package kernel's BenchmarkKernel: one per tier this CPU runs.
-func Kernels() []Case {
-	r := rand.New(rand.NewPCG(1, 1))
-	m := randSlice(r, benchX*benchH, -1, 1)
-	bias := randSlice(r, benchH, -1, 1)
-	ncs := []int{8, 16, 64}
-	shape := productShape
-	flops := func(nc int) float64 { return 2.0 * float64(nc*benchX*benchH) }
-	probs := randSlice(r, 64*benchX, 0, 1)
-	states := binarySlice(r, 64*benchX, 0.13)
-	out := make([]float32, 64*benchH)
-	idx := make([]int32, 64*benchX)
-	counts := make([]int32, 64)
-	tiers := kernel.Tiers()
-	var cs []Case
-	for _, nc := range ncs {
-		sgemm := func() {
-			gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, nc, benchH, benchX, 1, probs, benchX, m, benchH, 0, out, benchH)
-		}
-		cs = append(cs, kernelCase("kernel/dense/gonum/"+shape(nc), "gonum", flops(nc), "GFLOP/s", sgemm))
-		// Our products run on one goroutine; gonum's Sgemm splits the work over
-		// GOMAXPROCS goroutines. gonum-1core is gonum on one core, like for like.
-		one := kernelCase("kernel/dense/gonum-1core/"+shape(nc), "gonum", flops(nc), "GFLOP/s", sgemm)
-		run := one.Run
-		one.Run = func() (float64, error) {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-			return run()
-		}
-		cs = append(cs, one)
-	}
-	for _, t := range tiers {
-		for _, nc := range ncs {
-			cs = append(cs, kernelCase("kernel/dense/"+t+"/"+shape(nc), t, flops(nc), "GFLOP/s", func() {
-				kernel.Affine(out, bias, probs, m, nc, benchX, benchH)
-			}))
-		}
-	}
-	// The binary-state product at MNIST's 13% density; GFLOP/s counts the
-	// dense-equivalent work. m is laid out as the engine keeps it for this
-	// product: rows kernel.PadStride(H) floats apart, 64-byte aligned.
-	ld := kernel.PadStride(benchH)
-	pm := kernel.Aligned(benchX * ld)
-	for j := 0; j < benchX; j++ {
-		copy(pm[j*ld:j*ld+benchH], m[j*benchH:(j+1)*benchH])
-	}
-	for _, t := range tiers {
-		for _, nc := range ncs {
-			cs = append(cs, kernelCase("kernel/binary13/"+t+"/"+shape(nc), t, flops(nc), "GFLOP/s", func() {
-				kernel.AffineBinaryStride(out, bias, states, pm, ld, nc, benchX, benchH, idx, counts)
-			}))
-		}
-	}
-	n := ewN
-	src := randSlice(r, n, -8, 8)
-	dst := make([]float32, n)
-	st := make([]float32, n)
-	s := kernel.NewStream(1, 2)
-	pos := make([]int32, n)
-	ew := []struct {
-		name string
-		f    func()
-	}{
-		{"sigmoid", func() { kernel.Sigmoid(dst, src) }},
-		{"softplus", func() { kernel.Softplus(dst, src) }},
-		{"bernoulli", func() { kernel.Bernoulli(st, dst, &s) }},
-		{"sigmoidbernoulli", func() { kernel.SigmoidBernoulli(dst, st, src, &s) }},
-		{"indices", func() { kernel.Indices(pos, st) }},
-	}
-	for _, e := range ew {
-		for _, t := range tiers {
-			cs = append(cs, kernelCase("kernel/"+e.name+"/"+t+"/"+ewShape, t, float64(4*n), "GB/s", e.f))
-		}
-	}
-	g := make([]float32, benchX*benchH)
-	v := randSlice(r, benchH, 0, 1)
-	rows := make([]int32, benchX)
-	k := kernel.Indices(rows, binarySlice(r, benchX, 0.13))
-	for _, t := range tiers {
-		cs = append(cs, kernelCase(fmt.Sprintf("kernel/addrows/%s/x%d-h%d-rows%d", t, benchX, benchH, k), t, 2*float64(k*benchH), "GFLOP/s", func() {
-			kernel.AddRows(g, benchH, rows[:k], 0.5, v)
-		}))
-	}
-	nn := benchX * benchH
-	w, ap, a, c := randSlice(r, nn, -1, 1), randSlice(r, nn, 0, 1), binarySlice(r, nn, 0.5), make([]float32, nn)
-	gg := make([]float32, nn)
-	// The update's reference: a copy of the same number of bytes read and
-	// written (NCG reads w, a′, a, g and writes w, a′, a, c, g: 9 arrays).
-	big, bigDst := make([]float32, 9*nn/2), make([]float32, 9*nn/2)
-	cs = append(cs, kernelCase("kernel/copy/go/"+matShape, "go", float64(4*9*nn), "GB/s", func() { copy(bigDst, big) }))
-	for _, t := range tiers {
-		cs = append(cs, kernelCase("kernel/updatencg/"+t+"/"+matShape, t, float64(4*9*nn), "GB/s", func() {
-			kernel.UpdateNCG(w, ap, a, c, gg, 1e-4, 1e-4, 0.5)
-		}))
-	}
-	for _, t := range tiers {
-		cs = append(cs, kernelCase("kernel/transpose/"+t+"/"+matShape, t, float64(4*2*nn), "GB/s", func() {
-			kernel.Transpose(c, w, benchX, benchH)
-		}))
+			return rate(k.Work, func(n int) {
+				for range n {
+					k.Call()
+				}
+			}), nil
+		}})
 	}
 	return cs
 }
@@ -254,10 +151,10 @@ func Machine() []Case {
 	type part struct{ m, in, out, bias []float32 }
 	compute := make([]part, 2)
 	for i := range compute {
-		compute[i] = part{randSlice(r, cx*ch, -1, 1), randSlice(r, cc*cx, 0, 1), make([]float32, cc*ch), randSlice(r, ch, -1, 1)}
+		compute[i] = part{kernelbench.RandSlice(r, cx*ch, -1, 1), kernelbench.RandSlice(r, cc*cx, 0, 1), make([]float32, cc*ch), kernelbench.RandSlice(r, ch, -1, 1)}
 	}
-	nn := benchX * benchH
-	w, ap, a, c := randSlice(r, nn, -1, 1), randSlice(r, nn, 0, 1), binarySlice(r, nn, 0.5), make([]float32, nn)
+	nn := kernelbench.X * kernelbench.H
+	w, ap, a, c := kernelbench.RandSlice(r, nn, -1, 1), kernelbench.RandSlice(r, nn, 0, 1), kernelbench.BinarySlice(r, nn, 0.5), make([]float32, nn)
 	g := make([]float32, nn)
 	// Units of 2–3 ms of work, so that handing a part to the other goroutine
 	// (tens of µs on this VM) does not count.
@@ -274,7 +171,7 @@ func Machine() []Case {
 			}
 		}},
 		"stream": {sreps * 4 * 9 * float64(nn), "GB/s", func(i, n int) {
-			lo, hi := i*benchX/n*benchH, (i+1)*benchX/n*benchH
+			lo, hi := i*kernelbench.X/n*kernelbench.H, (i+1)*kernelbench.X/n*kernelbench.H
 			for k := 0; k < sreps; k++ {
 				kernel.UpdateNCG(w[lo:hi], ap[lo:hi], a[lo:hi], c[lo:hi], g[lo:hi], 1e-6, 1e-6, 0.5)
 			}
@@ -285,7 +182,6 @@ func Machine() []Case {
 		wk := work[name]
 		for _, n := range []int{1, 2} {
 			cs = append(cs, Case{Name: fmt.Sprintf("machine/%s/goroutines%d", name, n), Unit: wk.unit, Count: 5, Run: func() (float64, error) {
-				initTesting.Do(testing.Init)
 				start := make([]chan bool, n)
 				var wg sync.WaitGroup
 				for i := 1; i < n; i++ {
@@ -302,8 +198,8 @@ func Machine() []Case {
 						close(start[i])
 					}
 				}()
-				res := testing.Benchmark(func(b *testing.B) {
-					for it := 0; it < b.N; it++ {
+				return rate(wk.amount, func(calls int) {
+					for range calls {
 						wg.Add(n - 1)
 						for i := 1; i < n; i++ {
 							start[i] <- true
@@ -311,11 +207,7 @@ func Machine() []Case {
 						wk.f(0, n)
 						wg.Wait()
 					}
-				})
-				if res.N == 0 || res.T <= 0 {
-					return 0, fmt.Errorf("machine/%s: benchmark did not run", name)
-				}
-				return wk.amount * float64(res.N) / res.T.Seconds() / 1e9, nil
+				}), nil
 			}})
 		}
 	}
@@ -412,5 +304,5 @@ func Training(dataDir string) []Case {
 // biases, for timing.
 func RandomModel(X, H int, scale float32, seed uint64) *eval.Model {
 	r := rand.New(rand.NewPCG(seed, 2))
-	return &eval.Model{X: X, H: H, C: randSlice(r, X*H, -scale, scale), B: make([]float32, H), D: make([]float32, X)}
+	return &eval.Model{X: X, H: H, C: kernelbench.RandSlice(r, X*H, -scale, scale), B: make([]float32, H), D: make([]float32, X)}
 }

@@ -72,3 +72,32 @@ func TestMissingDataSkips(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasure: measure grows the number of calls until one run lasts the
+// bench time, and the time it reports is that of the calls it counts
+// (each call sleeps 1 ms, so n calls take at least n ms).
+func TestMeasure(t *testing.T) {
+	defer func(d time.Duration) { benchTime = d }(benchTime)
+	if err := SetBenchTime(30 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	n, took := measure(func(n int) {
+		for range n {
+			calls++
+			time.Sleep(time.Millisecond)
+		}
+	})
+	if took < 30*time.Millisecond {
+		t.Errorf("measure stopped after %v, want at least 30ms", took)
+	}
+	if took < time.Duration(n)*time.Millisecond {
+		t.Errorf("measure reports %d calls in %v, less than 1 ms each", n, took)
+	}
+	if calls <= n {
+		t.Errorf("%d calls in all for a last run of %d: no run before the last", calls, n)
+	}
+	if err := SetBenchTime(0); err == nil {
+		t.Error("SetBenchTime(0) succeeded")
+	}
+}

@@ -1,6 +1,10 @@
 package bench
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ncg-rbm/ncg/internal/kernelbench"
+)
 
 // A Target is one of the project's speed targets, computed from the medians
 // of a single run: a ratio of two cases measured minutes apart on the same
@@ -29,7 +33,7 @@ type targetRule struct {
 func targetRules(tier string) []targetRule {
 	var rs []targetRule
 	for _, nc := range []int{8, 16, 64} {
-		shape := productShape(nc)
+		shape := kernelbench.ProductShape(nc)
 		dense := "kernel/dense/" + tier + "/" + shape
 		rs = append(rs,
 			// Our product runs on one core, so the target compares it with
@@ -46,13 +50,13 @@ func targetRules(tier string) []targetRule {
 	}
 	for _, k := range []string{"sigmoid", "bernoulli"} {
 		rs = append(rs, targetRule{name: k + " vs the generic Go code", key: "target/" + k + "-vs-generic",
-			num: "kernel/" + k + "/" + tier + "/" + ewShape, den: "kernel/" + k + "/generic/" + ewShape, unit: "×", atLeast: 8})
+			num: "kernel/" + k + "/" + tier + "/" + kernelbench.EWShape, den: "kernel/" + k + "/generic/" + kernelbench.EWShape, unit: "×", atLeast: 8})
 	}
 	// Both cases report GB/s over the same bytes, so copy ÷ update is the
 	// update's time over the copy's.
 	rs = append(rs,
 		targetRule{name: "fused NCG update time vs a copy of the same bytes", key: "target/update-vs-copy",
-			num: "kernel/copy/go/" + matShape, den: "kernel/updatencg/" + tier + "/" + matShape, unit: "×", atMost: 1.5},
+			num: "kernel/copy/go/" + kernelbench.MatShape, den: "kernel/updatencg/" + tier + "/" + kernelbench.MatShape, unit: "×", atMost: 1.5},
 		targetRule{name: "MNIST NCG epoch (paper configuration)", key: "target/epoch",
 			num: "epoch/mnist-ncg", unit: "s", atMost: 1.5},
 		targetRule{name: "MNIST NCG epoch, all workers vs 1 worker", key: "target/epoch-workers",

@@ -1,0 +1,253 @@
+// Package kernelbench defines the kernel benchmarks once, for both of their
+// runners: `go test -bench Kernel ./kernel` runs each case as
+// BenchmarkKernel/<name>, and `ncgbench bench` (package bench) as
+// kernel/<name>. A case is one call of one kernel on the MNIST shapes
+// (H = 500, X = 784) under one tier, with the work one call does; the
+// runners time it and report work per second.
+//
+// Names are <kernel>/<tier>/<shape>, one case per tier this CPU runs, so
+// that benchstat compares tiers; gonum's BLAS is the baseline of the dense
+// product under the tier names "gonum" (all cores) and "gonum-1core" (one
+// core, as our kernels run), and "copy/go" (Go's copy of as many bytes)
+// that of the fused update.
+//
+// It is internal: no part of the library's API, and it does not import
+// package testing.
+package kernelbench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/ncg-rbm/ncg/kernel"
+)
+
+// Unit is what a case's Work counts.
+type Unit int
+
+const (
+	// Flops: Work is floating-point operations, reported in GFLOP/s.
+	Flops Unit = iota
+	// Bytes: Work is bytes read and written, reported in GB/s (go test's
+	// MB/s column, through SetBytes).
+	Bytes
+)
+
+// String is the unit of the reported rate: "GFLOP/s" or "GB/s".
+func (u Unit) String() string {
+	if u == Bytes {
+		return "GB/s"
+	}
+	return "GFLOP/s"
+}
+
+// Case is one kernel benchmark.
+type Case struct {
+	Name string // <kernel>/<tier>/<shape>
+	// Tier is the kernel tier the case runs under; "" for a baseline that
+	// runs none of our kernels (gonum, Go's copy).
+	Tier string
+	// Procs is GOMAXPROCS while the case is measured; 0 leaves it.
+	Procs int
+	Work  float64 // per call, in Unit
+	Unit  Unit
+	// Detail marks a diagnostic case (a layout or a bound of the
+	// binary-state product, docs/kernels.md) that go test -bench runs and
+	// ncgbench's standard suite leaves out.
+	Detail bool
+	// Call runs the kernel once. Cases share their buffers: run them one
+	// at a time.
+	Call func()
+}
+
+// Use sets the process up to measure c (its tier and GOMAXPROCS) and
+// returns the function that puts both back.
+func (c Case) Use() (restore func(), err error) {
+	restoreTier := func() {}
+	if c.Tier != "" {
+		if restoreTier, err = kernel.UseTier(c.Tier); err != nil {
+			return func() {}, err
+		}
+	}
+	if c.Procs > 0 {
+		prev := runtime.GOMAXPROCS(c.Procs)
+		return func() { runtime.GOMAXPROCS(prev); restoreTier() }, nil
+	}
+	return restoreTier, nil
+}
+
+// The MNIST shapes: H hidden, X visible units; EW is the length of the
+// element-wise kernels' vectors (64 chains × H).
+const (
+	H  = 500
+	X  = 784
+	EW = 64 * H
+)
+
+// Shape parts of the case names.
+var (
+	// MatShape names an H×X matrix.
+	MatShape = fmt.Sprintf("x%d-h%d", X, H)
+	// EWShape names an element-wise vector of EW floats.
+	EWShape = fmt.Sprintf("n%d", EW)
+)
+
+// ProductShape names a block product of nc chains on the H×X matrix.
+func ProductShape(nc int) string { return fmt.Sprintf("%s-c%d", MatShape, nc) }
+
+// Chains are the block sizes of the product cases.
+var Chains = []int{8, 16, 64}
+
+// RandSlice returns n floats uniform in [lo, hi) drawn from r.
+func RandSlice(r *rand.Rand, n int, lo, hi float32) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = lo + (hi-lo)*r.Float32()
+	}
+	return s
+}
+
+// BinarySlice returns n binary states, each 1 with probability p, drawn
+// from r.
+func BinarySlice(r *rand.Rand, n int, p float64) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		if r.Float64() < p {
+			s[i] = 1
+		}
+	}
+	return s
+}
+
+// Cases returns every kernel case for the tiers this CPU runs, in a fixed
+// order, with their inputs allocated and filled from a fixed seed.
+func Cases() []Case {
+	r := rand.New(rand.NewPCG(1, 1))
+	m := RandSlice(r, X*H, -1, 1) // Cᵀ: X×H
+	bias := RandSlice(r, H, -1, 1)
+	flops := func(nc int) float64 { return 2.0 * float64(nc*X*H) }
+	probs := RandSlice(r, 64*X, 0, 1)
+	states := BinarySlice(r, 64*X, 0.13) // MNIST's density
+	out := make([]float32, 64*H)
+	idx := make([]int32, 64*X)
+	counts := make([]int32, 64)
+	tiers := kernel.Tiers()
+	var cs []Case
+	perTier := func(kern, shape string, work float64, unit Unit, detail bool, call func()) {
+		for _, t := range tiers {
+			cs = append(cs, Case{Name: kern + "/" + t + "/" + shape, Tier: t, Work: work, Unit: unit, Detail: detail, Call: call})
+		}
+	}
+
+	// The dense block product; gonum's Sgemm splits the work over
+	// GOMAXPROCS goroutines, so it runs twice: on every core ("gonum") and
+	// on one ("gonum-1core"), like for like with ours.
+	for _, nc := range Chains {
+		sgemm := func() {
+			// out (nc×H) = probs (nc×X) · m (X×H), bias left out.
+			gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, nc, H, X, 1, probs, X, m, H, 0, out, H)
+		}
+		cs = append(cs,
+			Case{Name: "dense/gonum/" + ProductShape(nc), Work: flops(nc), Unit: Flops, Call: sgemm},
+			Case{Name: "dense/gonum-1core/" + ProductShape(nc), Procs: 1, Work: flops(nc), Unit: Flops, Call: sgemm})
+	}
+	for _, nc := range Chains {
+		perTier("dense", ProductShape(nc), flops(nc), Flops, false, func() {
+			kernel.Affine(out, bias, probs, m, nc, X, H)
+		})
+	}
+
+	// The binary-state product at 13% ones, the same shapes; the work is
+	// the dense-equivalent flops, so it compares directly with the dense
+	// form. binary13 reads m as the engine keeps it, rows PadStride(H)
+	// floats apart from a 64-byte boundary; binary13-unpadded reads the
+	// rows of 500 floats of m itself.
+	ld := kernel.PadStride(H)
+	pm := kernel.Aligned(X * ld)
+	for j := 0; j < X; j++ {
+		copy(pm[j*ld:j*ld+H], m[j*H:(j+1)*H])
+	}
+	for _, v := range []struct {
+		name   string
+		m      []float32
+		ld     int
+		detail bool
+	}{{"binary13", pm, ld, false}, {"binary13-unpadded", m, H, true}} {
+		for _, nc := range Chains {
+			perTier(v.name, ProductShape(nc), flops(nc), Flops, v.detail, func() {
+				kernel.AffineBinaryStride(out, bias, states, v.m, v.ld, nc, X, H, idx, counts)
+			})
+		}
+	}
+
+	// rowrate is the rate (bytes of rows added, 500 floats a row) at which
+	// the binary-state product's row sums run when every chain has the same
+	// first R rows: how fast rows reach the adds when a row block × tile
+	// (R × 128 floats, at most 112 rows) is reused from L1 by the chains
+	// (R ≤ 64 rows, 32 KB) and when it is not. It bounds binary13: at 13%
+	// ones the 8 chains add about 815 rows, of which about 527 differ
+	// (docs/kernels.md derives the bound).
+	for _, nc := range []int{8, 64} {
+		for _, rows := range []int{8, 64, 112, X} {
+			ri := make([]int32, nc*X)
+			rc := make([]int32, nc)
+			for c := range rc {
+				for j := 0; j < rows; j++ {
+					ri[c*X+j] = int32(j)
+				}
+				rc[c] = int32(rows)
+			}
+			perTier("rowrate", fmt.Sprintf("c%d-rows%d", nc, rows), float64(4*nc*rows*H), Bytes, true, func() {
+				kernel.SumRowsBatch(out, pm, ld, nc, X, H, ri, rc)
+			})
+		}
+	}
+
+	// Element-wise kernels on EW floats; the work is the bytes of the input.
+	src := RandSlice(r, EW, -8, 8)
+	dst := make([]float32, EW)
+	st := make([]float32, EW)
+	s := kernel.NewStream(1, 2)
+	pos := make([]int32, EW)
+	for _, e := range []struct {
+		name string
+		f    func()
+	}{
+		{"sigmoid", func() { kernel.Sigmoid(dst, src) }},
+		{"softplus", func() { kernel.Softplus(dst, src) }},
+		{"bernoulli", func() { kernel.Bernoulli(st, dst, &s) }},
+		{"sigmoidbernoulli", func() { kernel.SigmoidBernoulli(dst, st, src, &s) }},
+		{"indices", func() { kernel.Indices(pos, st) }},
+	} {
+		perTier(e.name, EWShape, float64(4*EW), Bytes, false, e.f)
+	}
+
+	// Gradient accumulation: one chain's ĥ added to its 13% active rows.
+	g := make([]float32, X*H)
+	v := RandSlice(r, H, 0, 1)
+	rows := make([]int32, X)
+	k := kernel.Indices(rows, BinarySlice(r, X, 0.13))
+	perTier("addrows", fmt.Sprintf("%s-rows%d", MatShape, k), 2*float64(k*H), Flops, false, func() {
+		kernel.AddRows(g, H, rows[:k], 0.5, v)
+	})
+
+	// The fused update streams H×X matrices; copy/go is its reference: a
+	// copy of as many bytes read and written (NCG reads w, a′, a, g and
+	// writes w, a′, a, c, g: 9 arrays).
+	nn := X * H
+	w, ap, a, c := RandSlice(r, nn, -1, 1), RandSlice(r, nn, 0, 1), BinarySlice(r, nn, 0.5), make([]float32, nn)
+	gg := make([]float32, nn)
+	big, bigDst := make([]float32, 9*nn/2), make([]float32, 9*nn/2)
+	cs = append(cs, Case{Name: "copy/go/" + MatShape, Work: float64(4 * 9 * nn), Unit: Bytes, Call: func() { copy(bigDst, big) }})
+	perTier("updatencg", MatShape, float64(4*9*nn), Bytes, false, func() {
+		kernel.UpdateNCG(w, ap, a, c, gg, 1e-4, 1e-4, 0.5)
+	})
+	perTier("transpose", MatShape, float64(4*2*nn), Bytes, false, func() {
+		kernel.Transpose(c, w, X, H)
+	})
+	return cs
+}
