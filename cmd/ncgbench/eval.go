@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sbinet/npyio/npz"
-
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
@@ -394,58 +392,14 @@ func loadRunModel(dir string, train *data.Set, classify bool, workers int) (*eva
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ck, err)
 	}
-	em := tr.Model()
-	return &eval.Model{H: em.H, X: em.X, C: em.C, B: em.B, D: em.V}, nil
+	return experiment.EvalModel(tr.Model()), nil
 }
 
-// loadNPZModel reads what engine.Model.ExportNPZ writes: C (or W and A),
-// H×X float64; b (H) and d (X) float32; shape [X, D, H].
+// loadNPZModel reads a model file of engine.Model.ExportNPZ's layout.
 func loadNPZModel(path string) (*eval.Model, error) {
-	f, err := npz.Open(path)
+	m, err := engine.ReadNPZ(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, err
 	}
-	defer f.Close()
-	bad := func(err error) error { return fmt.Errorf("%s: %v", path, err) }
-	var shape []int64
-	if err := f.Read("shape", &shape); err != nil {
-		return nil, bad(err)
-	}
-	if len(shape) != 3 || shape[0] < 1 || shape[2] < 1 || shape[0]*shape[2] > 1<<31 {
-		return nil, fmt.Errorf("%s: shape %v is not [X, D, H]", path, shape)
-	}
-	X, H := int(shape[0]), int(shape[2])
-	var c []float64
-	if err := f.Read("C", &c); err != nil {
-		var w, a []float64
-		if err2 := f.Read("W", &w); err2 != nil {
-			return nil, bad(err)
-		}
-		if err2 := f.Read("A", &a); err2 != nil || len(a) != len(w) {
-			return nil, bad(err)
-		}
-		c = w
-		for k := range c {
-			c[k] *= a[k]
-		}
-	}
-	m := &eval.Model{H: H, X: X, C: make([]float32, X*H)}
-	if len(c) != X*H {
-		return nil, fmt.Errorf("%s: C has %d values, want H×X = %d", path, len(c), X*H)
-	}
-	for i := 0; i < H; i++ { // paper orientation H×X → visible-major X×H
-		for j := 0; j < X; j++ {
-			m.C[j*H+i] = float32(c[i*X+j])
-		}
-	}
-	if err := f.Read("b", &m.B); err != nil {
-		return nil, bad(err)
-	}
-	if err := f.Read("d", &m.D); err != nil {
-		return nil, bad(err)
-	}
-	if len(m.B) != H || len(m.D) != X {
-		return nil, fmt.Errorf("%s: b has %d values and d %d, want H = %d and X = %d", path, len(m.B), len(m.D), H, X)
-	}
-	return m, nil
+	return experiment.EvalModel(m), nil
 }
