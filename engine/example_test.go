@@ -42,7 +42,7 @@ func Example() {
 	}
 	m := t.Model()
 	em := &eval.Model{H: m.H, X: m.X, C: m.C, B: m.B, D: m.V}
-	nll, err := eval.ExactNLL(em, d.X, d.N, 0)
+	nll, err := eval.ExactNLL(context.Background(), em, d.X, d.N, 0)
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -18,10 +19,10 @@ func TestClassifyConstructed(t *testing.T) {
 	}
 	x := []uint8{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0}
 	labels := []int{0, 1, 2, 0} // the last row is wrong on purpose
-	for name, f := range map[string]func(*Model, []uint8, int, int, []int, int) (*Classification, error){
+	for name, f := range map[string]func(context.Context, *Model, []uint8, int, int, []int, int) (*Classification, error){
 		"paper": ClassifyPaper, "exact": ClassifyExact,
 	} {
-		res, err := f(m, x, 4, L, labels, 2)
+		res, err := f(context.Background(), m, x, 4, L, labels, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,10 +36,10 @@ func TestClassifyConstructed(t *testing.T) {
 			t.Errorf("%s: accuracy %v, want 0.75", name, res.Accuracy)
 		}
 	}
-	if _, err := ClassifyPaper(m, x, 4, L, []int{0, 1, 3, 0}, 1); err == nil || !strings.Contains(err.Error(), "label 3") {
+	if _, err := ClassifyPaper(context.Background(), m, x, 4, L, []int{0, 1, 3, 0}, 1); err == nil || !strings.Contains(err.Error(), "label 3") {
 		t.Errorf("bad label: %v", err)
 	}
-	if _, err := ClassifyExact(m, x, 4, 6, labels, 1); err == nil {
+	if _, err := ClassifyExact(context.Background(), m, x, 4, 6, labels, 1); err == nil {
 		t.Error("L = X accepted")
 	}
 }
@@ -58,11 +59,11 @@ func TestClassifyBruteForce(t *testing.T) {
 			}
 			labels[r] = r % L
 		}
-		paper, err := ClassifyPaper(m, x, n, L, labels, 3)
+		paper, err := ClassifyPaper(context.Background(), m, x, n, L, labels, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact, err := ClassifyExact(m, x, n, L, labels, 2)
+		exact, err := ClassifyExact(context.Background(), m, x, n, L, labels, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package eval_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -12,11 +13,11 @@ import (
 // 0: Z = Σ_x (1 + e^(x₁+x₂)) = 5 + 2e + e², and p(1,1) = (1 + e²)/Z.
 func ExampleExactLogZ() {
 	m := &eval.Model{H: 1, X: 2, C: []float32{1, 1}, B: []float32{0}, D: []float32{0, 0}}
-	logZ, err := eval.ExactLogZ(m, 1)
+	logZ, err := eval.ExactLogZ(context.Background(), m, 1)
 	if err != nil {
 		panic(err)
 	}
-	nll, err := eval.ExactNLL(m, []uint8{1, 1}, 1, 1)
+	nll, err := eval.ExactNLL(context.Background(), m, []uint8{1, 1}, 1, 1)
 	if err != nil {
 		panic(err)
 	}
@@ -37,14 +38,14 @@ func ExampleAIS() {
 	for i := range m.C {
 		m.C[i] = float32(r.NormFloat64() * 0.5)
 	}
-	exact, err := eval.ExactLogZ(m, 0)
+	exact, err := eval.ExactLogZ(context.Background(), m, 0)
 	if err != nil {
 		panic(err)
 	}
 	// 100 runs (the default) of 2,000 evenly spaced β, seed 0; a uniform
 	// base model since there is no data here (see BaseRate). Without
 	// Betas, AIS runs the paper's schedule of 14,500 intervals.
-	est, err := eval.AIS(m, eval.AISConfig{Betas: eval.UniformSchedule(2000)})
+	est, err := eval.AIS(context.Background(), m, eval.AISConfig{Betas: eval.UniformSchedule(2000)})
 	if err != nil {
 		panic(err)
 	}

@@ -10,16 +10,14 @@ import (
 	"github.com/ncg-rbm/ncg/engine"
 )
 
-// cancelWriter cancels a context at the first progress line (the end of
-// the first epoch).
-type cancelWriter struct {
-	once   sync.Once
-	cancel context.CancelFunc
-}
-
-func (w *cancelWriter) Write(p []byte) (int, error) {
-	w.once.Do(w.cancel)
-	return len(p), nil
+// cancelAtEpoch cancels a context at the end of the first epoch.
+func cancelAtEpoch(cancel context.CancelFunc) func(Event) {
+	var once sync.Once
+	return func(e Event) {
+		if _, ok := e.(EpochDone); ok {
+			once.Do(cancel)
+		}
+	}
 }
 
 // TestResumedRunSaysWhere: a run stopped after its first epoch resumes from
@@ -31,7 +29,7 @@ func TestResumedRunSaysWhere(t *testing.T) {
 	spec := Spec{Data: "bas", Engine: cfg, Likelihood: "none"}
 	dir := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := Run(ctx, spec, dir, Options{Progress: &cancelWriter{cancel: cancel}})
+	_, err := Run(ctx, spec, dir, Options{Progress: cancelAtEpoch(cancel)})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("first invocation: %v, want cancelled", err)
 	}
