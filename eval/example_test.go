@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/eval"
 )
 
@@ -56,4 +57,20 @@ func ExampleAIS() {
 	// 100 runs of 2000 intervals
 	// within 0.05 nats of the exact log Z: true
 	// bounds bracket it: true
+}
+
+// Evaluate chooses the method (here exact: the model is small), measures
+// the test set (the training set when there is none) and says what it did.
+// The model of ExampleExactLogZ, with the row (1,1) as its test set.
+func ExampleEvaluate() {
+	m := &eval.Model{H: 1, X: 2, C: []float32{1, 1}, B: []float32{0}, D: []float32{0, 0}}
+	train := &data.Set{Name: "train", N: 2, D: 2, X: []uint8{1, 0, 0, 1}}
+	test := &data.Set{Name: "test", N: 1, D: 2, X: []uint8{1, 1}}
+	res, err := eval.Evaluate(context.Background(), m, eval.Sets{Train: train, Test: test}, eval.Plan{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s on the %s set (%d row): log Z %.4f, NLL %.4f\n", res.Likelihood, res.Set, res.Rows, res.LogZ, res.NLL)
+	// Output:
+	// exact on the test set (1 row): log Z 2.8806, NLL 0.7537
 }
