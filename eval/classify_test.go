@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// TestClassifyConstructed: hidden unit k links data unit k and label k, so
-// the active data unit names the class under both rules.
-func TestClassifyConstructed(t *testing.T) {
+// constructedClassifier has 3 data units, 3 label units and 3 hidden
+// units: hidden unit k links data unit k and label k, so that a row with
+// data unit k on is of class k.
+func constructedClassifier() *Model {
 	const D, L, H = 3, 3, 3
 	m := &Model{H: H, X: D + L, C: make([]float32, (D+L)*H), B: make([]float32, H), D: make([]float32, D+L)}
 	for k := 0; k < 3; k++ {
@@ -17,6 +18,14 @@ func TestClassifyConstructed(t *testing.T) {
 		m.C[(D+k)*H+k] = 5
 		m.B[k] = -5
 	}
+	return m
+}
+
+// TestClassifyConstructed: hidden unit k links data unit k and label k, so
+// the active data unit names the class under both rules.
+func TestClassifyConstructed(t *testing.T) {
+	const L = 3
+	m := constructedClassifier()
 	x := []uint8{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0}
 	labels := []int{0, 1, 2, 0} // the last row is wrong on purpose
 	for name, f := range map[string]func(context.Context, *Model, []uint8, int, int, []int, int) (*Classification, error){

@@ -60,15 +60,8 @@ func TestEvaluateExact(t *testing.T) {
 // one-hot labels (brute force over every joint state); accuracies are of
 // the measured set and, asked for, of the training set, by each rule.
 func TestEvaluateLabelled(t *testing.T) {
-	// TestClassifyConstructed's model: data unit k and label k share
-	// hidden unit k, so a row with unit k on is of class k.
-	const D, L, H = 3, 3, 3
-	m := &Model{H: H, X: D + L, C: make([]float32, (D+L)*H), B: make([]float32, H), D: make([]float32, D+L)}
-	for k := 0; k < 3; k++ {
-		m.C[k*H+k] = 5
-		m.C[(D+k)*H+k] = 5
-		m.B[k] = -5
-	}
+	const D, L = 3, 3
+	m := constructedClassifier()
 	train := set("train", []uint8{1, 0, 0, 0, 1, 0}, 2, D, []int32{0, 0}, L)                       // accuracy 1/2
 	test := set("test", []uint8{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0}, 4, D, []int32{0, 1, 2, 0}, L) // 3/4
 	plan := Plan{LabelUnits: L, Accuracy: PaperRule | FreeEnergyRule, TrainAccuracy: true}
