@@ -284,7 +284,7 @@ func Training(dataDir string) []Case {
 				return 0, err
 			}
 			start := time.Now()
-			if _, err := eval.AIS(m, eval.AISConfig{Runs: eval.DefaultRuns, BaseBias: base}); err != nil {
+			if _, err := eval.AIS(context.Background(), m, eval.AISConfig{Runs: eval.DefaultRuns, BaseBias: base}); err != nil {
 				return 0, err
 			}
 			return time.Since(start).Seconds(), nil
@@ -292,7 +292,7 @@ func Training(dataDir string) []Case {
 		{Name: "exact/logz-2^20", Unit: "s", Count: 1, Run: func() (float64, error) {
 			m := RandomModel(784, 20, 0.01, 1)
 			start := time.Now()
-			if _, err := eval.ExactLogZ(m, 0); err != nil {
+			if _, err := eval.ExactLogZ(context.Background(), m, 0); err != nil {
 				return 0, err
 			}
 			return time.Since(start).Seconds(), nil

@@ -13,6 +13,7 @@ import (
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
+	"github.com/ncg-rbm/ncg/experiment"
 )
 
 // Train NCG on 4×4 bars and stripes and measure the exact likelihood of the
@@ -41,8 +42,8 @@ func Example() {
 		panic(err)
 	}
 	m := t.Model()
-	em := &eval.Model{H: m.H, X: m.X, C: m.C, B: m.B, D: m.V}
-	nll, err := eval.ExactNLL(em, d.X, d.N, 0)
+	em := experiment.EvalModel(m)
+	nll, err := eval.ExactNLL(context.Background(), em, d.X, d.N, 0)
 	if err != nil {
 		panic(err)
 	}

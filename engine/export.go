@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/sbinet/npyio/npz"
@@ -13,7 +14,8 @@ import (
 //	W (H×X), A (H×X), C (H×X), Aprime (H×X, NCG only): float64 holding the
 //	exact float32 values; b (H), d (X): float32; shape: [X, D, H] int64.
 //
-// Load with numpy.load(path); columns D..X−1 are label units.
+// Load with numpy.load(path); columns D..X−1 are label units. ReadNPZ
+// reads it back.
 func (m *Model) ExportNPZ(path string) error {
 	return WriteAtomic(path, func(w io.Writer) error {
 		z := npz.NewWriter(w)
@@ -43,4 +45,84 @@ func (m *Model) ExportNPZ(path string) error {
 		}
 		return z.Close()
 	})
+}
+
+// ReadNPZ reads a model in the layout ExportNPZ writes, back into the
+// engine's visible-major layout; what ExportNPZ wrote comes back exactly.
+// A file written elsewhere needs shape, b, d and either C or both W and A:
+// without C, C is W⊙A; without W and A, the model is dense with W = C.
+// Errors name the file.
+func ReadNPZ(path string) (*Model, error) {
+	r, err := npz.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer r.Close()
+	var shape []int64
+	if err := r.Read("shape", &shape); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(shape) != 3 || shape[0] < 1 || shape[1] < 1 || shape[1] > shape[0] || shape[2] < 1 || shape[0]*shape[2] > 1<<31 {
+		return nil, fmt.Errorf("%s: shape %v is not [X, D, H] with 1 ≤ D ≤ X, H ≥ 1 and X·H ≤ 2³¹", path, shape)
+	}
+	x, d, h := int(shape[0]), int(shape[1]), int(shape[2])
+	m := &Model{X: x, D: d, H: h}
+	has := func(name string) bool { return r.Header(name) != nil }
+	readHX := func(name string) ([]float32, error) {
+		var a mat.Dense
+		if err := r.Read(name, &a); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", path, name, err)
+		}
+		if rows, cols := a.Dims(); rows != h || cols != x {
+			return nil, fmt.Errorf("%s: %s is %d×%d, want %d×%d (H×X)", path, name, rows, cols, h, x)
+		}
+		out := make([]float32, x*h)
+		for j := 0; j < x; j++ {
+			for i := 0; i < h; i++ {
+				out[j*h+i] = float32(a.At(i, j))
+			}
+		}
+		return out, nil
+	}
+	switch {
+	case has("W") && has("A"):
+		if m.W, err = readHX("W"); err != nil {
+			return nil, err
+		}
+		if m.A, err = readHX("A"); err != nil {
+			return nil, err
+		}
+	case !has("C"):
+		return nil, fmt.Errorf("%s: neither C nor both W and A", path)
+	}
+	if has("C") {
+		if m.C, err = readHX("C"); err != nil {
+			return nil, err
+		}
+	} else {
+		m.C = make([]float32, x*h)
+		for k := range m.C {
+			m.C[k] = m.W[k] * m.A[k]
+		}
+	}
+	if m.W == nil { // C alone: a dense model
+		m.W, m.A = append([]float32(nil), m.C...), make([]float32, x*h)
+		fill(m.A, 1)
+	}
+	if has("Aprime") {
+		if m.AP, err = readHX("Aprime"); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.Read("b", &m.B); err != nil {
+		return nil, fmt.Errorf("%s: b: %w", path, err)
+	}
+	if err := r.Read("d", &m.V); err != nil {
+		return nil, fmt.Errorf("%s: d: %w", path, err)
+	}
+	if len(m.B) != h || len(m.V) != x {
+		return nil, fmt.Errorf("%s: b has %d values, d %d; want H = %d and X = %d", path, len(m.B), len(m.V), h, x)
+	}
+	m.SyncCopies()
+	return m, nil
 }

@@ -24,7 +24,7 @@ type SweepOptions struct {
 	// Workers; that changes speed only, never results.
 	Parallel int
 	// RunOptions, if set, gives each run's Options (checkpoint file,
-	// evaluation); OnEpoch set there is called too.
+	// epoch callback); OnEpoch set there is called too.
 	RunOptions func(index int, cfg Config) Options
 }
 

@@ -41,7 +41,6 @@ type Record struct {
 	Seconds    float64 // wall time of the epoch's training (evaluation excluded)
 	ReconError float64 // mean squared error of the first reconstruction, per data unit
 	Connectivity
-	Eval map[string]float64 // what Evaluate returned, when it ran this epoch
 	// Checkpoint is true when a checkpoint is written right after OnEpoch
 	// returns, so callers can save their own records at the same points.
 	Checkpoint bool
@@ -51,11 +50,9 @@ type Record struct {
 type Options struct {
 	// OnEpoch receives each epoch's record; an error stops training (after
 	// the checkpoint, if any, is written) and is returned.
+	// The model may be read (not changed) during OnEpoch: an evaluation
+	// between epochs goes there.
 	OnEpoch func(Record) error
-	// Evaluate, if set, runs after every EvalEvery-th epoch and after the
-	// last; its results go into the record.
-	Evaluate  func(m *Model, epoch int) (map[string]float64, error)
-	EvalEvery int
 	// Checkpoint, if set, is the file written when training is cancelled,
 	// after the last epoch, and after any epoch that ends at least
 	// CheckpointEvery after the previous checkpoint (0: after every epoch).
@@ -253,13 +250,6 @@ func (t *Trainer) Train(ctx context.Context, opts Options) error {
 				}
 			}
 			return err
-		}
-		if opts.Evaluate != nil && (t.epoch == t.cfg.Epochs || (opts.EvalEvery > 0 && t.epoch%opts.EvalEvery == 0)) {
-			ev, err := opts.Evaluate(t.m, t.epoch)
-			if err != nil {
-				return fmt.Errorf("epoch %d: evaluation: %w", t.epoch, err)
-			}
-			rec.Eval = ev
 		}
 		rec.Checkpoint = opts.Checkpoint != "" && (t.epoch == t.cfg.Epochs || time.Since(lastSave) >= opts.CheckpointEvery)
 		if opts.OnEpoch != nil {

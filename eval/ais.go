@@ -30,6 +30,11 @@ type AISConfig struct {
 	// base model (d_A = 0), which is valid but has a far larger variance on
 	// data like MNIST (docs/algorithm.md, "Evaluation").
 	BaseBias []float32
+
+	// tick, if set, is called with the intervals the chains have done
+	// since its last call (from the worker goroutines); Evaluate's
+	// progress.
+	tick func(intervals int64)
 }
 
 // AISResult is an AIS estimate of log Z.
@@ -130,13 +135,10 @@ var taylorWeights = true
 // the rows of C between the runs of a block; a run's arithmetic does not
 // depend on its block, so the result is bit-identical for any number of
 // workers (on a given kernel tier).
-func AIS(m *Model, cfg AISConfig) (*AISResult, error) {
-	return AISContext(context.Background(), m, cfg)
-}
-
-// AISContext is AIS stopped early, with an error wrapping ctx.Err(), when
-// ctx is done: every run checks it every stopEvery intervals.
-func AISContext(ctx context.Context, m *Model, cfg AISConfig) (*AISResult, error) {
+//
+// When ctx is done it stops early, with an error wrapping ctx.Err(): every
+// run looks every stopEvery intervals.
+func AIS(ctx context.Context, m *Model, cfg AISConfig) (*AISResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -148,7 +150,7 @@ func AISContext(ctx context.Context, m *Model, cfg AISConfig) (*AISResult, error
 	if err != nil {
 		return nil, err
 	}
-	r.done = ctx.Done()
+	r.done, r.tick = ctx.Done(), cfg.tick
 	logw := make([]float64, runs)
 	workers := workerCount(cfg.Workers, runs)
 	// One block of runs per worker (at most maxBlockRuns a block); a run's
@@ -159,7 +161,7 @@ func AISContext(ctx context.Context, m *Model, cfg AISConfig) (*AISResult, error
 	for w := range sc {
 		sc[w] = newAISBlock(size, m.H, m.X)
 	}
-	err = parallelCtx(ctx, blocks, len(sc), func(w, blk int) error {
+	err = parallel(ctx, blocks, len(sc), func(w, blk int) error {
 		first := blk * size
 		r.runBlock(sc[w], first, logw[first:min(first+size, runs)])
 		return r.stopErr(ctx)
@@ -290,12 +292,20 @@ type aisRunner struct {
 	// done, when closed, makes every chain return early (its result is
 	// then meaningless); nil never closes.
 	done <-chan struct{}
+	tick func(intervals int64) // progress (nil: none)
 }
 
 // stopEvery is how many intervals a chain runs between looks at done: a
 // look costs nothing next to an interval, and 256 intervals of a 500×784
 // model take well under a second.
 const stopEvery = 256
+
+// advance reports that chains did that many more intervals.
+func (r *aisRunner) advance(intervals int) {
+	if r.tick != nil {
+		r.tick(int64(intervals))
+	}
+}
 
 // stopped reports whether done is closed.
 func (r *aisRunner) stopped() bool {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -72,7 +73,7 @@ func TestAISVsExact(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		X, H := 12+int(seed%3)*4, 8+int(seed%3)*2 // 12..20 visible, 8..12 hidden
 		m := randomModel(X, H, 0.5, seed)
-		exact, err := ExactLogZ(m, 0)
+		exact, err := ExactLogZ(context.Background(), m, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +84,7 @@ func TestAISVsExact(t *testing.T) {
 		}
 		models++
 		for _, c := range []cfg{small, large} {
-			res, err := AIS(m, AISConfig{Runs: c.runs, Betas: UniformSchedule(c.k), Seed: seed, BaseBias: dA})
+			res, err := AIS(context.Background(), m, AISConfig{Runs: c.runs, Betas: UniformSchedule(c.k), Seed: seed, BaseBias: dA})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +150,7 @@ func TestAISDeterminism(t *testing.T) {
 		base[j] = -0.5
 	}
 	run := func(workers int, seed uint64) *AISResult {
-		res, err := AIS(m, AISConfig{Runs: 13, Betas: UniformSchedule(300), Seed: seed, Workers: workers, BaseBias: base})
+		res, err := AIS(context.Background(), m, AISConfig{Runs: 13, Betas: UniformSchedule(300), Seed: seed, Workers: workers, BaseBias: base})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,13 +178,13 @@ func TestAISDeterminism(t *testing.T) {
 func TestAISIncrementalMatchesFresh(t *testing.T) {
 	m := randomModel(60, 40, 0.3, 9)
 	cfg := AISConfig{Runs: 8, Betas: UniformSchedule(500), Seed: 1}
-	a, err := AIS(m, cfg)
+	a, err := AIS(context.Background(), m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	incremental = false
 	defer func() { incremental = true }()
-	b, err := AIS(m, cfg)
+	b, err := AIS(context.Background(), m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,12 +230,12 @@ func TestAISTaylorMatchesSoftplus(t *testing.T) {
 	m := randomModel(40, 30, 0.5, 11)
 	for _, k := range []int{50, 3000} { // Δβ·|a| above, then below aisTaylorMax
 		cfg := AISConfig{Runs: 6, Betas: UniformSchedule(k), Seed: 2}
-		a, err := AIS(m, cfg)
+		a, err := AIS(context.Background(), m, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		taylorWeights = false
-		b, err := AIS(m, cfg)
+		b, err := AIS(context.Background(), m, cfg)
 		taylorWeights = true
 		if err != nil {
 			t.Fatal(err)

@@ -128,8 +128,11 @@ func (r *aisRunner) runBlock(b *aisBlock, first int, logw []float64) {
 	b.vp.reset()
 	K := len(r.beta) - 1
 	for k := 1; k <= K; k++ {
-		if k%stopEvery == 0 && r.stopped() {
-			return
+		if k%stopEvery == 0 {
+			r.advance(n * stopEvery)
+			if r.stopped() {
+				return
+			}
 		}
 		b.hp.update(b.a, m.B, r.c, r.hs, n, b.x)
 		for i := 0; i < n; i++ {
@@ -137,6 +140,7 @@ func (r *aisRunner) runBlock(b *aisBlock, first int, logw []float64) {
 			logw[i] += r.hiddenStep(k, b.a[i*H:(i+1)*H], act, b.h[i*H:(i+1)*H], &b.st[i], b.s1, b.prob, b.sp)
 		}
 		if k == K {
+			r.advance(n * (K % stopEvery))
 			break
 		}
 		b.vp.update(b.v, r.dd32, r.ct, r.xs, n, b.h)

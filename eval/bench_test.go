@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"syscall"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func benchAIS(b *testing.B, betas []float64, runs int) {
 			defer restore()
 			for b.Loop() {
 				t0, c0 := time.Now(), cpuTime()
-				res, err := AIS(m, AISConfig{Runs: runs, Betas: betas, BaseBias: dA})
+				res, err := AIS(context.Background(), m, AISConfig{Runs: runs, Betas: betas, BaseBias: dA})
 				if err != nil {
 					b.Fatal(err)
 				}

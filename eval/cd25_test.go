@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -17,12 +18,12 @@ func cd25AIS(t *testing.T, runs int, betas []float64, seed uint64) (*AISResult, 
 		t.Fatal(err)
 	}
 	t0 := time.Now()
-	res, err := AIS(m, AISConfig{Runs: runs, Betas: betas, Seed: seed, BaseBias: dA})
+	res, err := AIS(context.Background(), m, AISConfig{Runs: runs, Betas: betas, Seed: seed, BaseBias: dA})
 	if err != nil {
 		t.Fatal(err)
 	}
 	el := time.Since(t0)
-	nll, err := AverageNLL(m, res.LogZ, test.x, test.n, 0)
+	nll, err := AverageNLL(context.Background(), m, res.LogZ, test.x, test.n, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

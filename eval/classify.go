@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -55,7 +56,7 @@ func argmax(v []float32) int {
 // (probabilities, not samples); each label unit scores σ(d_j + C_·j·ĥ) and
 // the largest wins (ties: the lowest class). labels[r] ∈ [0, L) is row r's
 // class.
-func ClassifyPaper(m *Model, x []uint8, n, L int, labels []int, workers int) (*Classification, error) {
+func ClassifyPaper(ctx context.Context, m *Model, x []uint8, n, L int, labels []int, workers int) (*Classification, error) {
 	D, err := labelled(m, x, n, L, labels)
 	if err != nil {
 		return nil, err
@@ -81,7 +82,7 @@ func ClassifyPaper(m *Model, x []uint8, n, L int, labels []int, workers int) (*C
 	for w := range sc {
 		sc[w] = scratch{make([]float32, H), make([]float32, L), make([]int32, D)}
 	}
-	err = parallel(chunks, workers, func(w, c int) error {
+	err = parallel(ctx, chunks, workers, func(w, c int) error {
 		s := &sc[w]
 		for r := c * rowChunk; r < min(n, (c+1)*rowChunk); r++ {
 			act := activeIndices(s.idx, x[r*D:(r+1)*D])
@@ -104,7 +105,7 @@ func ClassifyPaper(m *Model, x []uint8, n, L int, labels []int, workers int) (*C
 // ClassifyExact classifies with p(y|x) ∝ exp(−F(x, y)): for each class the
 // free energy of the data row with that one-hot label, and the smallest
 // wins (ties: the lowest class). Inputs as for ClassifyPaper.
-func ClassifyExact(m *Model, x []uint8, n, L int, labels []int, workers int) (*Classification, error) {
+func ClassifyExact(ctx context.Context, m *Model, x []uint8, n, L int, labels []int, workers int) (*Classification, error) {
 	D, err := labelled(m, x, n, L, labels)
 	if err != nil {
 		return nil, err
@@ -121,7 +122,7 @@ func ClassifyExact(m *Model, x []uint8, n, L int, labels []int, workers int) (*C
 	for w := range sc {
 		sc[w] = scratch{make([]float32, H), make([]float32, H), make([]int32, D)}
 	}
-	err = parallel(chunks, workers, func(w, c int) error {
+	err = parallel(ctx, chunks, workers, func(w, c int) error {
 		s := &sc[w]
 		for r := c * rowChunk; r < min(n, (c+1)*rowChunk); r++ {
 			act := activeIndices(s.idx, x[r*D:(r+1)*D])

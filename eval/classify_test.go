@@ -1,14 +1,16 @@
 package eval
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
 )
 
-// TestClassifyConstructed: hidden unit k links data unit k and label k, so
-// the active data unit names the class under both rules.
-func TestClassifyConstructed(t *testing.T) {
+// constructedClassifier has 3 data units, 3 label units and 3 hidden
+// units: hidden unit k links data unit k and label k, so that a row with
+// data unit k on is of class k.
+func constructedClassifier() *Model {
 	const D, L, H = 3, 3, 3
 	m := &Model{H: H, X: D + L, C: make([]float32, (D+L)*H), B: make([]float32, H), D: make([]float32, D+L)}
 	for k := 0; k < 3; k++ {
@@ -16,12 +18,20 @@ func TestClassifyConstructed(t *testing.T) {
 		m.C[(D+k)*H+k] = 5
 		m.B[k] = -5
 	}
+	return m
+}
+
+// TestClassifyConstructed: hidden unit k links data unit k and label k, so
+// the active data unit names the class under both rules.
+func TestClassifyConstructed(t *testing.T) {
+	const L = 3
+	m := constructedClassifier()
 	x := []uint8{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0}
 	labels := []int{0, 1, 2, 0} // the last row is wrong on purpose
-	for name, f := range map[string]func(*Model, []uint8, int, int, []int, int) (*Classification, error){
+	for name, f := range map[string]func(context.Context, *Model, []uint8, int, int, []int, int) (*Classification, error){
 		"paper": ClassifyPaper, "exact": ClassifyExact,
 	} {
-		res, err := f(m, x, 4, L, labels, 2)
+		res, err := f(context.Background(), m, x, 4, L, labels, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,10 +45,10 @@ func TestClassifyConstructed(t *testing.T) {
 			t.Errorf("%s: accuracy %v, want 0.75", name, res.Accuracy)
 		}
 	}
-	if _, err := ClassifyPaper(m, x, 4, L, []int{0, 1, 3, 0}, 1); err == nil || !strings.Contains(err.Error(), "label 3") {
+	if _, err := ClassifyPaper(context.Background(), m, x, 4, L, []int{0, 1, 3, 0}, 1); err == nil || !strings.Contains(err.Error(), "label 3") {
 		t.Errorf("bad label: %v", err)
 	}
-	if _, err := ClassifyExact(m, x, 4, 6, labels, 1); err == nil {
+	if _, err := ClassifyExact(context.Background(), m, x, 4, 6, labels, 1); err == nil {
 		t.Error("L = X accepted")
 	}
 }
@@ -58,11 +68,11 @@ func TestClassifyBruteForce(t *testing.T) {
 			}
 			labels[r] = r % L
 		}
-		paper, err := ClassifyPaper(m, x, n, L, labels, 3)
+		paper, err := ClassifyPaper(context.Background(), m, x, n, L, labels, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact, err := ClassifyExact(m, x, n, L, labels, 2)
+		exact, err := ClassifyExact(context.Background(), m, x, n, L, labels, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,13 +46,16 @@ const (
 // (1e-6·max(1,|value|) per entry); log Z is off by no more than the largest
 // per-state error. For weights of size ~1 this is ~1e-4 nats or less; the
 // typical error is far smaller (rounding errors are not all of one sign).
-func ExactLogZ(m *Model, workers int) (float64, error) {
-	return ExactLogZContext(context.Background(), m, workers)
+//
+// When ctx is done it stops early (it looks between chunks of 4096 states)
+// with an error wrapping ctx.Err().
+func ExactLogZ(ctx context.Context, m *Model, workers int) (float64, error) {
+	return exactLogZ(ctx, m, workers, nil)
 }
 
-// ExactLogZContext is ExactLogZ stopped early, with an error wrapping
-// ctx.Err(), when ctx is done (it looks between chunks of 4096 states).
-func ExactLogZContext(ctx context.Context, m *Model, workers int) (float64, error) {
+// exactLogZ is ExactLogZ calling tick, if set, after each chunk of states
+// (from the worker goroutines).
+func exactLogZ(ctx context.Context, m *Model, workers int, tick func(done int64)) (float64, error) {
 	if err := m.Validate(); err != nil {
 		return math.NaN(), err
 	}
@@ -80,7 +83,7 @@ func ExactLogZContext(ctx context.Context, m *Model, workers int) (float64, erro
 		sc[w] = scratch{make([]float32, o), make([]float32, o), make([]int32, n)}
 	}
 	part := make([]float64, chunks)
-	err := parallelCtx(ctx, chunks, workers, func(w, c int) error {
+	err := parallel(ctx, chunks, workers, func(w, c int) error {
 		s := &sc[w]
 		high := uint64(c) << k
 		var lin float64
@@ -120,6 +123,9 @@ func ExactLogZContext(ctx context.Context, m *Model, workers int) (float64, erro
 			}
 		}
 		part[c] = maxT + math.Log(sum)
+		if tick != nil {
+			tick(1)
+		}
 		return nil
 	})
 	if err != nil {
@@ -146,10 +152,10 @@ func logSumExp(v []float64) float64 {
 
 // ExactNLL returns the exact average negative log-likelihood of the n rows
 // of x: mean F(x) + log Z with log Z from ExactLogZ.
-func ExactNLL(m *Model, x []uint8, n, workers int) (float64, error) {
-	lz, err := ExactLogZ(m, workers)
+func ExactNLL(ctx context.Context, m *Model, x []uint8, n, workers int) (float64, error) {
+	lz, err := ExactLogZ(ctx, m, workers)
 	if err != nil {
 		return math.NaN(), err
 	}
-	return AverageNLL(m, lz, x, n, workers)
+	return AverageNLL(ctx, m, lz, x, n, workers)
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func TestExactLogZBruteForce(t *testing.T) {
 			m := randomModel(c.X, c.H, 1, seed)
 			want := bruteLogZ(m)
 			for _, w := range []int{1, 2, 3} {
-				got, err := ExactLogZ(m, w)
+				got, err := ExactLogZ(context.Background(), m, w)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -81,12 +82,12 @@ func TestExactLogZWorkersAndSymmetry(t *testing.T) {
 	// 2^16 states: 16 chunks, each with refreshes; bit-identical for any
 	// number of workers.
 	m := randomModel(40, 16, 0.3, 7)
-	ref, err := ExactLogZ(m, 1)
+	ref, err := ExactLogZ(context.Background(), m, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []int{2, 3, 0} {
-		got, _ := ExactLogZ(m, w)
+		got, _ := ExactLogZ(context.Background(), m, w)
 		if got != ref {
 			t.Errorf("workers %d: %v, workers 1: %v", w, got, ref)
 		}
@@ -94,7 +95,7 @@ func TestExactLogZWorkersAndSymmetry(t *testing.T) {
 	// The transposed model (visible and hidden swapped) has the same Z and
 	// is enumerated over its visible layer.
 	tm := &Model{H: m.X, X: m.H, C: m.transposed(), B: m.D, D: m.B}
-	got, err := ExactLogZ(tm, 2)
+	got, err := ExactLogZ(context.Background(), tm, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestExactLogZWorkersAndSymmetry(t *testing.T) {
 
 func TestExactLogZTooLarge(t *testing.T) {
 	m := randomModel(30, 26, 0.1, 1)
-	_, err := ExactLogZ(m, 1)
+	_, err := ExactLogZ(context.Background(), m, 1)
 	if err == nil || !strings.Contains(err.Error(), "2^26") {
 		t.Fatalf("want a clear error for 2^26 states, got %v", err)
 	}
@@ -120,7 +121,7 @@ func TestFreeEnergyAndExactNLL(t *testing.T) {
 			x[r*m.X+j] = uint8(r >> j & 1)
 		}
 	}
-	f, err := FreeEnergies(m, x, n, 2)
+	f, err := FreeEnergies(context.Background(), m, x, n, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,18 +138,18 @@ func TestFreeEnergyAndExactNLL(t *testing.T) {
 	if math.Abs(psum-1) > 1e-9 {
 		t.Fatalf("brute-force probabilities sum to %v", psum)
 	}
-	got, err := ExactNLL(m, x, n, 3)
+	got, err := ExactNLL(context.Background(), m, x, n, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := nll / float64(n); math.Abs(got-want) > 1e-5 {
 		t.Errorf("ExactNLL = %.7f, want %.7f", got, want)
 	}
-	if _, err := FreeEnergies(m, x[:len(x)-1], n, 1); err == nil {
+	if _, err := FreeEnergies(context.Background(), m, x[:len(x)-1], n, 1); err == nil {
 		t.Error("short data accepted")
 	}
 	x[3] = 2
-	if _, err := FreeEnergies(m, x, n, 1); err == nil || !strings.Contains(err.Error(), "0 or 1") {
+	if _, err := FreeEnergies(context.Background(), m, x, n, 1); err == nil || !strings.Contains(err.Error(), "0 or 1") {
 		t.Errorf("non-binary data: %v", err)
 	}
 }
@@ -177,7 +178,7 @@ func TestValidate(t *testing.T) {
 func BenchmarkExactLogZ(b *testing.B) {
 	m := randomModel(784, 20, 0.05, 1)
 	for b.Loop() {
-		if _, err := ExactLogZ(m, 0); err != nil {
+		if _, err := ExactLogZ(context.Background(), m, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

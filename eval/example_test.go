@@ -1,10 +1,12 @@
 package eval_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/eval"
 )
 
@@ -12,11 +14,11 @@ import (
 // 0: Z = Σ_x (1 + e^(x₁+x₂)) = 5 + 2e + e², and p(1,1) = (1 + e²)/Z.
 func ExampleExactLogZ() {
 	m := &eval.Model{H: 1, X: 2, C: []float32{1, 1}, B: []float32{0}, D: []float32{0, 0}}
-	logZ, err := eval.ExactLogZ(m, 1)
+	logZ, err := eval.ExactLogZ(context.Background(), m, 1)
 	if err != nil {
 		panic(err)
 	}
-	nll, err := eval.ExactNLL(m, []uint8{1, 1}, 1, 1)
+	nll, err := eval.ExactNLL(context.Background(), m, []uint8{1, 1}, 1, 1)
 	if err != nil {
 		panic(err)
 	}
@@ -37,14 +39,14 @@ func ExampleAIS() {
 	for i := range m.C {
 		m.C[i] = float32(r.NormFloat64() * 0.5)
 	}
-	exact, err := eval.ExactLogZ(m, 0)
+	exact, err := eval.ExactLogZ(context.Background(), m, 0)
 	if err != nil {
 		panic(err)
 	}
 	// 100 runs (the default) of 2,000 evenly spaced β, seed 0; a uniform
 	// base model since there is no data here (see BaseRate). Without
 	// Betas, AIS runs the paper's schedule of 14,500 intervals.
-	est, err := eval.AIS(m, eval.AISConfig{Betas: eval.UniformSchedule(2000)})
+	est, err := eval.AIS(context.Background(), m, eval.AISConfig{Betas: eval.UniformSchedule(2000)})
 	if err != nil {
 		panic(err)
 	}
@@ -55,4 +57,20 @@ func ExampleAIS() {
 	// 100 runs of 2000 intervals
 	// within 0.05 nats of the exact log Z: true
 	// bounds bracket it: true
+}
+
+// Evaluate chooses the method (here exact: the model is small), measures
+// the test set (the training set when there is none) and says what it did.
+// The model of ExampleExactLogZ, with the row (1,1) as its test set.
+func ExampleEvaluate() {
+	m := &eval.Model{H: 1, X: 2, C: []float32{1, 1}, B: []float32{0}, D: []float32{0, 0}}
+	train := &data.Set{Name: "train", N: 2, D: 2, X: []uint8{1, 0, 0, 1}}
+	test := &data.Set{Name: "test", N: 1, D: 2, X: []uint8{1, 1}}
+	res, err := eval.Evaluate(context.Background(), m, eval.Sets{Train: train, Test: test}, eval.Plan{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s on the %s set (%d row): log Z %.4f, NLL %.4f\n", res.Likelihood, res.Set, res.Rows, res.LogZ, res.NLL)
+	// Output:
+	// exact on the test set (1 row): log Z 2.8806, NLL 0.7537
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"math"
 
 	"github.com/ncg-rbm/ncg/kernel"
@@ -13,7 +14,7 @@ const rowChunk = 128
 // the n binary rows of x (n×X, row-major, values 0 or 1). The hidden
 // pre-activation is a sum of the rows of C named by the active visible units
 // (float32); the sum over hidden units is taken in float64.
-func FreeEnergies(m *Model, x []uint8, n, workers int) ([]float64, error) {
+func FreeEnergies(ctx context.Context, m *Model, x []uint8, n, workers int) ([]float64, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -31,7 +32,7 @@ func FreeEnergies(m *Model, x []uint8, n, workers int) ([]float64, error) {
 	for w := range sc {
 		sc[w] = scratch{make([]float32, m.H), make([]int32, m.X)}
 	}
-	err := parallel(chunks, workers, func(w, c int) error {
+	err := parallel(ctx, chunks, workers, func(w, c int) error {
 		s := &sc[w]
 		for r := c * rowChunk; r < min(n, (c+1)*rowChunk); r++ {
 			out[r] = freeEnergy(m, x[r*m.X:(r+1)*m.X], s.a, s.idx)
@@ -56,8 +57,8 @@ func freeEnergy(m *Model, row []uint8, a []float32, idx []int32) float64 {
 
 // MeanFreeEnergy returns the mean of F(x) over the n rows of x, summed in
 // float64 in row order.
-func MeanFreeEnergy(m *Model, x []uint8, n, workers int) (float64, error) {
-	f, err := FreeEnergies(m, x, n, workers)
+func MeanFreeEnergy(ctx context.Context, m *Model, x []uint8, n, workers int) (float64, error) {
+	f, err := FreeEnergies(ctx, m, x, n, workers)
 	if err != nil {
 		return math.NaN(), err
 	}
@@ -67,8 +68,8 @@ func MeanFreeEnergy(m *Model, x []uint8, n, workers int) (float64, error) {
 // AverageNLL returns the average negative log-likelihood of the n rows of x
 // under the model, mean F(x) + log Z, for a log Z that is exact (ExactLogZ)
 // or estimated (AIS). The average log-probability is its negative.
-func AverageNLL(m *Model, logZ float64, x []uint8, n, workers int) (float64, error) {
-	mf, err := MeanFreeEnergy(m, x, n, workers)
+func AverageNLL(ctx context.Context, m *Model, logZ float64, x []uint8, n, workers int) (float64, error) {
+	mf, err := MeanFreeEnergy(ctx, m, x, n, workers)
 	if err != nil {
 		return math.NaN(), err
 	}

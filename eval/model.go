@@ -134,17 +134,11 @@ func workerCount(workers, pieces int) int {
 // w < workers identifies the goroutine (for its scratch buffers). Pieces are
 // handed out dynamically, so callers must make each piece's result depend on
 // i only. After the first error no new piece starts; it returns the error of
-// the lowest-numbered piece that failed. (A minimal errgroup with a limit:
-// the module does not require golang.org/x/sync.)
-func parallel(n, workers int, fn func(w, i int) error) error {
-	return parallelCtx(context.Background(), n, workers, fn)
-}
-
-// parallelCtx is parallel that starts no piece once ctx is done and then
-// returns ctx's error (wrapped): the pieces are short enough (a chunk of
-// states, a block of chains checking ctx itself) for Ctrl-C to stop a long
-// evaluation within a second or so.
-func parallelCtx(ctx context.Context, n, workers int, fn func(w, i int) error) error {
+// the lowest-numbered piece that failed. Once ctx is done no piece starts
+// and it returns ctx's error (wrapped): the pieces are short enough (a chunk
+// of states or rows, a block of chains checking ctx itself) for Ctrl-C to
+// stop a long evaluation within a second or so.
+func parallel(ctx context.Context, n, workers int, fn func(w, i int) error) error {
 	if n <= 0 {
 		return nil
 	}

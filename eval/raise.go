@@ -22,6 +22,8 @@ type RAISEConfig struct {
 	Workers int
 	// BaseBias as AISConfig.BaseBias.
 	BaseBias []float32
+
+	tick func(intervals int64) // as AISConfig's
 }
 
 // RAISEResult is a RAISE estimate of the mean log-probability of test rows.
@@ -56,13 +58,10 @@ type RAISEResult struct {
 // NLL from RAISE errs high where AIS's errs low: Burda et al. found the two
 // bracket the true value. Each row's chains are independent, spread over
 // the workers, so the result is bit-identical for any number of workers.
-func RAISE(m *Model, x []uint8, n int, cfg RAISEConfig) (*RAISEResult, error) {
-	return RAISEContext(context.Background(), m, x, n, cfg)
-}
-
-// RAISEContext is RAISE stopped early, with an error wrapping ctx.Err(),
-// when ctx is done: every chain checks it every stopEvery intervals.
-func RAISEContext(ctx context.Context, m *Model, x []uint8, n int, cfg RAISEConfig) (*RAISEResult, error) {
+//
+// When ctx is done it stops early, with an error wrapping ctx.Err(): every
+// chain looks every stopEvery intervals.
+func RAISE(ctx context.Context, m *Model, x []uint8, n int, cfg RAISEConfig) (*RAISEResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -77,14 +76,14 @@ func RAISEContext(ctx context.Context, m *Model, x []uint8, n int, cfg RAISEConf
 	if err != nil {
 		return nil, err
 	}
-	r.done = ctx.Done()
+	r.done, r.tick = ctx.Done(), cfg.tick
 	// log p_A(x) = Σ_j x_j d_A_j − softplus(d_A_j); the softplus sum is
 	// log Z_A without the hidden units' H·log 2.
 	spA := logZA - float64(m.H)*math.Ln2
 	logp := make([]float64, n*chains)
 	workers := workerCount(cfg.Workers, n*chains)
 	sc := newAISScratches(workers, m.H, m.X)
-	err = parallelCtx(ctx, n*chains, workers, func(w, i int) error {
+	err = parallel(ctx, n*chains, workers, func(w, i int) error {
 		row := x[i/chains*m.X : (i/chains+1)*m.X]
 		logp[i] = r.reverse(sc[w], row, uint64(i)) - spA
 		return r.stopErr(ctx)
@@ -137,8 +136,11 @@ func (r *aisRunner) reverse(s *aisScratch, row []uint8, id uint64) float64 {
 		xdd += r.dd[j]
 	}
 	for k := len(r.beta) - 1; k >= 1; k-- {
-		if k%stopEvery == 0 && r.stopped() {
-			return math.NaN()
+		if k%stopEvery == 0 {
+			r.advance(stopEvery)
+			if r.stopped() {
+				return math.NaN()
+			}
 		}
 		bk := r.beta[k]
 		// SP_k(x_k), and h ~ σ(β_k a(x_k)).
@@ -164,6 +166,7 @@ func (r *aisRunner) reverse(s *aisScratch, row []uint8, id uint64) float64 {
 		logp += float64(bk) * (xdd - xdd1)
 		xdd = xdd1
 	}
+	r.advance((len(r.beta) - 1) % stopEvery)
 	// The base-rate terms telescoped to xᵀd_A (already in logp): p_A(x_0)'s
 	// x_0ᵀd_A cancels the last step's.
 	return logp

@@ -6,6 +6,7 @@ package eval
 // CI rule that a missing reference file fails rather than skips.
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -108,7 +109,7 @@ func TestAISMatchesDefinition(t *testing.T) {
 			dA[j] = float32(j%5)*0.4 - 1
 		}
 		const runs, seed = 5, 3
-		res, err := AIS(m, AISConfig{Runs: runs, Betas: c.betas, Seed: seed, BaseBias: dA})
+		res, err := AIS(context.Background(), m, AISConfig{Runs: runs, Betas: c.betas, Seed: seed, BaseBias: dA})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +165,7 @@ func TestAISProductionSchedule(t *testing.T) {
 		m.D[j] = float32(j)*0.5 - 1.2
 		logZ += softplus64(float64(m.D[j]))
 	}
-	res, err := AIS(m, AISConfig{Runs: 3, Seed: 1, BaseBias: m.D})
+	res, err := AIS(context.Background(), m, AISConfig{Runs: 3, Seed: 1, BaseBias: m.D})
 	if err != nil {
 		t.Fatal(err)
 	}

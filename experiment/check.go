@@ -38,10 +38,8 @@ func (s Spec) Validate() error {
 	if s.EvalEvery < 0 {
 		bad("eval-every = %d is negative", s.EvalEvery)
 	}
-	switch s.Likelihood {
-	case "", "exact", "ais", "none":
-	default:
-		bad("likelihood %q is not one of exact, ais, none", s.Likelihood)
+	if err := s.Likelihood.Check(); err != nil {
+		errs = append(errs, err)
 	}
 	if s.AISRuns < 0 { // 0: eval.DefaultRuns
 		bad("ais-runs = %d is negative", s.AISRuns)
@@ -66,14 +64,14 @@ func (s Spec) checkFits(d *engine.Data, memory uint64) error {
 	if err := s.Engine.Validate(d.D); err != nil {
 		return err
 	}
-	if s.Likelihood == "exact" {
+	if s.Likelihood == eval.LikelihoodExact {
 		if n := min(x, s.Engine.Hidden); n > eval.MaxExactBits {
 			return fmt.Errorf("likelihood exact: the smaller layer has %d units (hidden = %d, %d visible), and exact log Z is limited to 2^%d states; use ais",
 				n, s.Engine.Hidden, x, eval.MaxExactBits)
 		}
 	}
 	need := engine.MemoryBytes(s.Engine, x)
-	if s.likelihood(x) == "ais" {
+	if s.Likelihood.Resolve(x, s.Engine.Hidden, d.Classes) == eval.LikelihoodAIS {
 		need += 2 * 4 * float64(x) * float64(s.Engine.Hidden) // AIS's padded copies of C and Cᵀ
 	}
 	if memory > 0 && need > float64(memory) {
@@ -81,20 +79,6 @@ func (s Spec) checkFits(d *engine.Data, memory uint64) error {
 			s.Engine.Hidden, x, s.Engine.Hidden, bytesString(need), bytesString(float64(memory)))
 	}
 	return nil
-}
-
-// likelihood is the method the evaluation uses for a model of x visible
-// units: Spec.Likelihood, or the automatic choice.
-func (s Spec) likelihood(x int) string {
-	switch {
-	case s.Likelihood != "":
-		return s.Likelihood
-	case s.Classify:
-		return "none"
-	case min(x, s.Engine.Hidden) <= ExactLimit:
-		return "exact"
-	}
-	return "ais"
 }
 
 func bytesString(b float64) string {

@@ -9,23 +9,19 @@
 //	result.json   the final metrics; its presence marks the run finished
 //	lock          locked (flock) by the process working in the directory; its PID
 //
-// It does not parse flags or print tables (package main and package report
-// do); progress goes to a writer the caller gives.
+// It does not parse flags, print or render progress (package main and
+// package report do): progress is a stream of typed events (Event) to the
+// caller's function.
 package experiment
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
-	"strconv"
 	"time"
 
 	"github.com/klauspost/cpuid/v2"
@@ -50,17 +46,14 @@ type Spec struct {
 
 	// EvalEvery evaluates every so many epochs (0: after the last only).
 	EvalEvery int `json:"eval_every"`
-	// Likelihood: "exact", "ais", "none", or "" (exact when the smaller
-	// layer has at most ExactLimit units, else AIS; none when classifying).
-	Likelihood   string `json:"likelihood"`
-	AISRuns      int    `json:"ais_runs"`
-	AISIntervals int    `json:"ais_intervals"` // 14500: the paper's schedule; other values: uniform β
-	AISSeed      uint64 `json:"ais_seed"`
+	// Likelihood: how the evaluation finds log Z (eval.LikelihoodAuto:
+	// exact when the smaller layer has at most eval.ExactLimit units, else
+	// AIS; none when classifying).
+	Likelihood   eval.Likelihood `json:"likelihood"`
+	AISRuns      int             `json:"ais_runs"`      // 0: eval.DefaultRuns
+	AISIntervals int             `json:"ais_intervals"` // eval.DefaultIntervals: the paper's schedule; other values: uniform β
+	AISSeed      uint64          `json:"ais_seed"`
 }
-
-// ExactLimit is the largest smaller layer the automatic choice evaluates
-// exactly (2^20 states take about a second).
-const ExactLimit = 20
 
 // Meta records where and how a run ran; it is not part of the identity.
 type Meta struct {
@@ -86,83 +79,6 @@ type configFile struct {
 	Meta Meta `json:"meta"`
 }
 
-// Metrics is one row of metrics.csv. NaN marks "not measured this epoch".
-type Metrics struct {
-	Epoch                     int
-	Seconds                   float64 // training time of the epoch
-	NLL, LogZ, LogZLo, LogZHi float64
-	TrainAcc, TestAcc         float64
-	Density                   float64
-	DegreeMin                 int
-	DegreeMean                float64
-	DegreeMax                 int
-	Recon                     float64
-}
-
-// Columns of metrics.csv, in order.
-var Columns = []string{"epoch", "seconds", "nll", "log_z", "log_z_lo", "log_z_hi", "train_acc", "test_acc",
-	"density", "degree_min", "degree_mean", "degree_max", "recon_error"}
-
-// values lists the row in Columns order.
-func (m Metrics) values() []float64 {
-	return []float64{float64(m.Epoch), m.Seconds, m.NLL, m.LogZ, m.LogZLo, m.LogZHi, m.TrainAcc, m.TestAcc,
-		m.Density, float64(m.DegreeMin), m.DegreeMean, float64(m.DegreeMax), m.Recon}
-}
-
-func fromValues(v []float64) Metrics {
-	return Metrics{Epoch: int(v[0]), Seconds: v[1], NLL: v[2], LogZ: v[3], LogZLo: v[4], LogZHi: v[5], TrainAcc: v[6], TestAcc: v[7],
-		Density: v[8], DegreeMin: int(v[9]), DegreeMean: v[10], DegreeMax: int(v[11]), Recon: v[12]}
-}
-
-func (m Metrics) row() []string {
-	out := make([]string, len(Columns))
-	for k, v := range m.values() {
-		out[k] = strconv.FormatFloat(v, 'g', 8, 64)
-	}
-	return out
-}
-
-// Value returns the metric of the named column (NaN if unknown).
-func (m Metrics) Value(column string) float64 {
-	for k, c := range Columns {
-		if c == column {
-			return m.values()[k]
-		}
-	}
-	return math.NaN()
-}
-
-// MarshalJSON writes the metrics as an object keyed by column, with null
-// for a metric not measured (JSON has no NaN).
-func (m Metrics) MarshalJSON() ([]byte, error) {
-	obj := make(map[string]*float64, len(Columns))
-	for k, v := range m.values() {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			obj[Columns[k]] = &v
-		} else {
-			obj[Columns[k]] = nil
-		}
-	}
-	return json.Marshal(obj)
-}
-
-// UnmarshalJSON reads what MarshalJSON wrote.
-func (m *Metrics) UnmarshalJSON(b []byte) error {
-	var obj map[string]*float64
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return err
-	}
-	v := make([]float64, len(Columns))
-	for k, c := range Columns {
-		v[k] = math.NaN()
-		if p := obj[c]; p != nil {
-			v[k] = *p
-		}
-	}
-	*m = fromValues(v)
-	return nil
-}
-
 // Result is result.json: the final metrics of a finished run.
 type Result struct {
 	Spec        Spec    `json:"spec"`
@@ -179,16 +95,16 @@ type Result struct {
 
 // Options are the caller's attachments to a run.
 type Options struct {
-	DataDir  string    // data directory ("" : data.Dir's lookup)
-	Workers  int       // goroutines (0: GOMAXPROCS); never changes results
-	Progress io.Writer // one line per epoch; nil for none
+	DataDir string // data directory ("" : data.Dir's lookup)
+	Workers int    // goroutines (0: GOMAXPROCS); never changes results
+	// Progress, if set, receives the run's progress events (see Event),
+	// from one goroutine at a time; keep it cheap (it is called after every
+	// minibatch).
+	Progress func(Event)
 	Version  string
 	// CheckpointEvery is the least time between checkpoints (0: every
 	// epoch). A checkpoint is also written on cancellation and at the end.
 	CheckpointEvery time.Duration
-	// Terminal makes Progress a live line (minibatches per second, time
-	// left) redrawn in place, as on a terminal; otherwise plain lines.
-	Terminal bool
 }
 
 // Load reads a Spec's data: training and test sets (test may be nil).
@@ -266,6 +182,11 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	}
 	cfg := spec.Engine
 	cfg.Workers = opts.Workers
+	emit := func(e Event) {
+		if opts.Progress != nil {
+			opts.Progress(e)
+		}
+	}
 	ckpt := filepath.Join(dir, "checkpoint")
 	var tr *engine.Trainer
 	var rows []Metrics
@@ -273,7 +194,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		if tr, rows, err = resume(spec, dir, d, opts.Workers); err != nil {
 			return nil, err
 		}
-		progress(opts.Progress, "resuming %s at epoch %d\n", dir, tr.Epoch())
+		emit(Resumed{Dir: dir, Epoch: tr.Epoch()})
 	} else {
 		if tr, err = engine.New(cfg, d); err != nil {
 			return nil, err
@@ -299,66 +220,50 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		}
 		initDensity = fresh.Model().Connectivity().Density
 	}
-	ev, err := newEvaluator(spec, train, test, opts.Workers)
-	if err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	lastLine, lastLive := time.Time{}, time.Time{}
-	doneBatches, startEpoch := 0, tr.Epoch()
-	epochsLeft := func(epoch int) string { // from the mean time of this invocation's epochs
-		if epoch <= startEpoch {
-			return "?"
-		}
-		per := float64(time.Since(start)) / float64(epoch-startEpoch)
-		return time.Duration(per * float64(spec.Engine.Epochs-epoch)).Round(time.Second).String()
-	}
-	eta := func(epoch, done, batches int) string {
-		left := (spec.Engine.Epochs-epoch)*batches + batches - done
-		if doneBatches == 0 {
-			return "?"
-		}
-		return (time.Duration(float64(time.Since(start)) / float64(doneBatches) * float64(left))).Round(time.Second).String()
-	}
-	var onBatch func(epoch, done, batches int)
-	if opts.Progress != nil && opts.Terminal {
-		onBatch = func(epoch, done, batches int) {
-			doneBatches++
-			if time.Since(lastLive) < 250*time.Millisecond {
-				return
+	clk := newClock(spec)
+	start, startEpoch := time.Now(), tr.Epoch()
+	// evaluate measures the model after epoch as spec says.
+	sets := eval.Sets{Train: train, Test: test}
+	evaluate := func(epoch int) (*eval.Metrics, error) {
+		plan := spec.plan(opts.Workers, d.Classes)
+		if opts.Progress != nil {
+			plan.Progress = func(p eval.Progress) {
+				left := clk.evalProgress(p)
+				if left >= 0 {
+					left = clk.left(epoch, clk.batches, left)
+				}
+				emit(Evaluating{Dir: dir, Epoch: epoch, Progress: p, Left: left})
 			}
-			lastLive = time.Now()
-			rate := float64(doneBatches) / time.Since(start).Seconds()
-			fmt.Fprintf(opts.Progress, "\r%s epoch %d/%d  minibatch %d/%d  %.0f minibatches/s  %s left   ", filepath.Base(dir), epoch, spec.Engine.Epochs, done, batches, rate, eta(epoch, done, batches))
 		}
-	} else {
-		onBatch = func(int, int, int) { doneBatches++ }
-	}
-	clearLine := ""
-	if opts.Terminal {
-		clearLine = "\r\033[K"
+		clk.startEval()
+		defer clk.endEval()
+		return eval.Evaluate(ctx, EvalModel(tr.Model()), sets, plan)
 	}
 	err = tr.Train(ctx, engine.Options{
-		OnBatch:         onBatch,
+		OnBatch: func(epoch, done, batches int) {
+			clk.batch(batches)
+			if opts.Progress != nil {
+				emit(Minibatch{Dir: dir, Epoch: epoch, Epochs: spec.Engine.Epochs, Done: done, Batches: batches,
+					PerSecond: float64(clk.trained) / clk.training.Seconds(), Left: clk.left(epoch, done, -1)})
+			}
+		},
 		Checkpoint:      ckpt,
 		CheckpointEvery: opts.CheckpointEvery,
-		EvalEvery:       spec.EvalEvery,
-		Evaluate: func(m *engine.Model, epoch int) (map[string]float64, error) {
-			if epoch == spec.Engine.Epochs {
-				return nil, nil // after the checkpoint and model.npz, below
-			}
-			return ev.evaluate(ctx, m, epoch)
-		},
 		OnEpoch: func(r engine.Record) error {
 			m := Metrics{Epoch: r.Epoch, Seconds: r.Seconds, NLL: nan, LogZ: nan, LogZLo: nan, LogZHi: nan, TrainAcc: nan, TestAcc: nan,
 				Density: r.Density, DegreeMin: r.DegreeMin, DegreeMean: r.DegreeMean, DegreeMax: r.DegreeMax, Recon: r.ReconError}
-			m.setEval(r.Eval)
-			rows = append(rows, m)
-			// A line per evaluation and at most one every two seconds otherwise.
-			if r.Eval != nil || r.Epoch == spec.Engine.Epochs || time.Since(lastLine) >= 2*time.Second {
-				lastLine = time.Now()
-				progress(opts.Progress, "%s%s epoch %d/%d  %.2fs  %s  (%s left)\n", clearLine, filepath.Base(dir), r.Epoch, spec.Engine.Epochs, r.Seconds, m.summary(), epochsLeft(r.Epoch))
+			// Every due evaluation but the last's, which comes after the
+			// checkpoint and model.npz, below.
+			evaluated := r.Epoch < spec.Engine.Epochs && clk.due(r.Epoch)
+			if evaluated {
+				ev, err := evaluate(r.Epoch)
+				if err != nil {
+					return fmt.Errorf("epoch %d: evaluation: %w", r.Epoch, err)
+				}
+				m.setEval(ev, test != nil)
 			}
+			rows = append(rows, m)
+			emit(EpochDone{Dir: dir, Epochs: spec.Engine.Epochs, Metrics: m, Evaluated: evaluated, Left: clk.left(r.Epoch, clk.batches, -1)})
 			if r.Checkpoint { // the metrics on disk keep pace with the checkpoint
 				return WriteMetrics(filepath.Join(dir, "metrics.csv"), rows)
 			}
@@ -378,13 +283,13 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err := tr.Model().ExportNPZ(filepath.Join(dir, "model.npz")); err != nil {
 		return nil, err
 	}
-	final, err := ev.evaluate(ctx, tr.Model(), spec.Engine.Epochs)
+	final, err := evaluate(spec.Engine.Epochs)
 	if err != nil {
 		return nil, fmt.Errorf("epoch %d: evaluation: %w (the trained model is kept: run again to retry the evaluation)", spec.Engine.Epochs, err)
 	}
 	last := &rows[spec.Engine.Epochs-1]
-	last.setEval(final)
-	progress(opts.Progress, "%s%s final  %s\n", clearLine, filepath.Base(dir), last.summary())
+	last.setEval(final, test != nil)
+	emit(Finished{Dir: dir, Metrics: *last})
 	if err := WriteMetrics(filepath.Join(dir, "metrics.csv"), rows); err != nil {
 		return nil, err
 	}
@@ -439,170 +344,6 @@ func resume(spec Spec, dir string, d *engine.Data, workers int) (*engine.Trainer
 			TrainAcc: nan, TestAcc: nan, Density: nan, DegreeMean: nan, Recon: nan})
 	}
 	return tr, rows[:tr.Epoch()], nil
-}
-
-// setEval fills the metrics an evaluation returned (nil: none).
-func (m *Metrics) setEval(ev map[string]float64) {
-	fields := map[string]*float64{"nll": &m.NLL, "log_z": &m.LogZ, "log_z_lo": &m.LogZLo, "log_z_hi": &m.LogZHi,
-		"train_acc": &m.TrainAcc, "test_acc": &m.TestAcc}
-	for k, v := range ev {
-		if p := fields[k]; p != nil {
-			*p = v
-		}
-	}
-}
-
-var nan = math.NaN()
-
-func (m Metrics) summary() string {
-	s := fmt.Sprintf("density %.3f  degree %d/%.1f/%d  recon %.4f", m.Density, m.DegreeMin, m.DegreeMean, m.DegreeMax, m.Recon)
-	if !math.IsNaN(m.NLL) {
-		s += fmt.Sprintf("  nll %.3f (log Z %.3f)", m.NLL, m.LogZ)
-	}
-	if !math.IsNaN(m.TrainAcc) {
-		s += fmt.Sprintf("  acc train %.4f", m.TrainAcc)
-	}
-	if !math.IsNaN(m.TestAcc) {
-		s += fmt.Sprintf(" test %.4f", m.TestAcc)
-	}
-	return s
-}
-
-func progress(w io.Writer, format string, args ...any) {
-	if w != nil {
-		fmt.Fprintf(w, format, args...)
-	}
-}
-
-// evaluator computes the likelihood and accuracy a Spec asks for.
-type evaluator struct {
-	spec        Spec
-	train, test *data.Set
-	workers     int
-	base        []float32 // AIS base-rate biases
-	betas       []float64
-}
-
-func newEvaluator(spec Spec, train, test *data.Set, workers int) (*evaluator, error) {
-	if err := spec.Validate(); err != nil {
-		return nil, err
-	}
-	return &evaluator{spec: spec, train: train, test: test, workers: workers}, nil
-}
-
-// evaluate measures m after the given epoch; ctx stops it within a second
-// or so, with an error wrapping ctx.Err().
-func (e *evaluator) evaluate(ctx context.Context, m *engine.Model, epoch int) (map[string]float64, error) {
-	em := &eval.Model{H: m.H, X: m.X, C: m.C, B: m.B, D: m.V}
-	out := map[string]float64{}
-	// The likelihood is of the test set when there is one, else the training set.
-	set := e.test
-	if set == nil {
-		set = e.train
-	}
-	var logZ float64
-	switch e.spec.likelihood(m.X) {
-	case "exact":
-		z, err := eval.ExactLogZContext(ctx, em, e.workers)
-		if err != nil {
-			return nil, err
-		}
-		logZ = z
-		out["log_z"], out["log_z_lo"], out["log_z_hi"] = z, z, z
-	case "ais":
-		if e.base == nil {
-			b, err := eval.DataBaseRate(e.train.X, e.train.N, e.train.D)
-			if err != nil {
-				return nil, err
-			}
-			e.base = b
-			if n := e.spec.AISIntervals; n > 0 && n != 14500 {
-				e.betas = eval.UniformSchedule(n)
-			}
-		}
-		if e.spec.Classify {
-			break // the label units make the joint model's likelihood a different quantity
-		}
-		r, err := eval.AISContext(ctx, em, eval.AISConfig{Runs: e.spec.AISRuns, Betas: e.betas, Seed: e.spec.AISSeed, Workers: e.workers, BaseBias: e.base})
-		if err != nil {
-			return nil, err
-		}
-		logZ = r.LogZ
-		out["log_z"], out["log_z_lo"], out["log_z_hi"] = r.LogZ, r.LogZLo, r.LogZHi
-	}
-	if _, ok := out["log_z"]; ok && !e.spec.Classify {
-		nll, err := eval.AverageNLL(em, logZ, set.X, set.N, e.workers)
-		if err != nil {
-			return nil, err
-		}
-		out["nll"] = nll
-	}
-	if e.spec.Classify {
-		for name, s := range map[string]*data.Set{"train_acc": e.train, "test_acc": e.test} {
-			if s == nil {
-				continue
-			}
-			labels := make([]int, s.N)
-			for i, l := range s.Labels {
-				labels[i] = int(l)
-			}
-			c, err := eval.ClassifyPaper(em, s.X, s.N, s.NumClasses, labels, e.workers)
-			if err != nil {
-				return nil, err
-			}
-			out[name] = c.Accuracy
-		}
-	}
-	for k, v := range out {
-		if math.IsNaN(v) {
-			return nil, fmt.Errorf("epoch %d: %s is NaN", epoch, k)
-		}
-	}
-	return out, nil
-}
-
-// WriteMetrics writes metrics.csv atomically.
-func WriteMetrics(path string, rows []Metrics) error {
-	return engine.WriteAtomic(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		cw.Write(Columns)
-		for _, r := range rows {
-			cw.Write(r.row())
-		}
-		cw.Flush()
-		return cw.Error()
-	})
-}
-
-// ReadMetrics reads metrics.csv; errors name the file and line.
-func ReadMetrics(path string) ([]Metrics, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(recs) == 0 || !reflect.DeepEqual(recs[0], Columns) {
-		return nil, fmt.Errorf("%s: line 1: header is not %v", path, Columns)
-	}
-	var out []Metrics
-	for i, r := range recs[1:] {
-		if len(r) != len(Columns) {
-			return nil, fmt.Errorf("%s: line %d: %d fields, want %d", path, i+2, len(r), len(Columns))
-		}
-		v := make([]float64, len(Columns))
-		for k := range v {
-			var err error
-			if v[k], err = strconv.ParseFloat(r[k], 64); err != nil {
-				return nil, fmt.Errorf("%s: line %d, column %s: %w", path, i+2, Columns[k], err)
-			}
-		}
-		out = append(out, fromValues(v))
-	}
-	return out, nil
 }
 
 // ReadResult reads a finished run's result.json.

@@ -6,20 +6,20 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/eval"
 )
 
-// cancelWriter cancels a context at the first progress line (the end of
-// the first epoch).
-type cancelWriter struct {
-	once   sync.Once
-	cancel context.CancelFunc
-}
-
-func (w *cancelWriter) Write(p []byte) (int, error) {
-	w.once.Do(w.cancel)
-	return len(p), nil
+// cancelAtEpoch cancels a context at the end of the first epoch.
+func cancelAtEpoch(cancel context.CancelFunc) func(Event) {
+	var once sync.Once
+	return func(e Event) {
+		if _, ok := e.(EpochDone); ok {
+			once.Do(cancel)
+		}
+	}
 }
 
 // TestResumedRunSaysWhere: a run stopped after its first epoch resumes from
@@ -31,7 +31,7 @@ func TestResumedRunSaysWhere(t *testing.T) {
 	spec := Spec{Data: "bas", Engine: cfg, Likelihood: "none"}
 	dir := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := Run(ctx, spec, dir, Options{Progress: &cancelWriter{cancel: cancel}})
+	_, err := Run(ctx, spec, dir, Options{Progress: cancelAtEpoch(cancel)})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("first invocation: %v, want cancelled", err)
 	}
@@ -48,5 +48,85 @@ func TestResumedRunSaysWhere(t *testing.T) {
 	}
 	if fresh.ResumedAt != 0 {
 		t.Errorf("an uninterrupted run says resumed_at_epoch = %d", fresh.ResumedAt)
+	}
+}
+
+// TestClockCountsEvaluations: the time left is the minibatches left at the
+// training speed plus the evaluations left at the last one's duration, and
+// during an evaluation what is left of it; an evaluation of unknown
+// length ahead makes it unknown.
+func TestClockCountsEvaluations(t *testing.T) {
+	spec := Spec{EvalEvery: 5}
+	spec.Engine.Epochs = 10
+	c := newClock(spec)
+	c.batches, c.trained, c.training = 4, 8, 8*time.Second // 1 s a minibatch
+	if got := c.left(2, 4, -1); got != -1 {
+		t.Errorf("with no evaluation timed yet: %v left, want unknown (-1)", got)
+	}
+	c.evalTook = 3 * time.Second
+	for _, tc := range []struct {
+		epoch, done int
+		inEval      time.Duration
+		want        time.Duration
+	}{
+		{2, 4, -1, 32*time.Second + 2*3*time.Second},        // epochs 3–10; evaluations after 5 and 10
+		{5, 4, -1, 20*time.Second + 2*3*time.Second},        // epoch 5 trained, its evaluation not started
+		{5, 4, time.Second, 20*time.Second + 4*time.Second}, // during it: 1 s of it, then epoch 10's
+		{10, 4, 2 * time.Second, 2 * time.Second},           // the final evaluation
+		{10, 4, -1, 3 * time.Second},                        // trained, final evaluation ahead
+	} {
+		if got := c.left(tc.epoch, tc.done, tc.inEval); got != tc.want {
+			t.Errorf("epoch %d, %d minibatches, evaluation %v: %v left, want %v", tc.epoch, tc.done, tc.inEval, got, tc.want)
+		}
+	}
+}
+
+// TestFinalAISProgress: during the final AIS the run reports the AIS's
+// progress, moving forward, with a time left once a first evaluation
+// has been timed and none at its end; the last epoch's time left counts
+// that evaluation.
+func TestFinalAISProgress(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.Hidden, cfg.Epochs, cfg.Batch = 8, 2, 10
+	spec := Spec{Data: "bas", Engine: cfg, EvalEvery: 1, Likelihood: eval.LikelihoodAIS, AISRuns: 4, AISIntervals: 20000}
+	var final []Evaluating
+	var lastLeft time.Duration = -2
+	finished := false
+	_, err := Run(context.Background(), spec, filepath.Join(t.TempDir(), "run"), Options{Progress: func(e Event) {
+		switch e := e.(type) {
+		case Evaluating:
+			if e.Epoch == 2 {
+				final = append(final, e)
+			}
+		case EpochDone:
+			if e.Metrics.Epoch == 2 {
+				lastLeft = e.Left
+			}
+		case Finished:
+			finished = true
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lastLeft <= 0 || !finished {
+		t.Errorf("epoch 2 done with %v left (want > 0: its AIS is ahead); finished: %v", lastLeft, finished)
+	}
+	var ais []Evaluating
+	for _, e := range final {
+		if e.Phase == eval.PhaseAIS {
+			ais = append(ais, e)
+		}
+	}
+	if len(ais) < 4 || ais[0].Done != 0 || ais[len(ais)-1].Done != 4*20000 {
+		t.Fatalf("final AIS reported %d times, from %v to %v", len(ais), ais[0].Progress, ais[len(ais)-1].Progress)
+	}
+	for k, e := range ais[1:] {
+		if e.Done < ais[k].Done || e.Left < 0 {
+			t.Errorf("AIS progress %v (%v left) after %v", e.Progress, e.Left, ais[k].Progress)
+		}
+	}
+	if end := ais[len(ais)-1]; end.Left != 0 {
+		t.Errorf("AIS done, the run done: %v left, want 0", end.Left)
 	}
 }

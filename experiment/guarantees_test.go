@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ncg-rbm/ncg/engine"
@@ -112,24 +111,6 @@ func TestMemoryCheck(t *testing.T) {
 	}
 }
 
-// stopAt cancels a context at the first progress line containing a text.
-type stopAt struct {
-	mu     sync.Mutex
-	text   string
-	cancel context.CancelFunc
-	log    bytes.Buffer
-}
-
-func (w *stopAt) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.log.Write(p)
-	if strings.Contains(w.log.String(), w.text) {
-		w.cancel()
-	}
-	return len(p), nil
-}
-
 // TestInterruptedFinalEvaluationKeepsTheModel: a run stopped during its
 // final evaluation has written model.npz and the last checkpoint, and the
 // model is the one a run without evaluation trains; run again, it resumes
@@ -143,16 +124,29 @@ func TestInterruptedFinalEvaluationKeepsTheModel(t *testing.T) {
 	}
 	spec := Spec{Data: "bas", Engine: cfg, Likelihood: "ais", AISRuns: 10, AISIntervals: 2_000_000} // minutes of AIS
 	dir := filepath.Join(t.TempDir(), "ais")
-	for _, text := range []string{"epoch 3/3", "resuming"} {
+	// Stopped at the end of the last epoch, then at the resumption.
+	for _, at := range []string{"epoch 3 done", "resumed"} {
 		ctx, cancel := context.WithCancel(context.Background())
-		w := &stopAt{text: text, cancel: cancel}
-		_, err := Run(ctx, spec, dir, Options{Progress: w})
+		var resumedAt []int
+		_, err := Run(ctx, spec, dir, Options{Progress: func(e Event) {
+			switch e := e.(type) {
+			case EpochDone:
+				if at == "epoch 3 done" && e.Metrics.Epoch == 3 {
+					cancel()
+				}
+			case Resumed:
+				resumedAt = append(resumedAt, e.Epoch)
+				if at == "resumed" {
+					cancel()
+				}
+			}
+		}})
 		cancel()
 		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("stopped at %q: %v", text, err)
+			t.Fatalf("stopped at %s: %v", at, err)
 		}
-		if text == "resuming" && !strings.Contains(w.log.String(), "at epoch 3") {
-			t.Errorf("did not resume at the final evaluation:\n%s", w.log.String())
+		if at == "resumed" && !reflect.DeepEqual(resumedAt, []int{3}) {
+			t.Errorf("resumed at epochs %v, want [3] (the final evaluation)", resumedAt)
 		}
 		a, _ := os.ReadFile(filepath.Join(plain, "model.npz"))
 		b, err := os.ReadFile(filepath.Join(dir, "model.npz"))

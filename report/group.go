@@ -226,7 +226,7 @@ func settings(s experiment.Spec) [][2]string {
 		{"H", strconv.Itoa(e.Hidden)}, {"k", strconv.Itoa(e.K)}, {"batch", strconv.Itoa(e.Batch)},
 		{"α", fnum(e.LR)}, {"epochs", strconv.Itoa(e.Epochs)}, {"init", e.Init}, {"scale", fnum(e.InitScale)},
 		{"pcd", strconv.FormatBool(e.PCD)}, {"classify", strconv.FormatBool(s.Classify)},
-		{"likelihood", s.Likelihood}, {"data-seed", strconv.FormatUint(s.DataSeed, 10)},
+		{"likelihood", string(s.Likelihood)}, {"data-seed", strconv.FormatUint(s.DataSeed, 10)},
 		{"test", s.TestData}, {"format", s.Format}, {"eval-every", strconv.Itoa(s.EvalEvery)},
 		{"ais-runs", strconv.Itoa(s.AISRuns)}, {"ais-betas", strconv.Itoa(s.AISIntervals)}, {"ais-seed", strconv.FormatUint(s.AISSeed, 10)},
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
 	"github.com/ncg-rbm/ncg/kernel"
-	"github.com/ncg-rbm/ncg/report"
 )
 
 func init() {
@@ -57,7 +56,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	} else if st.IsDir() {
 		runDir, npzPath = npzPath, filepath.Join(npzPath, "model.npz")
 	}
-	m, err := report.LoadNPZ(npzPath)
+	m, err := engine.ReadNPZ(npzPath)
 	if err != nil {
 		return err
 	}

@@ -545,6 +545,7 @@ func runPoints(ctx context.Context, mine, all []sweepPoint, shard experiment.Sha
 	if progressW != nil {
 		prog = &syncWriter{w: progressW}
 	}
+	runEvents := runProgressTo(prog, false)
 	say := func(format string, args ...any) {
 		if prog != nil {
 			fmt.Fprintf(prog, format, args...)
@@ -573,7 +574,7 @@ func runPoints(ctx context.Context, mine, all []sweepPoint, shard experiment.Sha
 			defer func() { <-sem }()
 			start := time.Now()
 			res, err := experiment.Run(ctx, p.Spec, p.Dir, experiment.Options{DataDir: dataDir, Workers: workers,
-				Progress: prog, Version: version(), CheckpointEvery: ckptEvery})
+				Progress: runEvents, Version: version(), CheckpointEvery: ckptEvery})
 			e := &entries[k]
 			mu.Lock()
 			defer mu.Unlock()

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/eval"
 	"github.com/ncg-rbm/ncg/experiment"
 	"github.com/ncg-rbm/ncg/kernel"
 	"github.com/ncg-rbm/ncg/report"
@@ -65,10 +66,10 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 	r.registerTraining(fs)
 	fs.BoolVar(&r.spec.Classify, "classify", false, "classification mode: one-hot label units, accuracy reported")
 	fs.IntVar(&r.spec.EvalEvery, "eval-every", 0, "evaluate every N epochs (0: after the last epoch only)")
-	fs.StringVar(&r.spec.Likelihood, "likelihood", "", "exact, ais or none (default: exact for small models, AIS otherwise; none when classifying)")
+	fs.StringVar((*string)(&r.spec.Likelihood), "likelihood", "", "exact, ais or none (default: exact for small models, AIS otherwise; none when classifying)")
 	fs.BoolFunc("exact", "same as -likelihood exact", func(string) error { r.spec.Likelihood = "exact"; return nil })
-	fs.IntVar(&r.spec.AISRuns, "ais-runs", 100, "AIS runs")
-	fs.IntVar(&r.spec.AISIntervals, "ais-betas", 14500, "AIS intervals (14500: the paper's schedule; other values: uniform β)")
+	fs.IntVar(&r.spec.AISRuns, "ais-runs", eval.DefaultRuns, "AIS runs")
+	fs.IntVar(&r.spec.AISIntervals, "ais-betas", eval.DefaultIntervals, fmt.Sprintf("AIS intervals (%d: the paper's schedule; other values: uniform β)", eval.DefaultIntervals))
 	fs.Uint64Var(&r.spec.AISSeed, "ais-seed", 0, "seed of the AIS chains")
 	fs.StringVar(&r.out, "out", "", "run directory (default runs/<data>-<method>-seed<seed>; the demo's two runs go in DIR/bas-ncg-seed<seed> and DIR/bas-dense-seed<seed>)")
 }
@@ -337,7 +338,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, r := range specs {
 		res, err := experiment.Run(ctx, r.spec, r.dir(), experiment.Options{DataDir: r.dataDir, Workers: r.workers,
-			Progress: prof.progressWriter(stderr), Version: version(), CheckpointEvery: *ckptEvery, Terminal: isTerminal(stderr)})
+			Progress: runProgressTo(prof.progressWriter(stderr), isTerminal(stderr)), Version: version(), CheckpointEvery: *ckptEvery})
 		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("%w: checkpoint in %s; run the same command again to resume", errInterrupted, r.dir())

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/ncg-rbm/ncg/eval"
+	"github.com/ncg-rbm/ncg/experiment"
+)
+
+// How often progress is drawn: a live line (terminal) at most every
+// liveEvery; a plain epoch line at most every epochEvery, except for an
+// epoch with an evaluation and the last; a plain evaluation line at most
+// every evalEvery.
+const (
+	liveEvery  = 250 * time.Millisecond
+	epochEvery = 2 * time.Second
+	evalEvery  = 30 * time.Second
+)
+
+// runProgress renders the progress events of runs on w, which may be
+// shared by concurrent runs (a sweep): one line per event worth a line,
+// and on a terminal a live line (minibatches, evaluation) redrawn in place.
+type runProgress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	terminal bool
+	last     map[string]time.Time // per run: the last plain line
+	live     time.Time            // the last live line
+}
+
+// runProgressTo returns the experiment.Options.Progress function that
+// renders on w (nil: none).
+func runProgressTo(w io.Writer, terminal bool) func(experiment.Event) {
+	if w == nil {
+		return nil
+	}
+	p := &runProgress{w: w, terminal: terminal, last: map[string]time.Time{}}
+	return p.event
+}
+
+// leftString renders a time left (negative: unknown).
+func leftString(d time.Duration) string {
+	if d < 0 {
+		return "?"
+	}
+	return d.Round(time.Second).String()
+}
+
+func (p *runProgress) event(e experiment.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	erase := ""
+	if p.terminal {
+		erase = "\r\033[K"
+	}
+	now := time.Now()
+	switch e := e.(type) {
+	case experiment.Resumed:
+		fmt.Fprintf(p.w, "%sresuming %s at epoch %d\n", erase, e.Dir, e.Epoch)
+	case experiment.Minibatch:
+		if !p.terminal || now.Sub(p.live) < liveEvery {
+			return
+		}
+		p.live = now
+		fmt.Fprintf(p.w, "\r%s epoch %d/%d  minibatch %d/%d  %.0f minibatches/s  %s left   ",
+			filepath.Base(e.Dir), e.Epoch, e.Epochs, e.Done, e.Batches, e.PerSecond, leftString(e.Left))
+	case experiment.EpochDone:
+		m := e.Metrics
+		if !e.Evaluated && m.Epoch != e.Epochs && now.Sub(p.last[e.Dir]) < epochEvery {
+			return
+		}
+		p.last[e.Dir] = now
+		fmt.Fprintf(p.w, "%s%s epoch %d/%d  %.2fs  %s  (%s left)\n", erase, filepath.Base(e.Dir), m.Epoch, e.Epochs, m.Seconds, m.Summary(), leftString(e.Left))
+	case experiment.Evaluating:
+		start, end := e.Done == 0, e.Done == e.Total
+		if p.terminal {
+			if !end && !start && now.Sub(p.live) < liveEvery {
+				return
+			}
+			p.live = now
+			fmt.Fprintf(p.w, "\r%s epoch %d: %s %s  %s left   ", filepath.Base(e.Dir), e.Epoch, e.Phase, percent(e.Progress), leftString(e.Left))
+			return
+		}
+		// Plain lines for the long phases only: their start, then at most
+		// one every evalEvery.
+		if e.Phase != eval.PhaseAIS && e.Phase != eval.PhaseExact && e.Phase != eval.PhaseRAISE || end {
+			return
+		}
+		key := e.Dir + "\x00eval"
+		if !start && now.Sub(p.last[key]) < evalEvery {
+			return
+		}
+		p.last[key] = now
+		fmt.Fprintf(p.w, "%s epoch %d: %s %s  (%s left)\n", filepath.Base(e.Dir), e.Epoch, e.Phase, percent(e.Progress), leftString(e.Left))
+	case experiment.Finished:
+		fmt.Fprintf(p.w, "%s%s final  %s\n", erase, filepath.Base(e.Dir), e.Metrics.Summary())
+	}
+}
+
+func percent(p eval.Progress) string {
+	if p.Total <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(p.Done)/float64(p.Total))
+}
+
+// evalProgress renders the eval command's progress on w: a line when a
+// long phase starts (what it computes), and on a terminal its percentage
+// redrawn in place.
+func evalProgress(w io.Writer, terminal bool, plan eval.Plan, exactBits int) func(eval.Progress) {
+	intervals := plan.AISIntervals
+	if intervals == 0 {
+		intervals = eval.DefaultIntervals
+	}
+	var live time.Time
+	return func(p eval.Progress) {
+		switch {
+		case p.Done == 0 && p.Phase == eval.PhaseExact:
+			fmt.Fprintf(w, "exact log Z over 2^%d states…\n", exactBits)
+		case p.Done == 0 && p.Phase == eval.PhaseAIS:
+			fmt.Fprintf(w, "AIS: %d runs, %d intervals, seed %d…\n", p.Total/int64(intervals), intervals, plan.AISSeed)
+		case p.Done == 0 && p.Phase == eval.PhaseRAISE:
+			chains := max(plan.RAISEChains, 1)
+			fmt.Fprintf(w, "RAISE: %d rows, %d chains each, %d intervals, seed %d…\n", p.Total/int64(chains*intervals), chains, intervals, plan.AISSeed)
+		case terminal && (p.Phase == eval.PhaseExact || p.Phase == eval.PhaseAIS || p.Phase == eval.PhaseRAISE):
+			if p.Done == p.Total {
+				fmt.Fprint(w, "\r\033[K")
+			} else if time.Since(live) >= liveEvery {
+				live = time.Now()
+				fmt.Fprintf(w, "\r%s %s   ", p.Phase, percent(p))
+			}
+		}
+	}
+}

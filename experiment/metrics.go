@@ -1,0 +1,163 @@
+package experiment
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"reflect"
+	"strconv"
+
+	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/eval"
+)
+
+// Metrics is one row of metrics.csv. NaN marks "not measured this epoch".
+type Metrics struct {
+	Epoch                     int
+	Seconds                   float64 // training time of the epoch
+	NLL, LogZ, LogZLo, LogZHi float64
+	TrainAcc, TestAcc         float64
+	Density                   float64
+	DegreeMin                 int
+	DegreeMean                float64
+	DegreeMax                 int
+	Recon                     float64
+}
+
+// Columns of metrics.csv, in order.
+var Columns = []string{"epoch", "seconds", "nll", "log_z", "log_z_lo", "log_z_hi", "train_acc", "test_acc",
+	"density", "degree_min", "degree_mean", "degree_max", "recon_error"}
+
+// values lists the row in Columns order.
+func (m Metrics) values() []float64 {
+	return []float64{float64(m.Epoch), m.Seconds, m.NLL, m.LogZ, m.LogZLo, m.LogZHi, m.TrainAcc, m.TestAcc,
+		m.Density, float64(m.DegreeMin), m.DegreeMean, float64(m.DegreeMax), m.Recon}
+}
+
+func fromValues(v []float64) Metrics {
+	return Metrics{Epoch: int(v[0]), Seconds: v[1], NLL: v[2], LogZ: v[3], LogZLo: v[4], LogZHi: v[5], TrainAcc: v[6], TestAcc: v[7],
+		Density: v[8], DegreeMin: int(v[9]), DegreeMean: v[10], DegreeMax: int(v[11]), Recon: v[12]}
+}
+
+func (m Metrics) row() []string {
+	out := make([]string, len(Columns))
+	for k, v := range m.values() {
+		out[k] = strconv.FormatFloat(v, 'g', 8, 64)
+	}
+	return out
+}
+
+// Value returns the metric of the named column (NaN if unknown).
+func (m Metrics) Value(column string) float64 {
+	for k, c := range Columns {
+		if c == column {
+			return m.values()[k]
+		}
+	}
+	return math.NaN()
+}
+
+// MarshalJSON writes the metrics as an object keyed by column, with null
+// for a metric not measured (JSON has no NaN).
+func (m Metrics) MarshalJSON() ([]byte, error) {
+	obj := make(map[string]*float64, len(Columns))
+	for k, v := range m.values() {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			obj[Columns[k]] = &v
+		} else {
+			obj[Columns[k]] = nil
+		}
+	}
+	return json.Marshal(obj)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (m *Metrics) UnmarshalJSON(b []byte) error {
+	var obj map[string]*float64
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return err
+	}
+	v := make([]float64, len(Columns))
+	for k, c := range Columns {
+		v[k] = math.NaN()
+		if p := obj[c]; p != nil {
+			v[k] = *p
+		}
+	}
+	*m = fromValues(v)
+	return nil
+}
+
+// setEval fills the metrics of an evaluation; test_acc is the measured
+// set's accuracy only when that is a test set.
+func (m *Metrics) setEval(ev *eval.Metrics, hasTest bool) {
+	m.NLL, m.LogZ, m.LogZLo, m.LogZHi = ev.NLL, ev.LogZ, ev.LogZLo, ev.LogZHi
+	m.TrainAcc = ev.TrainAccuracy
+	if hasTest {
+		m.TestAcc = ev.Accuracy
+	}
+}
+
+var nan = math.NaN()
+
+// Summary is a one-line summary of the metrics measured.
+func (m Metrics) Summary() string {
+	s := fmt.Sprintf("density %.3f  degree %d/%.1f/%d  recon %.4f", m.Density, m.DegreeMin, m.DegreeMean, m.DegreeMax, m.Recon)
+	if !math.IsNaN(m.NLL) {
+		s += fmt.Sprintf("  nll %.3f (log Z %.3f)", m.NLL, m.LogZ)
+	}
+	if !math.IsNaN(m.TrainAcc) {
+		s += fmt.Sprintf("  acc train %.4f", m.TrainAcc)
+	}
+	if !math.IsNaN(m.TestAcc) {
+		s += fmt.Sprintf(" test %.4f", m.TestAcc)
+	}
+	return s
+}
+
+// WriteMetrics writes metrics.csv atomically.
+func WriteMetrics(path string, rows []Metrics) error {
+	return engine.WriteAtomic(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write(Columns)
+		for _, r := range rows {
+			cw.Write(r.row())
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+// ReadMetrics reads metrics.csv; errors name the file and line.
+func ReadMetrics(path string) ([]Metrics, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) == 0 || !reflect.DeepEqual(recs[0], Columns) {
+		return nil, fmt.Errorf("%s: line 1: header is not %v", path, Columns)
+	}
+	var out []Metrics
+	for i, r := range recs[1:] {
+		if len(r) != len(Columns) {
+			return nil, fmt.Errorf("%s: line %d: %d fields, want %d", path, i+2, len(r), len(Columns))
+		}
+		v := make([]float64, len(Columns))
+		for k := range v {
+			var err error
+			if v[k], err = strconv.ParseFloat(r[k], 64); err != nil {
+				return nil, fmt.Errorf("%s: line %d, column %s: %w", path, i+2, Columns[k], err)
+			}
+		}
+		out = append(out, fromValues(v))
+	}
+	return out, nil
+}

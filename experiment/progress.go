@@ -1,0 +1,151 @@
+package experiment
+
+import (
+	"time"
+
+	"github.com/ncg-rbm/ncg/eval"
+)
+
+// Event is what Run tells Options.Progress as a run goes: Resumed,
+// Minibatch, EpochDone, Evaluating or Finished. Events of one run come in
+// order, one at a time; rendering them (and how often) is the caller's
+// business. Left, where an event has it, is the estimated time until the
+// run is finished, evaluations included; it is negative while unknown.
+type Event interface{ event() }
+
+// Resumed: the run continues from the checkpoint in Dir at Epoch.
+type Resumed struct {
+	Dir   string
+	Epoch int
+}
+
+// Minibatch: Done of the Batches minibatches of Epoch (1-based, of Epochs)
+// are trained, at PerSecond minibatches a second in this invocation.
+type Minibatch struct {
+	Dir                          string
+	Epoch, Epochs, Done, Batches int
+	PerSecond                    float64
+	Left                         time.Duration
+}
+
+// EpochDone: an epoch is trained, and evaluated when it is due for that
+// (Evaluated), except the last, whose evaluation follows (Evaluating, then
+// Finished). Metrics.Epoch is its number.
+type EpochDone struct {
+	Dir       string
+	Epochs    int
+	Metrics   Metrics
+	Evaluated bool
+	Left      time.Duration
+}
+
+// Evaluating: the evaluation after Epoch is in a phase, as far as
+// Progress says.
+type Evaluating struct {
+	Dir   string
+	Epoch int
+	eval.Progress
+	Left time.Duration
+}
+
+// Finished: the final evaluation is done; Metrics is the last epoch's row.
+type Finished struct {
+	Dir     string
+	Metrics Metrics
+}
+
+func (Resumed) event()    {}
+func (Minibatch) event()  {}
+func (EpochDone) event()  {}
+func (Evaluating) event() {}
+func (Finished) event()   {}
+
+// clock estimates the time a run has left: the minibatches left at this
+// invocation's training speed, plus the evaluations left at the duration of
+// the last one, plus what is left of the evaluation under way at the rate
+// of its current phase.
+type clock struct {
+	spec       Spec
+	batches    int           // minibatches per epoch (0 until known)
+	trained    int           // minibatches trained in this invocation
+	training   time.Duration // the time they took
+	lastBatch  time.Time
+	evalTook   time.Duration // the last full evaluation (0: none yet)
+	evalStart  time.Time     // of the evaluation under way
+	phaseStart time.Time
+}
+
+func newClock(spec Spec) *clock {
+	return &clock{spec: spec, lastBatch: time.Now()}
+}
+
+// batch records a trained minibatch.
+func (c *clock) batch(batches int) {
+	now := time.Now()
+	c.batches = batches
+	c.trained++
+	c.training += now.Sub(c.lastBatch)
+	c.lastBatch = now
+}
+
+// due reports whether the evaluation runs after epoch.
+func (c *clock) due(epoch int) bool {
+	e := c.spec.EvalEvery
+	return epoch == c.spec.Engine.Epochs || (e > 0 && epoch%e == 0)
+}
+
+// left estimates the time left after done minibatches of epoch (1-based)
+// and, during the evaluation after epoch, what is left of it (inEval < 0:
+// not evaluating; else the estimate of the evaluation under way).
+func (c *clock) left(epoch, done int, inEval time.Duration) time.Duration {
+	if c.trained == 0 || c.batches == 0 {
+		return -1
+	}
+	epochs := c.spec.Engine.Epochs
+	batchesLeft := (epochs-epoch)*c.batches + c.batches - done
+	t := time.Duration(float64(c.training) / float64(c.trained) * float64(batchesLeft))
+	evals := 0
+	for e := epoch + 1; e <= epochs; e++ {
+		if c.due(e) {
+			evals++
+		}
+	}
+	if inEval < 0 && done == c.batches && c.due(epoch) {
+		evals++ // trained, not yet evaluating
+	}
+	switch {
+	case inEval >= 0:
+		t += inEval
+	case evals > 0 && c.evalTook == 0:
+		return -1 // an evaluation of unknown length is ahead
+	}
+	return t + time.Duration(evals)*c.evalTook
+}
+
+// startEval marks the start of an evaluation.
+func (c *clock) startEval() { c.evalStart = time.Now() }
+
+// evalProgress estimates what is left of the evaluation under way from the
+// progress of its phase: the phase's remaining part at its own rate (the
+// phases after AIS or exact log Z are short next to them).
+func (c *clock) evalProgress(p eval.Progress) time.Duration {
+	now := time.Now()
+	if p.Done == 0 {
+		c.phaseStart = now
+	}
+	if p.Done == 0 || p.Total == 0 {
+		if c.evalTook > 0 {
+			return max(c.evalTook-now.Sub(c.evalStart), 0)
+		}
+		return -1
+	}
+	spent := now.Sub(c.phaseStart)
+	return time.Duration(float64(spent) / float64(p.Done) * float64(p.Total-p.Done))
+}
+
+// endEval records the duration of the evaluation that ends, and restarts
+// the training clock (evaluation time is not training time).
+func (c *clock) endEval() {
+	c.evalTook = time.Since(c.evalStart)
+	c.lastBatch = time.Now()
+}
