@@ -24,10 +24,12 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"sort"
 	"strconv"
 
 	"github.com/sbinet/npyio/npz"
 
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 )
 
@@ -136,6 +138,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	in := fs.String("in", "", "model `file` (.npz from ncgbench)")
 	out := fs.String("out", "", "write the model as the authors' MATLAB reads it to this .npz `file`")
 	valueOnly := fs.Bool("value-only", false, "turn exponent-form values into their mantissa without shifting the rest of the line")
+	dataDir := fs.String("mnist-dir", "", "data `directory` holding mnist/: also report how often the pixels under exponent-form weights are lit in the training images")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -183,6 +186,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "%s: H %d, X %d, %d active weights (density %.4f)\n", *in, H, X, active, float64(active)/float64(H*X))
 	fmt.Fprintf(stdout, "exponent form: %d weights in %d of %d hidden rows, %d visible and %d hidden biases; largest change of a weight %.4g\n",
 		expC, rows, H, expD, expB, maxChange)
+	if *dataDir != "" {
+		if err := reportPixels(stdout, m, *dataDir); err != nil {
+			return err
+		}
+	}
 	if *out == "" {
 		return nil
 	}
@@ -198,6 +206,50 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return z.Close()
 	})
+}
+
+// reportPixels prints, for the weights printed in exponent form, how often
+// their visible unit is 1 in the binarised MNIST training images: a weight on
+// a pixel that is never lit cannot change the model's distribution much,
+// whatever value it is read as.
+func reportPixels(w io.Writer, m *model, dir string) error {
+	tr, _, err := data.Load("mnist", data.Options{Dir: dir})
+	if err != nil {
+		return err
+	}
+	X, H := int(m.shape[0]), int(m.shape[2])
+	if tr.D != X {
+		return fmt.Errorf("model has %d visible units, MNIST %d", X, tr.D)
+	}
+	lit := make([]float64, X)
+	for r := 0; r < tr.N; r++ {
+		for j, v := range tr.X[r*X : (r+1)*X] {
+			lit[j] += float64(v) / float64(tr.N)
+		}
+	}
+	var at []float64
+	for i := 0; i < H; i++ {
+		for j, v := range m.c[i*X : (i+1)*X] {
+			if len(number.FindAllString(eigenFormat(v), -1)) > 1 {
+				at = append(at, lit[j])
+			}
+		}
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	sort.Float64s(at)
+	var rare, often int
+	for _, p := range at {
+		if p < 0.01 {
+			rare++
+		}
+		if p >= 0.1 {
+			often++
+		}
+	}
+	fmt.Fprintf(w, "their pixels: %d lit in < 1%% of training images, %d in ≥ 10%%; median %.3f\n", rare, often, at[len(at)/2])
+	return nil
 }
 
 // errUsage marks bad flags or arguments (exit status 2).

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/sbinet/npyio/npz"
+
+	"github.com/ncg-rbm/ncg/data"
 )
 
 // The reader splits a value printed in exponent form into its mantissa and
@@ -90,4 +92,22 @@ func engineModel(t *testing.T, path string, H, X int, c []float64, b, d []float3
 		t.Fatal(err)
 	}
 	return m
+}
+
+// -mnist-dir places the exponent-form weights: one on the corner pixel (never
+// lit in MNIST), one on the centre pixel (lit in about 40% of the digits).
+func TestReportPixels(t *testing.T) {
+	f := data.TestFile(t, "mnist/train-images-idx3-ubyte.gz")
+	dir := filepath.Dir(filepath.Dir(f))
+	c := make([]float64, 784)
+	c[0], c[14*28+14], c[300] = 3e-5, -2e-6, 0.5
+	path := filepath.Join(t.TempDir(), "m.npz")
+	engineModel(t, path, 1, 784, c, []float32{0}, make([]float32, 784))
+	var so, se bytes.Buffer
+	if err := run([]string{"-in", path, "-mnist-dir", dir}, &so, &se); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(so.String(), "their pixels: 1 lit in < 1% of training images, 1 in ≥ 10%") {
+		t.Errorf("report:\n%s", so.String())
+	}
 }
