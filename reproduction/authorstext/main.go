@@ -194,14 +194,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return nil
 	}
-	return engine.WriteAtomic(*out, func(w io.Writer) error {
+	return writeModel(*out, read)
+}
+
+// writeModel writes m as an .npz that ncgbench eval reads (atomically).
+func writeModel(path string, m *model) error {
+	return engine.WriteAtomic(path, func(w io.Writer) error {
 		z := npz.NewWriter(w)
 		for _, it := range []struct {
 			name string
 			v    any
-		}{{"C", read.c}, {"b", read.b}, {"d", read.d}, {"shape", read.shape}} {
+		}{{"C", m.c}, {"b", m.b}, {"d", m.d}, {"shape", m.shape}} {
 			if err := z.Write(it.name, it.v); err != nil {
-				return fmt.Errorf("%s: %v", *out, err)
+				return fmt.Errorf("%s: %v", path, err)
 			}
 		}
 		return z.Close()

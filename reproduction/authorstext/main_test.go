@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbinet/npyio/npz"
-
 	"github.com/ncg-rbm/ncg/data"
 )
 
@@ -67,28 +65,12 @@ func TestRunWritesModel(t *testing.T) {
 	}
 }
 
-// engineModel writes an .npz with the entries ncgbench exports that the
+// engineModel writes an .npz with the entries of ncgbench's export that the
 // hand-off uses (H×X C, b, d, shape) and returns the model.
 func engineModel(t *testing.T, path string, H, X int, c []float64, b, d []float32) *model {
 	t.Helper()
 	m := &model{shape: []int64{int64(X), int64(X), int64(H)}, c: c, b: b, d: d}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	z := npz.NewWriter(f)
-	for _, it := range []struct {
-		name string
-		v    any
-	}{{"C", m.c}, {"b", m.b}, {"d", m.d}, {"shape", m.shape}} {
-		if err := z.Write(it.name, it.v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := z.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
+	if err := writeModel(path, m); err != nil {
 		t.Fatal(err)
 	}
 	return m
