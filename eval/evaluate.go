@@ -82,6 +82,11 @@ type Plan struct {
 	// see Schedule) and the seed of the chains.
 	AISRuns, AISIntervals int
 	AISSeed               uint64
+	// UniformBase starts AIS and RAISE from the uniform model (all biases
+	// zero), as the paper's authors' code does, instead of the base rate of
+	// the training data (DataBaseRate). Both are valid; on MNIST the uniform
+	// start is far noisier.
+	UniformBase bool
 	// RAISERows > 0 also estimates the NLL from above by RAISE on that many
 	// evenly spaced rows of the measured set, RAISEChains chains each (0: 1).
 	RAISERows, RAISEChains int
@@ -219,14 +224,14 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 			return nil, err
 		}
 	}
-	// AIS and RAISE share the base-rate model and the schedule.
+	// AIS and RAISE share the base model (nil: uniform) and the schedule.
 	var base []float32
 	betas := Schedule(plan.AISIntervals)
 	intervals := int64(plan.AISIntervals)
 	if intervals == 0 {
 		intervals = DefaultIntervals
 	}
-	if out.Likelihood == LikelihoodAIS || plan.RAISERows > 0 {
+	if (out.Likelihood == LikelihoodAIS || plan.RAISERows > 0) && !plan.UniformBase {
 		var err error
 		if base, err = DataBaseRate(lTrain.X, lTrain.N, lTrain.D); err != nil {
 			return nil, err

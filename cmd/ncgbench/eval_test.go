@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/eval"
 )
 
 // trainRun trains a small NCG model on bars and stripes in dir/r and
@@ -157,5 +162,127 @@ func TestEvalErrors(t *testing.T) {
 		if code != 1 || !strings.Contains(errb, c.file) || strings.Contains(errb, "goroutine ") {
 			t.Errorf("%v: exit %d, want 1 and a message naming %s:\n%s", c.args, code, c.file, errb)
 		}
+	}
+}
+
+// val is *p, or NaN for nil (a metric eval left out).
+func val(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// writeBASSplit writes dir/tr.data (the first 20 bars-and-stripes images) and
+// dir/te.data (the other 10) in the split format, and returns the images.
+func writeBASSplit(t *testing.T, dir string) *data.Set {
+	t.Helper()
+	all, err := data.BarsAndStripes(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, split string, rows []uint8, n int) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Name: BAS\nSplit: %s\nNumber of examples: %d\nExample size: 16\n\n", split, n)
+		for r := 0; r < n; r++ {
+			for j, v := range rows[r*16 : (r+1)*16] {
+				if j > 0 {
+					b.WriteByte(' ')
+				}
+				fmt.Fprint(&b, v)
+			}
+			b.WriteByte('\n')
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("tr.data", "train set", all.X[:20*16], 20)
+	write("te.data", "test set", all.X[20*16:], all.N-20)
+	return all
+}
+
+// TestEvalUniformBase: -ais-base uniform runs AIS from the uniform base model
+// (the same estimate as eval.AIS with no base biases, at the same seed), not
+// from the base-rate one, and both land near the exact log Z. The training
+// rows are 20 of the 30 bars-and-stripes images, whose marginals are not all
+// 1/2 (on all 30 the base-rate model is the uniform one).
+func TestEvalUniformBase(t *testing.T) {
+	dir := t.TempDir()
+	trainRun(t, dir)
+	writeBASSplit(t, dir)
+	model := []string{"-model", "r/model.npz", "-data", "tr.data", "-test-data", "te.data"}
+	exact := evalRun(t, dir, append(model, "-exact")...)
+	args := append(model, "-ais", "-ais-runs", "20", "-ais-betas", "2000", "-ais-seed", "3")
+	uni := evalRun(t, dir, append(args, "-ais-base", "uniform")...)
+	rate := evalRun(t, dir, args...)
+	m, err := loadNPZModel(filepath.Join(dir, "r", "model.npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := eval.AIS(context.Background(), m, eval.AISConfig{Runs: 20, Betas: eval.UniformSchedule(2000), Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uni.LogZ == nil || *uni.LogZ != want.LogZ {
+		t.Errorf("uniform base: log Z %v, want %v (eval.AIS without base biases)", val(uni.LogZ), want.LogZ)
+	}
+	if rate.LogZ == nil || *rate.LogZ == want.LogZ {
+		t.Errorf("base-rate AIS gave the uniform base's log Z %v", want.LogZ)
+	}
+	for _, r := range []evalJSON{uni, rate} {
+		if math.Abs(*r.LogZ-*exact.LogZ) > 0.3 {
+			t.Errorf("AIS log Z %v, exact %v", *r.LogZ, *exact.LogZ)
+		}
+	}
+	if _, errb, code := ncgbench(t, dir, "eval", "-model", "r", "-ais-base", "flat"); code != 2 || !strings.Contains(errb, "-ais-base") {
+		t.Errorf("-ais-base flat: exit %d: %s", code, errb)
+	}
+}
+
+// TestEvalTrainSet: -set train measures the training rows: the NLL is their
+// mean free energy, computed here from the model's parameters, plus the exact
+// log Z.
+func TestEvalTrainSet(t *testing.T) {
+	dir := t.TempDir()
+	trainRun(t, dir)
+	all := writeBASSplit(t, dir)
+	m, err := loadNPZModel(filepath.Join(dir, "r", "model.npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meanF := func(rows []uint8, n int) float64 {
+		var s float64
+		for r := 0; r < n; r++ {
+			x := rows[r*16 : (r+1)*16]
+			f := 0.0
+			for j, v := range x {
+				f -= float64(m.D[j]) * float64(v)
+			}
+			for i := 0; i < m.H; i++ {
+				a := float64(m.B[i])
+				for j, v := range x {
+					a += float64(m.C[j*m.H+i]) * float64(v)
+				}
+				f -= math.Max(a, 0) + math.Log1p(math.Exp(-math.Abs(a)))
+			}
+			s += f / float64(n)
+		}
+		return s
+	}
+	base := []string{"-model", "r/model.npz", "-data", "tr.data", "-test-data", "te.data", "-exact"}
+	for _, c := range []struct {
+		set  string
+		rows []uint8
+		n    int
+	}{{"train", all.X[:20*16], 20}, {"test", all.X[20*16:], all.N - 20}} {
+		r := evalRun(t, dir, append(base, "-set", c.set)...)
+		want := meanF(c.rows, c.n) + *r.LogZ
+		if r.Set != c.set || r.Rows != c.n || r.NLL == nil || math.Abs(*r.NLL-want) > 1e-4 {
+			t.Errorf("-set %s: set %q, %d rows, NLL %v; want %d rows, NLL %v", c.set, r.Set, r.Rows, val(r.NLL), c.n, want)
+		}
+	}
+	if _, errb, code := ncgbench(t, dir, "eval", "-model", "r", "-set", "validation"); code != 2 || !strings.Contains(errb, "-set") {
+		t.Errorf("-set validation: exit %d: %s", code, errb)
 	}
 }
