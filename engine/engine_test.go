@@ -56,7 +56,7 @@ func randomData(seed uint64, n, d, classes int) *Data {
 func smallConfig(method Method) Config {
 	c := DefaultConfig()
 	c.Method, c.Hidden, c.K, c.Batch, c.LR, c.LRConn, c.Epochs = method, 24, 3, 10, 0.05, 0.25, 2
-	c.V, c.Density, c.Epsilon = 9, 0.4, 3
+	c.LineWidth, c.Density, c.Epsilon = 9, 0.4, 3
 	return c
 }
 
@@ -66,7 +66,7 @@ var allMethods = []Method{Dense, NCG, Line, Random, SET}
 // for 30–40 data units, which train on compressed rows.
 func sparseConfigs() []Config {
 	set, random, line := smallConfig(SET), smallConfig(Random), smallConfig(Line)
-	set.Epsilon, random.Density, line.V = 1, 0.08, 2
+	set.Epsilon, random.Density, line.LineWidth = 1, 0.08, 2
 	return []Config{set, random, line}
 }
 
@@ -601,8 +601,8 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.Gamma = 0 }, "gamma"},
 		{func(c *Config) { c.P = 1.5 }, "p ="},
 		{func(c *Config) { c.Method = Random; c.Density = -0.1 }, "density"},
-		{func(c *Config) { c.Method = Line; c.V = 0 }, "v = 0"},
-		{func(c *Config) { c.Method = Line; c.V = 31 }, "v = 31"},
+		{func(c *Config) { c.Method = Line; c.LineWidth = 0 }, "v = 0"},
+		{func(c *Config) { c.Method = Line; c.LineWidth = 31 }, "v = 31"},
 		{func(c *Config) { c.Method = SET; c.Epsilon = 0 }, "epsilon"},
 		{func(c *Config) { c.Method = SET; c.Zeta = 1 }, "zeta"},
 		{func(c *Config) { c.Method = "sparse" }, "method"},

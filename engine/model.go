@@ -52,9 +52,9 @@ func initModel(cfg Config, x, d int, rng *rand.Rand) *Model {
 	a := float32(cfg.InitScale)
 	for k := range m.W {
 		switch cfg.Init {
-		case "uniform":
+		case Uniform:
 			m.W[k] = a * (2*rng.Float32() - 1)
-		case "normal":
+		case Normal:
 			m.W[k] = a * float32(rng.NormFloat64())
 		}
 	}
@@ -75,7 +75,7 @@ func initModel(cfg Config, x, d int, rng *rand.Rand) *Model {
 		fill(m.AP[d*h:], 1)
 	case Line:
 		for i, start := range lineStarts(d, h) {
-			for t := 0; t < cfg.V; t++ {
+			for t := 0; t < cfg.LineWidth; t++ {
 				data[((start+t)%d)*h+i] = 1
 			}
 		}

@@ -219,7 +219,7 @@ func TestFixedPatterns(t *testing.T) {
 		{7, 3, 7, []int{0, 3, 6}},
 	} {
 		cfg := smallConfig(Line)
-		cfg.Hidden, cfg.V = c.H, c.V
+		cfg.Hidden, cfg.LineWidth = c.H, c.V
 		tr, err := New(cfg, randomData(1, 10, c.D, 2))
 		if err != nil {
 			t.Fatal(err)

@@ -56,7 +56,7 @@ func (t *Trainer) Compressed() bool { return t.sp != nil }
 func useSparse(cfg Config, d int) bool {
 	switch cfg.Method {
 	case Line:
-		return float64(cfg.V)/float64(d) <= SparseDensity
+		return float64(cfg.LineWidth)/float64(d) <= SparseDensity
 	case Random:
 		return cfg.Density <= SparseDensity
 	case SET:

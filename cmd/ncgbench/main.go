@@ -35,29 +35,6 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// newFlags returns a FlagSet that reports errors instead of exiting, so
-// every command turns bad flags into a one-line error and exit status 2.
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("ncgbench "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
-
-// parseFlags parses args and wraps a flag error as a usageError.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	fs.SetOutput(io.Discard) // the one-line error below is enough
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	return nil
-}
-
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -116,7 +93,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 // or two dashes, "=value" or a separate value) from args.
 func extractProfileFlags(args []string) ([]string, *profiling, error) {
 	p := &profiling{}
-	targets := map[string]*string{"cpuprofile": &p.cpu, "memprofile": &p.mem, "trace": &p.trace}
+	targets := map[string]*string{}
+	for _, f := range profileFlags {
+		targets[f.name] = f.field(p)
+	}
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
