@@ -840,37 +840,6 @@ func TestPCDChainsPersist(t *testing.T) {
 	}
 }
 
-func TestSweep(t *testing.T) {
-	d := randomData(10, 80, 20, 0)
-	var cfgs []Config
-	for _, m := range []Method{Dense, NCG, Line} {
-		for s := uint64(1); s <= 2; s++ {
-			c := smallConfig(m)
-			c.Seed = s
-			cfgs = append(cfgs, c)
-		}
-	}
-	results := map[int]*Model{}
-	err := Sweep(context.Background(), cfgs, d, SweepOptions{Parallel: 3}, func(r RunResult) {
-		if r.Err != nil {
-			t.Errorf("run %d: %v", r.Index, r.Err)
-			return
-		}
-		if len(r.Records) != r.Config.Epochs {
-			t.Errorf("run %d: %d records", r.Index, len(r.Records))
-		}
-		results[r.Index] = r.Model
-	})
-	if err != nil || len(results) != len(cfgs) {
-		t.Fatalf("sweep: %v, %d results", err, len(results))
-	}
-	for i, c := range cfgs {
-		if p := paramsEqual(results[i], train(t, c, d)); p != "" {
-			t.Errorf("sweep run %d differs from a lone run in %s", i, p)
-		}
-	}
-}
-
 // TestSparseMatchesDense trains the sparse configurations on compressed
 // rows and on the dense matrices: with the dense form held to sums of rows
 // (no fused multiply-add product), every parameter is the same in every
