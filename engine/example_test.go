@@ -41,7 +41,7 @@ func Example() {
 		panic(err)
 	}
 	m := t.Model()
-	em := &eval.Model{H: m.H, X: m.X, C: m.C, B: m.B, D: m.V}
+	em := &eval.Model{H: m.H, X: m.X, C: m.C(), B: m.HiddenBias, D: m.VisibleBias}
 	nll, err := eval.ExactNLL(em, d.X, d.N, 0)
 	if err != nil {
 		panic(err)

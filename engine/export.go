@@ -29,7 +29,7 @@ func (m *Model) ExportNPZ(path string) error {
 		items := []struct {
 			name string
 			v    any
-		}{{"W", hx(m.W)}, {"A", hx(m.A)}, {"C", hx(m.C)}, {"b", m.B}, {"d", m.V}, {"shape", []int64{int64(m.X), int64(m.D), int64(m.H)}}}
+		}{{"W", hx(m.W)}, {"A", hx(m.A)}, {"C", hx(m.c)}, {"b", m.HiddenBias}, {"d", m.VisibleBias}, {"shape", []int64{int64(m.X), int64(m.DataUnits), int64(m.H)}}}
 		if m.AP != nil {
 			items = append(items, struct {
 				name string

@@ -212,7 +212,7 @@ func (t *Trainer) alloc() {
 	t.rowList, t.rowLen = make([]int32, chunks*rowChunk*2*b), make([]int32, chunks*rowChunk)
 	t.grow = make([]float32, chunks*h)
 	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
-	if useSparse(t.cfg, t.m.D) {
+	if useSparse(t.cfg, t.m.DataUnits) {
 		t.sp, t.spStale = &sparseModel{}, true
 	}
 }
@@ -320,7 +320,7 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 	t.epoch++
 	t.batch = 0
 	rec := Record{Epoch: t.epoch, Seconds: t.epochSeconds + time.Since(start).Seconds(), Connectivity: t.m.Connectivity()}
-	rec.ReconError = t.epochRecon / float64((n-min(t.reconFrom*bs, n))*t.m.D)
+	rec.ReconError = t.epochRecon / float64((n-min(t.reconFrom*bs, n))*t.m.DataUnits)
 	t.epochRecon, t.epochSeconds, t.reconFrom = 0, 0, 0
 	return rec, nil
 }
@@ -374,7 +374,7 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 	if len(m.cp) != x*m.cpStride() {
 		m.padC(0, x) // before the workers update its rows
 	}
-	t.up, t.down = weights{m: m.cp, stride: m.cpStride()}, weights{m: m.CH, stride: x}
+	t.up, t.down = weights{m: m.cp, stride: m.cpStride()}, weights{m: m.ch, stride: x}
 	if t.sp != nil {
 		if t.spStale {
 			t.sp.build(m)
@@ -401,10 +401,10 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 			return 0, &NumericalError{t.epoch + 1, t.batch + 1, fmt.Sprintf("W (visible rows %d–%d)", k*rowChunk, min((k+1)*rowChunk, x)-1)}
 		}
 	}
-	if !t.updateBias(m.B, t.gB, t.velB) {
+	if !t.updateBias(m.HiddenBias, t.gB, t.velB) {
 		return 0, &NumericalError{t.epoch + 1, t.batch + 1, "hidden bias b"}
 	}
-	if !t.updateBias(m.V, t.gV, t.velV) {
+	if !t.updateBias(m.VisibleBias, t.gV, t.velV) {
 		return 0, &NumericalError{t.epoch + 1, t.batch + 1, "visible bias d"}
 	}
 	if math.IsNaN(recon) || math.IsInf(recon, 0) {
@@ -453,7 +453,7 @@ func (t *Trainer) chainBlock(blk int) {
 
 	// Positive phase: ĥ⁺ = σ(b + C x), and h sampled from it (CD's first
 	// step). The index lists of x are kept for the gradient.
-	t.up.affineBinary(hpre, m.B, x0, nc, x, h, posIdx, posCnt)
+	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, posIdx, posCnt)
 	copy(xref, x0)
 	for c := 0; c < nc; c++ {
 		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
@@ -461,7 +461,7 @@ func (t *Trainer) chainBlock(blk int) {
 	// up brings hpre to b + C xs, writing each chain's ones to idx/cnt.
 	up := func(idx, cnt []int32) {
 		for c := 0; c < nc; c++ {
-			cnt[c] = int32(sc.up.update(hpre[c*h:(c+1)*h], m.B, t.up, xref[c*x:(c+1)*x], xs[c*x:(c+1)*x], idx[c*x:(c+1)*x]))
+			cnt[c] = int32(sc.up.update(hpre[c*h:(c+1)*h], m.HiddenBias, t.up, xref[c*x:(c+1)*x], xs[c*x:(c+1)*x], idx[c*x:(c+1)*x]))
 		}
 	}
 	if t.sampler == PersistentCD {
@@ -474,11 +474,11 @@ func (t *Trainer) chainBlock(blk int) {
 	}
 	for s := 1; s <= t.cfg.K; s++ {
 		if s == 1 {
-			t.down.affineBinary(vpre, m.V, hs, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1])
+			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1])
 			copy(href, hs)
 		} else {
 			for c := 0; c < nc; c++ {
-				sc.down.update(vpre[c*x:(c+1)*x], m.V, t.down, href[c*h:(c+1)*h], hs[c*h:(c+1)*h], t.hIdx[(c0+c)*h:(c0+c+1)*h])
+				sc.down.update(vpre[c*x:(c+1)*x], m.VisibleBias, t.down, href[c*h:(c+1)*h], hs[c*h:(c+1)*h], t.hIdx[(c0+c)*h:(c0+c+1)*h])
 			}
 		}
 		for c := 0; c < nc; c++ {
@@ -525,7 +525,7 @@ func (t *Trainer) reconError(c0, c1 int, x0, vprob []float32) {
 	x := t.m.X
 	for c := 0; c < c1-c0; c++ {
 		var e float64
-		for j := 0; j < t.m.D; j++ {
+		for j := 0; j < t.m.DataUnits; j++ {
 			d := float64(x0[c*x+j] - vprob[c*x+j])
 			e += d * d
 		}
@@ -630,22 +630,22 @@ func (t *Trainer) rowTask(k int) {
 		if !t.cfg.plainUpdate() {
 			ap, a := []float32(nil), t.ones[:h]
 			switch {
-			case j >= m.D || t.cfg.Method == Dense:
+			case j >= m.DataUnits || t.cfg.Method == Dense:
 			case t.cfg.Method == NCG:
 				ap, a = m.AP[lo:hi], m.A[lo:hi]
 			default:
 				a = m.A[lo:hi]
 			}
-			ok = updateRow(m.W[lo:hi], ap, a, m.C[lo:hi], g, t.velRow(j), t.step) && ok
+			ok = updateRow(m.W[lo:hi], ap, a, m.c[lo:hi], g, t.velRow(j), t.step) && ok
 			continue
 		}
 		switch {
-		case j >= m.D || t.cfg.Method == Dense: // label rows are always present
-			ok = kernel.UpdateDense(m.W[lo:hi], m.C[lo:hi], g, alpha) && ok
+		case j >= m.DataUnits || t.cfg.Method == Dense: // label rows are always present
+			ok = kernel.UpdateDense(m.W[lo:hi], m.c[lo:hi], g, alpha) && ok
 		case t.cfg.Method == NCG:
-			ok = kernel.UpdateNCG(m.W[lo:hi], m.AP[lo:hi], m.A[lo:hi], m.C[lo:hi], g, alpha, alphaA, float32(t.cfg.Gamma)) && ok
+			ok = kernel.UpdateNCG(m.W[lo:hi], m.AP[lo:hi], m.A[lo:hi], m.c[lo:hi], g, alpha, alphaA, float32(t.cfg.Gamma)) && ok
 		default:
-			ok = kernel.UpdateMasked(m.W[lo:hi], m.A[lo:hi], m.C[lo:hi], g, alpha) && ok
+			ok = kernel.UpdateMasked(m.W[lo:hi], m.A[lo:hi], m.c[lo:hi], g, alpha) && ok
 		}
 	}
 	t.rowOK[k] = ok
@@ -654,7 +654,7 @@ func (t *Trainer) rowTask(k int) {
 	// of the padded copy, while its rows of C are in cache (16 floats a
 	// hidden unit: one cache line). A serial transpose of all of C after the
 	// update took 15% of an epoch on two workers.
-	kernel.TransposeStrided(m.CH[j0:], x, m.C[j0*h:j1*h], h, j1-j0, h)
+	kernel.TransposeStrided(m.ch[j0:], x, m.c[j0*h:j1*h], h, j1-j0, h)
 	m.padC(j0, j1)
 }
 

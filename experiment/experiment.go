@@ -497,7 +497,7 @@ func newEvaluator(spec Spec, train, test *data.Set, workers int) (*evaluator, er
 // evaluate measures m after the given epoch; ctx stops it within a second
 // or so, with an error wrapping ctx.Err().
 func (e *evaluator) evaluate(ctx context.Context, m *engine.Model, epoch int) (map[string]float64, error) {
-	em := &eval.Model{H: m.H, X: m.X, C: m.C, B: m.B, D: m.V}
+	em := &eval.Model{H: m.H, X: m.X, C: m.C(), B: m.HiddenBias, D: m.VisibleBias}
 	out := map[string]float64{}
 	// The likelihood is of the test set when there is one, else the training set.
 	set := e.test

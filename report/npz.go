@@ -26,7 +26,7 @@ func LoadNPZ(path string) (*engine.Model, error) {
 		return nil, fmt.Errorf("%s: shape %v is not [X, D, H] with 1 ≤ D ≤ X, H ≥ 1", path, shape)
 	}
 	x, d, h := int(shape[0]), int(shape[1]), int(shape[2])
-	m := &engine.Model{X: x, D: d, H: h}
+	m := &engine.Model{X: x, DataUnits: d, H: h}
 	readHX := func(name string) ([]float32, error) {
 		var a mat.Dense
 		if err := r.Read(name, &a); err != nil {
@@ -49,7 +49,8 @@ func LoadNPZ(path string) (*engine.Model, error) {
 	if m.A, err = readHX("A"); err != nil {
 		return nil, err
 	}
-	if m.C, err = readHX("C"); err != nil {
+	c, err := readHX("C")
+	if err != nil {
 		return nil, err
 	}
 	if r.Header("Aprime") != nil {
@@ -57,15 +58,17 @@ func LoadNPZ(path string) (*engine.Model, error) {
 			return nil, err
 		}
 	}
-	if err := r.Read("b", &m.B); err != nil {
+	if err := r.Read("b", &m.HiddenBias); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := r.Read("d", &m.V); err != nil {
+	if err := r.Read("d", &m.VisibleBias); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(m.B) != h || len(m.V) != x {
-		return nil, fmt.Errorf("%s: b has %d values, d %d; want %d and %d", path, len(m.B), len(m.V), h, x)
+	if len(m.HiddenBias) != h || len(m.VisibleBias) != x {
+		return nil, fmt.Errorf("%s: b has %d values, d %d; want %d and %d", path, len(m.HiddenBias), len(m.VisibleBias), h, x)
 	}
-	m.SyncCopies()
+	if err := m.SetC(c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return m, nil
 }

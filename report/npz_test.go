@@ -36,7 +36,7 @@ func TestLoadNPZLarge(t *testing.T) {
 		d.X[i] = uint8(i % 3 % 2)
 	}
 	m, got := roundTrip(t, cfg, d)
-	for name, p := range map[string][2][]float32{"W": {got.W, m.W}, "A": {got.A, m.A}, "A′": {got.AP, m.AP}, "C": {got.C, m.C}} {
+	for name, p := range map[string][2][]float32{"W": {got.W, m.W}, "A": {got.A, m.A}, "A′": {got.AP, m.AP}, "C": {got.C(), m.C()}} {
 		for k := range p[1] {
 			if p[0][k] != p[1][k] {
 				t.Fatalf("%s[%d] = %v after LoadNPZ, want %v", name, k, p[0][k], p[1][k])

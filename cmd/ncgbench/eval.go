@@ -395,7 +395,7 @@ func loadRunModel(dir string, train *data.Set, classify bool, workers int) (*eva
 		return nil, fmt.Errorf("%s: %w", ck, err)
 	}
 	em := tr.Model()
-	return &eval.Model{H: em.H, X: em.X, C: em.C, B: em.B, D: em.V}, nil
+	return &eval.Model{H: em.H, X: em.X, C: em.C(), B: em.HiddenBias, D: em.VisibleBias}, nil
 }
 
 // loadNPZModel reads what engine.Model.ExportNPZ writes: C (or W and A),
