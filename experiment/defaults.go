@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/ncg-rbm/ncg/engine"
 )
@@ -25,7 +26,13 @@ const (
 )
 
 // DataSettings lists the settings of DataDefaults in table order.
-var DataSettings = []Setting{SetHidden, SetK, SetBatch, SetLR, SetLRConn, SetEpochs, SetEvalEvery, SetClassify, SetLineWidth}
+var DataSettings = func() []Setting {
+	s := make([]Setting, len(dataFields))
+	for i, f := range dataFields {
+		s[i] = f.k
+	}
+	return s
+}()
 
 // DataDefaults are a named data set's settings where they differ from
 // engine.DefaultConfig (the paper's MNIST settings): the paper's section 5
@@ -81,61 +88,53 @@ func FileDefaults() DataDefaults {
 	return DataDefaults{Hidden: c.Hidden, K: c.K, Batch: c.Batch, LR: c.LR, LRConn: c.LRConn, Epochs: c.Epochs, LineWidth: c.LineWidth}
 }
 
+// dataFields are the settings of DataDefaults in table order, each as its
+// field in DataDefaults and in a Spec (both *int, *float64 or *bool).
+var dataFields = []struct {
+	k      Setting
+	fields func(d *DataDefaults, s *Spec) (def, run any)
+}{
+	{SetHidden, func(d *DataDefaults, s *Spec) (any, any) { return &d.Hidden, &s.Engine.Hidden }},
+	{SetK, func(d *DataDefaults, s *Spec) (any, any) { return &d.K, &s.Engine.K }},
+	{SetBatch, func(d *DataDefaults, s *Spec) (any, any) { return &d.Batch, &s.Engine.Batch }},
+	{SetLR, func(d *DataDefaults, s *Spec) (any, any) { return &d.LR, &s.Engine.LR }},
+	{SetLRConn, func(d *DataDefaults, s *Spec) (any, any) { return &d.LRConn, &s.Engine.LRConn }},
+	{SetEpochs, func(d *DataDefaults, s *Spec) (any, any) { return &d.Epochs, &s.Engine.Epochs }},
+	{SetEvalEvery, func(d *DataDefaults, s *Spec) (any, any) { return &d.EvalEvery, &s.EvalEvery }},
+	{SetClassify, func(d *DataDefaults, s *Spec) (any, any) { return &d.Classify, &s.Classify }},
+	{SetLineWidth, func(d *DataDefaults, s *Spec) (any, any) { return &d.LineWidth, &s.Engine.LineWidth }},
+}
+
 // Apply sets in s each setting that given reports false for. The line
 // width is set for line runs only: other runs keep theirs, so that their
 // run directories stay theirs.
 func (d DataDefaults) Apply(s *Spec, given func(Setting) bool) {
-	e := &s.Engine
-	for _, k := range DataSettings {
-		if given(k) {
+	for _, f := range dataFields {
+		if given(f.k) || (f.k == SetLineWidth && s.Engine.Method != engine.Line) {
 			continue
 		}
-		switch k {
-		case SetHidden:
-			e.Hidden = d.Hidden
-		case SetK:
-			e.K = d.K
-		case SetBatch:
-			e.Batch = d.Batch
-		case SetLR:
-			e.LR = d.LR
-		case SetLRConn:
-			e.LRConn = d.LRConn
-		case SetEpochs:
-			e.Epochs = d.Epochs
-		case SetEvalEvery:
-			s.EvalEvery = d.EvalEvery
-		case SetClassify:
-			s.Classify = d.Classify
-		case SetLineWidth:
-			if e.Method == engine.Line {
-				e.LineWidth = d.LineWidth
-			}
+		switch def, run := f.fields(&d, s); def := def.(type) {
+		case *int:
+			*run.(*int) = *def
+		case *float64:
+			*run.(*float64) = *def
+		case *bool:
+			*run.(*bool) = *def
 		}
 	}
 }
 
 // Value is setting k as a run prints it (the help table's cells).
 func (d DataDefaults) Value(k Setting) string {
-	switch k {
-	case SetHidden:
-		return fmt.Sprint(d.Hidden)
-	case SetK:
-		return fmt.Sprint(d.K)
-	case SetBatch:
-		return fmt.Sprint(d.Batch)
-	case SetLR:
-		return FormatFloat(d.LR)
-	case SetLRConn:
-		return FormatFloat(d.LRConn)
-	case SetEpochs:
-		return fmt.Sprint(d.Epochs)
-	case SetEvalEvery:
-		return fmt.Sprint(d.EvalEvery)
-	case SetClassify:
-		return fmt.Sprint(d.Classify)
-	case SetLineWidth:
-		return fmt.Sprint(d.LineWidth)
+	for _, f := range dataFields {
+		if f.k != k {
+			continue
+		}
+		def, _ := f.fields(&d, &Spec{})
+		if v, ok := def.(*float64); ok {
+			return FormatFloat(*v)
+		}
+		return fmt.Sprint(reflect.ValueOf(def).Elem())
 	}
 	return ""
 }
