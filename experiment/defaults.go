@@ -25,14 +25,14 @@ const (
 	SetLineWidth Setting = "v"
 )
 
-// DataSettings lists the settings of DataDefaults in table order.
-var DataSettings = func() []Setting {
+// DataSettings returns the settings of DataDefaults in table order.
+func DataSettings() []Setting {
 	s := make([]Setting, len(dataFields))
 	for i, f := range dataFields {
 		s[i] = f.k
 	}
 	return s
-}()
+}
 
 // DataDefaults are a named data set's settings where they differ from
 // engine.DefaultConfig (the paper's MNIST settings): the paper's section 5

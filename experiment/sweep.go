@@ -24,7 +24,7 @@ type Grid struct {
 	// when Methods is empty.
 	Base Spec
 	// Given lists the settings set explicitly in Base. For a named data
-	// set, every other setting of DataSettings takes the data set's
+	// set, every other setting of DataSettings() takes the data set's
 	// default (DefaultsFor) in each run; an axis counts as given for the
 	// runs it expands.
 	Given map[Setting]bool

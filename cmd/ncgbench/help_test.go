@@ -66,7 +66,7 @@ func TestHelpShowsDefaultsPerDataSet(t *testing.T) {
 		for _, entry := range regexp.MustCompile(`(?m)^  -`).Split(help, -1) {
 			name, _, _ := strings.Cut(entry, " ")
 			name, _, _ = strings.Cut(name, "\n")
-			if slices.Contains(experiment.DataSettings, experiment.Setting(name)) && regexp.MustCompile(`\(default [0-9]`).MatchString(entry) {
+			if slices.Contains(experiment.DataSettings(), experiment.Setting(name)) && regexp.MustCompile(`\(default [0-9]`).MatchString(entry) {
 				t.Errorf("%s -h: -%s still claims one default for every data set: %q", cmd, name, entry)
 			}
 		}

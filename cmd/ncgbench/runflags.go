@@ -147,13 +147,13 @@ func dataDefaultsHelp(fs *flag.FlagSet) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "  data set")
-	for _, k := range experiment.DataSettings {
+	for _, k := range experiment.DataSettings() {
 		fmt.Fprintf(tw, "\t-%s", k)
 	}
 	fmt.Fprintln(tw)
 	row := func(name string, d experiment.DataDefaults) {
 		fmt.Fprintf(tw, "  %s", name)
-		for _, k := range experiment.DataSettings {
+		for _, k := range experiment.DataSettings() {
 			fmt.Fprintf(tw, "\t%s", d.Value(k))
 		}
 		fmt.Fprintln(tw)
@@ -164,7 +164,7 @@ func dataDefaultsHelp(fs *flag.FlagSet) string {
 	}
 	row("a file", experiment.FileDefaults())
 	tw.Flush()
-	for _, k := range experiment.DataSettings {
+	for _, k := range experiment.DataSettings() {
 		f := fs.Lookup(string(k))
 		f.Usage += " (default: per data set, see the table below)"
 		f.DefValue = zeroString(f.Value)
