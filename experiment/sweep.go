@@ -229,8 +229,9 @@ type SweepOptions struct {
 	// only, never results. Progress lines of concurrent runs are written
 	// one at a time.
 	Run Options
-	// Done, if set, is called as each run ends, one call at a time, with
-	// the number of runs ended so far.
+	// Done, if set, is called as each run ends, one call at a time and
+	// never during a write of Run.Progress (so it may write there too),
+	// with the number of runs ended so far.
 	Done func(o Outcome, ended int)
 }
 
@@ -258,13 +259,13 @@ func (o SweepOptions) parallel() int {
 func Sweep(ctx context.Context, points []Point, opts SweepOptions) []Outcome {
 	ro := opts.Run
 	ro.Workers = opts.PerRun(len(points))
+	var mu sync.Mutex // serialises Done and the runs' progress lines
 	if ro.Progress != nil {
-		ro.Progress = &syncWriter{w: ro.Progress}
+		ro.Progress = &syncWriter{mu: &mu, w: ro.Progress}
 	}
 	out := make([]Outcome, len(points))
 	sem := make(chan struct{}, opts.parallel())
 	var wg sync.WaitGroup
-	var mu sync.Mutex
 	ended := 0
 	for k, p := range points {
 		out[k] = Outcome{Point: p, Status: NotStarted}
@@ -309,7 +310,7 @@ func Sweep(ctx context.Context, points []Point, opts SweepOptions) []Outcome {
 
 // syncWriter serialises the progress lines of concurrent runs.
 type syncWriter struct {
-	mu sync.Mutex
+	mu *sync.Mutex
 	w  io.Writer
 }
 

@@ -97,11 +97,20 @@ func TestSweepMatchesLoneRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Done writes to the runs' progress writer, a bare buffer: the race
+	// detector sees any write not serialised.
 	var ended []int
-	opts := SweepOptions{Parallel: 3, Run: Options{Workers: 1}, Done: func(o Outcome, n int) { ended = append(ended, n) }}
+	var progress bytes.Buffer
+	opts := SweepOptions{Parallel: 3, Run: Options{Workers: 1, Progress: &progress}, Done: func(o Outcome, n int) {
+		ended = append(ended, n)
+		progress.WriteString("ended " + o.Point.Name + "\n")
+	}}
 	out := Sweep(context.Background(), points, opts)
 	if len(out) != len(points) || len(ended) != len(points) {
 		t.Fatalf("%d outcomes, %d calls of Done, want %d", len(out), len(ended), len(points))
+	}
+	if !reflect.DeepEqual(ended, []int{1, 2, 3, 4, 5, 6}) || bytes.Count(progress.Bytes(), []byte("ended ")) != 6 {
+		t.Errorf("Done counted %v and wrote %d lines, want 1…6 and 6", ended, bytes.Count(progress.Bytes(), []byte("ended ")))
 	}
 	for i, o := range out {
 		if o.Status != Trained || o.Err != nil || o.Point.Name != points[i].Name {
