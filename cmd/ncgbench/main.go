@@ -24,7 +24,10 @@ type command struct {
 }
 
 // commands is filled by the init functions of the files beside this one
-// (train.go, data.go, bench.go, …), one file per command.
+// (train.go, data.go, bench.go, …), one file per command. What commands
+// share lives apart: flags.go (flag parsing and help), runflags.go (the
+// flags that define a run, for train and sweep), common.go (profiling,
+// Ctrl-C, JSON output).
 var commands = map[string]command{}
 
 // usageError marks bad flags or arguments: exit status 2 and a usage hint.
