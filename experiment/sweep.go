@@ -33,7 +33,7 @@ type Outcome struct {
 type SweepOptions struct {
 	// Parallel is the number of runs at once (0: GOMAXPROCS).
 	Parallel int
-	// Run are every run's options. Workers 0 gives each run
+	// Run holds the options of every run. Workers 0 gives each run
 	// GOMAXPROCS/Parallel goroutines (at least 1); that changes speed
 	// only, never results. Progress lines of concurrent runs are written
 	// one at a time.
