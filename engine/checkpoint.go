@@ -58,7 +58,7 @@ type checkpointHeader struct {
 // SaveCheckpoint writes the run's state to path atomically (a temporary
 // file in the same directory, fsync, rename).
 func (t *Trainer) SaveCheckpoint(path string) error {
-	hdr, err := json.Marshal(checkpointHeader{Config: t.cfg, X: t.m.X, D: t.m.D, H: t.m.H, Classes: t.data.Classes,
+	hdr, err := json.Marshal(checkpointHeader{Config: t.cfg, X: t.m.X, D: t.m.DataUnits, H: t.m.H, Classes: t.data.Classes,
 		DataN: t.data.N, Epoch: t.epoch, Batch: t.batch, EpochRecon: &t.epochRecon, EpochSeconds: t.epochSeconds,
 		PCDInit: t.pcdInit, Tier: kernel.Tier(), Label: t.label})
 	if err != nil {
@@ -94,7 +94,7 @@ func (t *Trainer) arrays() [][]float32 {
 	if t.m.AP != nil {
 		a = append(a, t.m.AP)
 	}
-	a = append(a, t.m.B, t.m.V)
+	a = append(a, t.m.HiddenBias, t.m.VisibleBias)
 	if t.pcd != nil {
 		a = append(a, t.pcd)
 	}

@@ -57,6 +57,16 @@ const (
 	Step     Schedule = "step"
 )
 
+// Init names a weight initialisation.
+type Init string
+
+// The initialisations.
+const (
+	Uniform Init = "uniform" // U(−InitScale, InitScale)
+	Normal  Init = "normal"  // N(0, InitScale²)
+	Zero    Init = "zero"    // all weights 0
+)
+
 // Default PT settings (the command's defaults; Config has none of its own).
 const (
 	DefaultTemperatures = 10
@@ -77,13 +87,13 @@ type Config struct {
 	Epochs int     `json:"epochs"`
 	Seed   uint64  `json:"seed"`
 
-	P       float64 `json:"p,omitempty"`       // NCG initial density
-	V       int     `json:"v,omitempty"`       // line width (visible units per hidden unit)
-	Density float64 `json:"density,omitempty"` // random density
-	Epsilon float64 `json:"epsilon,omitempty"` // SET ε
-	Zeta    float64 `json:"zeta,omitempty"`    // SET ζ
+	P         float64 `json:"p,omitempty"`       // NCG initial density
+	LineWidth int     `json:"v,omitempty"`       // line: visible units per hidden unit
+	Density   float64 `json:"density,omitempty"` // random density
+	Epsilon   float64 `json:"epsilon,omitempty"` // SET ε
+	Zeta      float64 `json:"zeta,omitempty"`    // SET ζ
 
-	Init      string  `json:"init"`       // uniform | normal | zero
+	Init      Init    `json:"init"`       // weight initialisation
 	InitScale float64 `json:"init_scale"` // a of U(−a, a), or σ of N(0, σ²)
 
 	PCD bool `json:"pcd,omitempty"` // persistent chains instead of CD
@@ -125,8 +135,8 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Method: NCG, Hidden: 500, K: 10, Batch: 50, LR: 0.1, LRConn: 0.5, Gamma: 0.5,
-		Epochs: 10, Seed: 1, P: 0.5, V: 392, Density: 0.5, Epsilon: 11, Zeta: 0.3,
-		Init: "uniform", InitScale: 1,
+		Epochs: 10, Seed: 1, P: 0.5, LineWidth: 392, Density: 0.5, Epsilon: 11, Zeta: 0.3,
+		Init: Uniform, InitScale: 1,
 	}
 }
 
@@ -176,8 +186,8 @@ func (c Config) Validate(visible int) error {
 	if c.Method == Random && finite("density", c.Density) && (c.Density < 0 || c.Density > 1) {
 		bad("density = %v: need 0 ≤ d ≤ 1", c.Density)
 	}
-	if c.Method == Line && visible > 0 && (c.V < 1 || c.V > visible) {
-		bad("v = %d: need 1 ≤ v ≤ %d (the number of visible data units)", c.V, visible)
+	if c.Method == Line && visible > 0 && (c.LineWidth < 1 || c.LineWidth > visible) {
+		bad("v = %d: need 1 ≤ v ≤ %d (the number of visible data units)", c.LineWidth, visible)
 	}
 	if c.Method == SET {
 		if finite("epsilon", c.Epsilon) && c.Epsilon <= 0 {
@@ -190,11 +200,11 @@ func (c Config) Validate(visible int) error {
 		}
 	}
 	switch c.Init {
-	case "uniform", "normal":
+	case Uniform, Normal:
 		if finite("init-scale", c.InitScale) && c.InitScale < 0 {
 			bad("init-scale = %v is negative", c.InitScale)
 		}
-	case "zero":
+	case Zero:
 	default:
 		bad("init %q is not one of uniform, normal, zero", c.Init)
 	}

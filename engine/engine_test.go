@@ -56,7 +56,7 @@ func randomData(seed uint64, n, d, classes int) *Data {
 func smallConfig(method Method) Config {
 	c := DefaultConfig()
 	c.Method, c.Hidden, c.K, c.Batch, c.LR, c.LRConn, c.Epochs = method, 24, 3, 10, 0.05, 0.25, 2
-	c.V, c.Density, c.Epsilon = 9, 0.4, 3
+	c.LineWidth, c.Density, c.Epsilon = 9, 0.4, 3
 	return c
 }
 
@@ -66,7 +66,7 @@ var allMethods = []Method{Dense, NCG, Line, Random, SET}
 // for 30–40 data units, which train on compressed rows.
 func sparseConfigs() []Config {
 	set, random, line := smallConfig(SET), smallConfig(Random), smallConfig(Line)
-	set.Epsilon, random.Density, line.V = 1, 0.08, 2
+	set.Epsilon, random.Density, line.LineWidth = 1, 0.08, 2
 	return []Config{set, random, line}
 }
 
@@ -100,9 +100,9 @@ type refState struct {
 func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, streams []kernel.Stream, in refState) (*Model, refState) {
 	t.Helper()
 	m := m0.Clone()
-	X, H, D := m.X, m.H, m.D
+	X, H, D := m.X, m.H, m.DataUnits
 	w := func(i, j int) float64 { return float64(m0.W[j*H+i]) }
-	c := func(i, j int) float64 { return float64(m0.C[j*H+i]) }
+	c := func(i, j int) float64 { return float64(m0.c[j*H+i]) }
 	sig := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
 	G := make([]float64, X*H) // [i*X+j]
 	gb, gd := make([]float64, H), make([]float64, X)
@@ -127,7 +127,7 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 		upBeta := func(x []float64, beta float64) []float64 {
 			p := make([]float64, H)
 			for i := range p {
-				a := float64(m0.B[i])
+				a := float64(m0.HiddenBias[i])
 				for j := 0; j < X; j++ {
 					a += c(i, j) * x[j]
 				}
@@ -139,7 +139,7 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 		down := func(h []float64) []float64 {
 			p := make([]float64, X)
 			for j := range p {
-				a := float64(m0.V[j])
+				a := float64(m0.VisibleBias[j])
 				for i := 0; i < H; i++ {
 					a += c(i, j) * h[i]
 				}
@@ -170,7 +170,7 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 					hk := sample(upBeta(xk, betas[k]))
 					pv := make([]float64, X)
 					for j := range pv {
-						a := float64(m0.V[j])
+						a := float64(m0.VisibleBias[j])
 						for i := 0; i < H; i++ {
 							a += c(i, j) * hk[i]
 						}
@@ -180,13 +180,13 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 					// E(x, h) = −b·h − d·x − xᵀC h.
 					var e float64
 					for i := 0; i < H; i++ {
-						e -= float64(m0.B[i]) * hk[i]
+						e -= float64(m0.HiddenBias[i]) * hk[i]
 						for j := 0; j < X; j++ {
 							e -= xk[j] * c(i, j) * hk[i]
 						}
 					}
 					for j := 0; j < X; j++ {
-						e -= float64(m0.V[j]) * xk[j]
+						e -= float64(m0.VisibleBias[j]) * xk[j]
 					}
 					energies[k] = e
 				}
@@ -276,12 +276,12 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 			default:
 				m.W[k] = float32(w(i, j) + step(in.vW, out.vW, k, g, w(i, j), cfg.L2, cfg.L1, float64(m0.A[k])))
 			}
-			m.C[k] = m.W[k] * m.A[k]
+			m.c[k] = m.W[k] * m.A[k]
 		}
-		m.B[i] = float32(float64(m0.B[i]) + step(in.vB, out.vB, i, gb[i], float64(m0.B[i]), 0, 0, 1))
+		m.HiddenBias[i] = float32(float64(m0.HiddenBias[i]) + step(in.vB, out.vB, i, gb[i], float64(m0.HiddenBias[i]), 0, 0, 1))
 	}
 	for j := 0; j < X; j++ {
-		m.V[j] = float32(float64(m0.V[j]) + step(in.vV, out.vV, j, gd[j], float64(m0.V[j]), 0, 0, 1))
+		m.VisibleBias[j] = float32(float64(m0.VisibleBias[j]) + step(in.vV, out.vV, j, gd[j], float64(m0.VisibleBias[j]), 0, 0, 1))
 	}
 	return m, out
 }
@@ -315,9 +315,9 @@ func TestMinibatchMatchesSpec(t *testing.T) {
 			}
 			cmp("W", got.W, want.W, 1e-5)
 			cmp("A", got.A, want.A, 0)
-			cmp("C", got.C, want.C, 1e-5)
-			cmp("b", got.B, want.B, 1e-5)
-			cmp("d", got.V, want.V, 1e-5)
+			cmp("C", got.c, want.c, 1e-5)
+			cmp("b", got.HiddenBias, want.HiddenBias, 1e-5)
+			cmp("d", got.VisibleBias, want.VisibleBias, 1e-5)
 			if method == NCG {
 				cmp("A′", got.AP, want.AP, 1e-5)
 			}
@@ -332,8 +332,8 @@ func TestMinibatchMatchesSpec(t *testing.T) {
 // paramsEqual reports the first parameter that differs in any bit.
 func paramsEqual(a, b *Model) string {
 	names := []string{"W", "A", "AP", "C", "CH", "B", "V"}
-	as := [][]float32{a.W, a.A, a.AP, a.C, a.CH, a.B, a.V}
-	bs := [][]float32{b.W, b.A, b.AP, b.C, b.CH, b.B, b.V}
+	as := [][]float32{a.W, a.A, a.AP, a.c, a.ch, a.HiddenBias, a.VisibleBias}
+	bs := [][]float32{b.W, b.A, b.AP, b.c, b.ch, b.HiddenBias, b.VisibleBias}
 	for p := range as {
 		if len(as[p]) != len(bs[p]) {
 			return names[p] + " length"
@@ -379,8 +379,8 @@ func copiesFollowC(m *Model) string {
 		for j := 0; j < ld; j++ {
 			want := float32(0)
 			if j < m.H {
-				want = m.C[i*m.H+j]
-				if a := m.CH[j*m.X+i]; a != want {
+				want = m.c[i*m.H+j]
+				if a := m.ch[j*m.X+i]; a != want {
 					return fmt.Sprintf("CH[%d,%d] = %v, C[%d,%d] = %v", j, i, a, i, j, want)
 				}
 			}
@@ -601,8 +601,8 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.Gamma = 0 }, "gamma"},
 		{func(c *Config) { c.P = 1.5 }, "p ="},
 		{func(c *Config) { c.Method = Random; c.Density = -0.1 }, "density"},
-		{func(c *Config) { c.Method = Line; c.V = 0 }, "v = 0"},
-		{func(c *Config) { c.Method = Line; c.V = 31 }, "v = 31"},
+		{func(c *Config) { c.Method = Line; c.LineWidth = 0 }, "v = 0"},
+		{func(c *Config) { c.Method = Line; c.LineWidth = 31 }, "v = 31"},
 		{func(c *Config) { c.Method = SET; c.Epsilon = 0 }, "epsilon"},
 		{func(c *Config) { c.Method = SET; c.Zeta = 1 }, "zeta"},
 		{func(c *Config) { c.Method = "sparse" }, "method"},
@@ -655,14 +655,14 @@ func TestInitialisation(t *testing.T) {
 	cfg.Hidden, cfg.P = 500, 0.1
 	tr, _ := New(cfg, d)
 	m := tr.Model()
-	n := m.D * m.H
+	n := m.DataUnits * m.H
 	ones := 0
 	for k := 0; k < n; k++ {
 		a, ap, w := m.A[k], m.AP[k], m.W[k]
 		if (a == 1) != (ap >= 0.5) || ap < 0 || ap > 1 {
 			t.Fatalf("A′ %g inconsistent with A %g", ap, a)
 		}
-		if m.C[k] != w*a || w < -1 || w > 1 {
+		if m.c[k] != w*a || w < -1 || w > 1 {
 			t.Fatalf("C ≠ W⊙A at the start, or W outside U(-1,1)")
 		}
 		ones += int(a)
@@ -685,8 +685,8 @@ func TestLabelConnectionsNeverThresholded(t *testing.T) {
 	cfg := smallConfig(NCG)
 	cfg.LRConn, cfg.Gamma, cfg.P, cfg.Epochs = 5, 0.9, 0.05, 3 // aggressive pruning
 	m := train(t, cfg, d)
-	for k := m.D * m.H; k < len(m.A); k++ {
-		if m.A[k] != 1 || m.C[k] != m.W[k] {
+	for k := m.DataUnits * m.H; k < len(m.A); k++ {
+		if m.A[k] != 1 || m.c[k] != m.W[k] {
 			t.Fatal("a label connection was thresholded")
 		}
 	}
@@ -819,12 +819,12 @@ func TestPCDChainsPersist(t *testing.T) {
 	for j := range x0 {
 		x0[j] = float32(d.X[4*d.D+j])
 	}
-	kernel.Affine(pre, m.B, x0, m.C, 1, x, h)
+	kernel.Affine(pre, m.HiddenBias, x0, m.c, 1, x, h)
 	kernel.SigmoidBernoulli(prob, hs, pre, &st)
-	kernel.Affine(pre, m.B, state[:x], m.C, 1, x, h)
+	kernel.Affine(pre, m.HiddenBias, state[:x], m.c, 1, x, h)
 	kernel.SigmoidBernoulli(prob, hs, pre, &st)
 	vpre, xs := make([]float32, x), make([]float32, x)
-	kernel.Affine(vpre, m.V, hs, m.CH, 1, h, x)
+	kernel.Affine(vpre, m.VisibleBias, hs, m.ch, 1, h, x)
 	kernel.SigmoidBernoulli(vpre, xs, vpre, &st)
 	for j := range xs {
 		if xs[j] != tr.pcd[j] {
@@ -837,37 +837,6 @@ func TestPCDChainsPersist(t *testing.T) {
 	}
 	if same {
 		t.Fatal("the persistent chain equals the data: nothing was tested")
-	}
-}
-
-func TestSweep(t *testing.T) {
-	d := randomData(10, 80, 20, 0)
-	var cfgs []Config
-	for _, m := range []Method{Dense, NCG, Line} {
-		for s := uint64(1); s <= 2; s++ {
-			c := smallConfig(m)
-			c.Seed = s
-			cfgs = append(cfgs, c)
-		}
-	}
-	results := map[int]*Model{}
-	err := Sweep(context.Background(), cfgs, d, SweepOptions{Parallel: 3}, func(r RunResult) {
-		if r.Err != nil {
-			t.Errorf("run %d: %v", r.Index, r.Err)
-			return
-		}
-		if len(r.Records) != r.Config.Epochs {
-			t.Errorf("run %d: %d records", r.Index, len(r.Records))
-		}
-		results[r.Index] = r.Model
-	})
-	if err != nil || len(results) != len(cfgs) {
-		t.Fatalf("sweep: %v, %d results", err, len(results))
-	}
-	for i, c := range cfgs {
-		if p := paramsEqual(results[i], train(t, c, d)); p != "" {
-			t.Errorf("sweep run %d differs from a lone run in %s", i, p)
-		}
 	}
 }
 

@@ -31,7 +31,7 @@ func (m *Model) ExportNPZ(path string) error {
 		items := []struct {
 			name string
 			v    any
-		}{{"W", hx(m.W)}, {"A", hx(m.A)}, {"C", hx(m.C)}, {"b", m.B}, {"d", m.V}, {"shape", []int64{int64(m.X), int64(m.D), int64(m.H)}}}
+		}{{"W", hx(m.W)}, {"A", hx(m.A)}, {"C", hx(m.c)}, {"b", m.HiddenBias}, {"d", m.VisibleBias}, {"shape", []int64{int64(m.X), int64(m.DataUnits), int64(m.H)}}}
 		if m.AP != nil {
 			items = append(items, struct {
 				name string
@@ -66,7 +66,7 @@ func ReadNPZ(path string) (*Model, error) {
 		return nil, fmt.Errorf("%s: shape %v is not [X, D, H] with 1 ≤ D ≤ X, H ≥ 1 and X·H ≤ 2³¹", path, shape)
 	}
 	x, d, h := int(shape[0]), int(shape[1]), int(shape[2])
-	m := &Model{X: x, D: d, H: h}
+	m := &Model{X: x, DataUnits: d, H: h}
 	has := func(name string) bool { return r.Header(name) != nil }
 	readHX := func(name string) ([]float32, error) {
 		var a mat.Dense
@@ -95,18 +95,19 @@ func ReadNPZ(path string) (*Model, error) {
 	case !has("C"):
 		return nil, fmt.Errorf("%s: neither C nor both W and A", path)
 	}
+	var c []float32
 	if has("C") {
-		if m.C, err = readHX("C"); err != nil {
+		if c, err = readHX("C"); err != nil {
 			return nil, err
 		}
 	} else {
-		m.C = make([]float32, x*h)
-		for k := range m.C {
-			m.C[k] = m.W[k] * m.A[k]
+		c = make([]float32, x*h)
+		for k := range c {
+			c[k] = m.W[k] * m.A[k]
 		}
 	}
 	if m.W == nil { // C alone: a dense model
-		m.W, m.A = append([]float32(nil), m.C...), make([]float32, x*h)
+		m.W, m.A = append([]float32(nil), c...), make([]float32, x*h)
 		fill(m.A, 1)
 	}
 	if has("Aprime") {
@@ -114,15 +115,17 @@ func ReadNPZ(path string) (*Model, error) {
 			return nil, err
 		}
 	}
-	if err := r.Read("b", &m.B); err != nil {
+	if err := r.Read("b", &m.HiddenBias); err != nil {
 		return nil, fmt.Errorf("%s: b: %w", path, err)
 	}
-	if err := r.Read("d", &m.V); err != nil {
+	if err := r.Read("d", &m.VisibleBias); err != nil {
 		return nil, fmt.Errorf("%s: d: %w", path, err)
 	}
-	if len(m.B) != h || len(m.V) != x {
-		return nil, fmt.Errorf("%s: b has %d values, d %d; want H = %d and X = %d", path, len(m.B), len(m.V), h, x)
+	if len(m.HiddenBias) != h || len(m.VisibleBias) != x {
+		return nil, fmt.Errorf("%s: b has %d values, d %d; want H = %d and X = %d", path, len(m.HiddenBias), len(m.VisibleBias), h, x)
 	}
-	m.SyncCopies()
+	if err := m.SetC(c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return m, nil
 }

@@ -41,7 +41,7 @@ func TestReadNPZLarge(t *testing.T) {
 		d.X[i] = uint8(i % 3 % 2)
 	}
 	m, got := roundTrip(t, cfg, d)
-	for name, p := range map[string][2][]float32{"W": {got.W, m.W}, "A": {got.A, m.A}, "A′": {got.AP, m.AP}, "C": {got.C, m.C}} {
+	for name, p := range map[string][2][]float32{"W": {got.W, m.W}, "A": {got.A, m.A}, "A′": {got.AP, m.AP}, "C": {got.C(), m.C()}} {
 		for k := range p[1] {
 			if p[0][k] != p[1][k] {
 				t.Fatalf("%s[%d] = %v after ReadNPZ, want %v", name, k, p[0][k], p[1][k])
@@ -108,8 +108,8 @@ func TestReadNPZPartial(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !reflect.DeepEqual(m.C, wantC) || !reflect.DeepEqual(m.B, b) || !reflect.DeepEqual(m.V, v) {
-			t.Errorf("%s: C %v b %v d %v, want %v %v %v", name, m.C, m.B, m.V, wantC, b, v)
+		if !reflect.DeepEqual(m.C(), wantC) || !reflect.DeepEqual(m.HiddenBias, b) || !reflect.DeepEqual(m.VisibleBias, v) {
+			t.Errorf("%s: C %v b %v d %v, want %v %v %v", name, m.C(), m.HiddenBias, m.VisibleBias, wantC, b, v)
 		}
 		if name == "C" && (!reflect.DeepEqual(m.W, wantC) || m.A[1] != 1 || m.A[2] != 1) {
 			t.Errorf("C alone: W %v A %v, want W = C and A all ones", m.W, m.A)

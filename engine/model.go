@@ -11,32 +11,46 @@ import (
 
 // Model is an RBM with a connectivity mask. All X×H matrices are
 // visible-major: element [j*H+i] joins visible unit j and hidden unit i.
+//
+// The acting weights C = W⊙A, and the copies of C the products read, are
+// derived from W and A and kept in step by the trainer: they are
+// unexported, and C and CH read them.
 type Model struct {
-	X int // visible units: D data units, then X−D label units
-	D int // data units
-	H int // hidden units
+	X         int // visible units: DataUnits data units, then X−DataUnits label units
+	DataUnits int // data units
+	H         int // hidden units
 
-	W  []float32 // weights (X×H); an inactive weight keeps its value, frozen
-	A  []float32 // mask, 0 or 1 (X×H); label rows are always 1
-	AP []float32 // connection strength A′ in [0, 1] (X×H); NCG only, else nil
-	C  []float32 // acting weights W⊙A (X×H)
-	CH []float32 // C hidden-major (H×X), for the down pass
-	B  []float32 // hidden biases (H)
-	V  []float32 // visible biases (X)
+	W           []float32 // weights (X×H); an inactive weight keeps its value, frozen
+	A           []float32 // mask, 0 or 1 (X×H); label rows are always 1
+	AP          []float32 // connection strength A′ in [0, 1] (X×H); NCG only, else nil
+	HiddenBias  []float32 // hidden biases b (H)
+	VisibleBias []float32 // visible biases d (X)
 
-	// cp is C with its rows cpStride() floats apart from a 64-byte
+	c  []float32 // acting weights W⊙A (X×H)
+	ch []float32 // c hidden-major (H×X), for the down pass
+
+	// cp is c with its rows cpStride() floats apart from a 64-byte
 	// boundary, for the up pass's binary-state products: rows of H = 500
 	// floats start mid-cache-line three times in four, and every load of
 	// such a row spans two lines (binary13 at 64 chains, AVX-512: 330 →
-	// 415 GFLOP/s). Kept equal to C wherever CH is.
+	// 415 GFLOP/s). Kept equal to c wherever ch is.
 	cp []float32
 }
 
+// C returns the acting weights W⊙A (X×H, visible-major), the weights
+// every product uses. The slice is the model's own: read it, do not
+// write it (SetC replaces it).
+func (m *Model) C() []float32 { return m.c }
+
+// CH returns C hidden-major (H×X), the model's own copy: read it, do not
+// write it.
+func (m *Model) CH() []float32 { return m.ch }
+
 func newModel(x, d, h int, ncg bool) *Model {
 	n := x * h
-	m := &Model{X: x, D: d, H: h,
-		W: make([]float32, n), A: make([]float32, n), C: make([]float32, n), CH: make([]float32, n),
-		B: make([]float32, h), V: make([]float32, x)}
+	m := &Model{X: x, DataUnits: d, H: h,
+		W: make([]float32, n), A: make([]float32, n), c: make([]float32, n), ch: make([]float32, n),
+		HiddenBias: make([]float32, h), VisibleBias: make([]float32, x)}
 	m.padC(0, x)
 	if ncg {
 		m.AP = make([]float32, n)
@@ -52,9 +66,9 @@ func initModel(cfg Config, x, d int, rng *rand.Rand) *Model {
 	a := float32(cfg.InitScale)
 	for k := range m.W {
 		switch cfg.Init {
-		case "uniform":
+		case Uniform:
 			m.W[k] = a * (2*rng.Float32() - 1)
-		case "normal":
+		case Normal:
 			m.W[k] = a * float32(rng.NormFloat64())
 		}
 	}
@@ -75,7 +89,7 @@ func initModel(cfg Config, x, d int, rng *rand.Rand) *Model {
 		fill(m.AP[d*h:], 1)
 	case Line:
 		for i, start := range lineStarts(d, h) {
-			for t := 0; t < cfg.V; t++ {
+			for t := 0; t < cfg.LineWidth; t++ {
 				data[((start+t)%d)*h+i] = 1
 			}
 		}
@@ -121,12 +135,12 @@ func lineStarts(d, h int) []int {
 	return s
 }
 
-// refreshC recomputes C = W⊙A and its hidden-major copy.
+// refreshC recomputes C = W⊙A and its copies.
 func (m *Model) refreshC() {
-	for k := range m.C {
-		m.C[k] = m.W[k] * m.A[k]
+	for k := range m.c {
+		m.c[k] = m.W[k] * m.A[k]
 	}
-	m.SyncCopies()
+	m.syncCopies()
 }
 
 // Connectivity summarises the data connections (label rows excluded).
@@ -147,14 +161,14 @@ func (m *Model) Connectivity() Connectivity {
 		c.DegreeMax = max(c.DegreeMax, v)
 	}
 	c.DegreeMean = float64(c.Active) / float64(m.H)
-	c.Density = float64(c.Active) / float64(m.D*m.H)
+	c.Density = float64(c.Active) / float64(m.DataUnits*m.H)
 	return c
 }
 
 // Degrees returns each hidden unit's number of active data connections.
 func (m *Model) Degrees() []int {
 	deg := make([]int, m.H)
-	for j := 0; j < m.D; j++ {
+	for j := 0; j < m.DataUnits; j++ {
 		row := m.A[j*m.H : (j+1)*m.H]
 		for i, a := range row {
 			if a != 0 {
@@ -171,7 +185,7 @@ func (m *Model) Degrees() []int {
 // as many new connections at random empty places with small random weights
 // (uniform in ±0.01·InitScale, at least ±0.01).
 func (m *Model) rewireSET(zeta, scale float64, rng *rand.Rand) {
-	n := m.D * m.H
+	n := m.DataUnits * m.H
 	var pos, neg []int
 	for k := 0; k < n; k++ {
 		if m.A[k] == 0 {
@@ -189,7 +203,7 @@ func (m *Model) rewireSET(zeta, scale float64, rng *rand.Rand) {
 	for _, list := range [][]int{pos, neg} {
 		cut := int(zeta * float64(len(list)))
 		for _, k := range list[:cut] {
-			m.A[k], m.W[k], m.C[k] = 0, 0, 0
+			m.A[k], m.W[k], m.c[k] = 0, 0, 0
 			removed++
 		}
 	}
@@ -213,7 +227,7 @@ func (m *Model) rewireSET(zeta, scale float64, rng *rand.Rand) {
 // Clone returns a deep copy.
 func (m *Model) Clone() *Model {
 	c := *m
-	for _, p := range []*[]float32{&c.W, &c.A, &c.AP, &c.C, &c.CH, &c.B, &c.V} {
+	for _, p := range []*[]float32{&c.W, &c.A, &c.AP, &c.c, &c.ch, &c.HiddenBias, &c.VisibleBias} {
 		if *p != nil {
 			*p = append([]float32(nil), (*p)...)
 		}
@@ -224,26 +238,37 @@ func (m *Model) Clone() *Model {
 }
 
 func (m *Model) String() string {
-	return fmt.Sprintf("RBM %d visible (%d data) × %d hidden", m.X, m.D, m.H)
+	return fmt.Sprintf("RBM %d visible (%d data) × %d hidden", m.X, m.DataUnits, m.H)
 }
 
-// SyncCopies rebuilds from C the copies of it that the products read: the
-// hidden-major CH (allocated if it has the wrong length) and the padded
-// rows of the up pass. Training keeps them in step; call it after setting
-// C directly, as a model loader does.
-func (m *Model) SyncCopies() {
-	if len(m.CH) != m.X*m.H {
-		m.CH = make([]float32, m.X*m.H)
+// SetC sets the acting weights C (X×H, visible-major; the model keeps
+// the slice) and rebuilds the copies of them that the products read, as
+// a model loader needs.
+func (m *Model) SetC(c []float32) error {
+	if len(c) != m.X*m.H {
+		return fmt.Errorf("engine: C has %d values, want X·H = %d·%d", len(c), m.X, m.H)
 	}
-	kernel.Transpose(m.CH, m.C, m.X, m.H)
+	m.c = c
+	m.syncCopies()
+	return nil
+}
+
+// syncCopies rebuilds from c the copies of it that the products read: the
+// hidden-major ch (allocated if it has the wrong length) and the padded
+// rows of the up pass.
+func (m *Model) syncCopies() {
+	if len(m.ch) != m.X*m.H {
+		m.ch = make([]float32, m.X*m.H)
+	}
+	kernel.Transpose(m.ch, m.c, m.X, m.H)
 	m.padC(0, m.X)
 }
 
 // cpStride is the row stride of cp.
 func (m *Model) cpStride() int { return kernel.PadStride(m.H) }
 
-// padC copies rows [j0, j1) of C to cp; it (re)allocates cp, copying every
-// row, when cp does not have the shape of C (a Model made as a literal).
+// padC copies rows [j0, j1) of c to cp; it (re)allocates cp, copying every
+// row, when cp does not have the shape of c.
 func (m *Model) padC(j0, j1 int) {
 	ld, h := m.cpStride(), m.H
 	if len(m.cp) != m.X*ld {
@@ -251,6 +276,6 @@ func (m *Model) padC(j0, j1 int) {
 		j0, j1 = 0, m.X
 	}
 	for j := j0; j < j1; j++ {
-		copy(m.cp[j*ld:j*ld+h], m.C[j*h:(j+1)*h])
+		copy(m.cp[j*ld:j*ld+h], m.c[j*h:(j+1)*h])
 	}
 }

@@ -85,9 +85,9 @@ func TestMinibatchOptionsMatchReference(t *testing.T) {
 				}
 				cmp("W", got.W, f64(want.W), 1e-5)
 				cmp("A", got.A, f64(want.A), 0)
-				cmp("C", got.C, f64(want.C), 1e-5)
-				cmp("b", got.B, f64(want.B), 1e-5)
-				cmp("d", got.V, f64(want.V), 1e-5)
+				cmp("C", got.c, f64(want.c), 1e-5)
+				cmp("b", got.HiddenBias, f64(want.HiddenBias), 1e-5)
+				cmp("d", got.VisibleBias, f64(want.VisibleBias), 1e-5)
 				if cfg.Method == NCG {
 					cmp("A′", got.AP, f64(want.AP), 1e-5)
 				}
@@ -168,11 +168,11 @@ func TestBiasesAndConnectionStrengthGetNoDecayOrMomentum(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for k := range tr.m.B { // non-zero biases, which decay would shrink
-			tr.m.B[k] = 0.3 * float32(k%3-1)
+		for k := range tr.m.HiddenBias { // non-zero biases, which decay would shrink
+			tr.m.HiddenBias[k] = 0.3 * float32(k%3-1)
 		}
-		for k := range tr.m.V {
-			tr.m.V[k] = 0.2 * float32(k%3-1)
+		for k := range tr.m.VisibleBias {
+			tr.m.VisibleBias[k] = 0.2 * float32(k%3-1)
 		}
 		if _, err := tr.Step(rows); err != nil {
 			t.Fatal(err)
@@ -183,14 +183,14 @@ func TestBiasesAndConnectionStrengthGetNoDecayOrMomentum(t *testing.T) {
 	if p := paramsEqual(models[0], models[1]); p != "W" {
 		t.Fatalf("decay changed %q first, want W (and only W, A, A′, C: not the biases)", p)
 	}
-	for k := range models[0].B {
-		if models[0].B[k] != models[1].B[k] {
-			t.Fatalf("hidden bias %d: %v with decay, %v without", k, models[1].B[k], models[0].B[k])
+	for k := range models[0].HiddenBias {
+		if models[0].HiddenBias[k] != models[1].HiddenBias[k] {
+			t.Fatalf("hidden bias %d: %v with decay, %v without", k, models[1].HiddenBias[k], models[0].HiddenBias[k])
 		}
 	}
-	for k := range models[0].V {
-		if models[0].V[k] != models[1].V[k] {
-			t.Fatalf("visible bias %d: %v with decay, %v without", k, models[1].V[k], models[0].V[k])
+	for k := range models[0].VisibleBias {
+		if models[0].VisibleBias[k] != models[1].VisibleBias[k] {
+			t.Fatalf("visible bias %d: %v with decay, %v without", k, models[1].VisibleBias[k], models[0].VisibleBias[k])
 		}
 	}
 
@@ -210,7 +210,7 @@ func TestBiasesAndConnectionStrengthGetNoDecayOrMomentum(t *testing.T) {
 		t.Fatal(err)
 	}
 	checked := 0
-	for k := 0; k < m.D*m.H; k++ {
+	for k := 0; k < m.DataUnits*m.H; k++ {
 		if a0[k] != 1 || a1[k] != 1 || ap1[k] <= 0 || ap1[k] >= 1 || m.AP[k] <= 0 || m.AP[k] >= 1 {
 			continue // both steps active and A′ not clamped: g recoverable
 		}
@@ -370,11 +370,11 @@ func TestPTSamplesExactDistribution(t *testing.T) {
 	m := tr.Model()
 	weights := []float32{3, -3, 2.5, 3, -2, -3, 3, 2.5, 2, -3, 3, -3, 2, 2.5, -3, -3, 3, 3} // X×H
 	copy(m.W, weights)
-	for i := range m.B {
-		m.B[i] = -float32(i%2) - 1
+	for i := range m.HiddenBias {
+		m.HiddenBias[i] = -float32(i%2) - 1
 	}
-	for j := range m.V {
-		m.V[j] = -1
+	for j := range m.VisibleBias {
+		m.VisibleBias[j] = -1
 	}
 	m.refreshC()
 	rows := make([]int32, slots)
@@ -403,14 +403,14 @@ func TestPTSamplesExactDistribution(t *testing.T) {
 		lp := 0.0
 		for j := 0; j < x; j++ {
 			if s>>j&1 == 1 {
-				lp += float64(m.V[j])
+				lp += float64(m.VisibleBias[j])
 			}
 		}
 		for i := 0; i < h; i++ {
-			a := float64(m.B[i])
+			a := float64(m.HiddenBias[i])
 			for j := 0; j < x; j++ {
 				if s>>j&1 == 1 {
-					a += float64(m.C[j*h+i])
+					a += float64(m.c[j*h+i])
 				}
 			}
 			lp += math.Log1p(math.Exp(a))

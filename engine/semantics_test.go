@@ -180,12 +180,12 @@ func TestInitialDistributions(t *testing.T) {
 	binomialTest(t, "present NCG connections", len(on), D*H, 0.3)
 	ksTest(t, "A′ where A = 1", on, uniformCDF(0.4, 1))
 	ksTest(t, "A′ where A = 0", off, uniformCDF(0, 0.4))
-	for i, v := range m.B {
+	for i, v := range m.HiddenBias {
 		if v != 0 {
 			t.Fatalf("hidden bias %d = %v, want 0", i, v)
 		}
 	}
-	for j, v := range m.V {
+	for j, v := range m.VisibleBias {
 		if v != 0 {
 			t.Fatalf("visible bias %d = %v, want 0", j, v)
 		}
@@ -219,7 +219,7 @@ func TestFixedPatterns(t *testing.T) {
 		{7, 3, 7, []int{0, 3, 6}},
 	} {
 		cfg := smallConfig(Line)
-		cfg.Hidden, cfg.V = c.H, c.V
+		cfg.Hidden, cfg.LineWidth = c.H, c.V
 		tr, err := New(cfg, randomData(1, 10, c.D, 2))
 		if err != nil {
 			t.Fatal(err)
@@ -349,8 +349,8 @@ func TestSETRewiring(t *testing.T) {
 				onPruned++
 			}
 		}
-		if m.C[k] != m.W[k]*m.A[k] {
-			t.Fatalf("C[%d] = %v ≠ W⊙A = %v", k, m.C[k], m.W[k]*m.A[k])
+		if m.c[k] != m.W[k]*m.A[k] {
+			t.Fatalf("C[%d] = %v ≠ W⊙A = %v", k, m.c[k], m.W[k]*m.A[k])
 		}
 	}
 	if grown != removed {
@@ -404,7 +404,7 @@ func TestShortLastBatch(t *testing.T) {
 				name   string
 				a, b   []float32
 				exactA bool
-			}{{"W", got.W, want.W, false}, {"A", got.A, want.A, true}, {"A′", got.AP, want.AP, false}, {"b", got.B, want.B, false}, {"d", got.V, want.V, false}} {
+			}{{"W", got.W, want.W, false}, {"A", got.A, want.A, true}, {"A′", got.AP, want.AP, false}, {"b", got.HiddenBias, want.HiddenBias, false}, {"d", got.VisibleBias, want.VisibleBias, false}} {
 				for k := range p.a {
 					if diff := math.Abs(float64(p.a[k] - p.b[k])); diff > 1e-5 || (p.exactA && diff != 0) {
 						t.Fatalf("%s classes=%d: %s[%d] = %g after the short batch, float64 reference %g", method, classes, p.name, k, p.a[k], p.b[k])

@@ -55,7 +55,7 @@ func (t *Trainer) Compressed() bool { return t.sp != nil }
 func useSparse(cfg Config, d int) bool {
 	switch cfg.Method {
 	case Line:
-		return float64(cfg.V)/float64(d) <= SparseDensity
+		return float64(cfg.LineWidth)/float64(d) <= SparseDensity
 	case Random:
 		return cfg.Density <= SparseDensity
 	case SET:
@@ -88,7 +88,7 @@ func (s *sparseModel) build(m *Model) {
 		s.vis.ptr[j] = int32(k)
 		for i, a := range m.A[j*h : (j+1)*h] {
 			if a != 0 {
-				s.vis.col[k], s.vis.val[k] = int32(i), m.C[j*h+i]
+				s.vis.col[k], s.vis.val[k] = int32(i), m.c[j*h+i]
 				s.hid.ptr[i+1]++
 				k++
 			}
@@ -186,19 +186,19 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, g []float3
 	switch {
 	case !t.cfg.plainUpdate():
 		a := t.ones[:h]
-		if j < m.D {
+		if j < m.DataUnits {
 			a = m.A[row : row+h]
 		}
-		ok = updateRow(m.W[row:row+h], nil, a, m.C[row:row+h], g, t.velRow(j), t.step)
-	case j >= m.D:
-		ok = kernel.UpdateDense(m.W[row:row+h], m.C[row:row+h], g, alpha)
+		ok = updateRow(m.W[row:row+h], nil, a, m.c[row:row+h], g, t.velRow(j), t.step)
+	case j >= m.DataUnits:
+		ok = kernel.UpdateDense(m.W[row:row+h], m.c[row:row+h], g, alpha)
 	default:
-		ok = kernel.UpdateMasked(m.W[row:row+h], m.A[row:row+h], m.C[row:row+h], g, alpha)
+		ok = kernel.UpdateMasked(m.W[row:row+h], m.A[row:row+h], m.c[row:row+h], g, alpha)
 	}
 	for k := lo; k < hi; k++ {
 		i := int(s.vis.col[k])
-		w := m.C[row+i]
-		m.CH[i*m.X+j] = w
+		w := m.c[row+i]
+		m.ch[i*m.X+j] = w
 		m.cp[j*ld+i] = w
 		s.vis.val[k], s.hid.val[s.toHid[k]] = w, w
 	}

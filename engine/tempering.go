@@ -37,11 +37,11 @@ func (t *Trainer) ptBlock(blk int) {
 	hIdx, hCnt := t.hIdx[c0*h:c1*h], t.hCnt[c0:c1]
 	tmpIdx, tmpCnt := t.tmpIdx[c0*x:c1*x], t.tmpCnt[c0:c1]
 
-	t.up.affineBinary(hpre, m.B, x0, nc, x, h, t.posIdx[c0*x:c1*x], t.posCnt[c0:c1])
+	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, t.posIdx[c0*x:c1*x], t.posCnt[c0:c1])
 	for c := 0; c < nc; c++ {
 		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 	}
-	t.down.affineBinary(vpre, m.V, hs, nc, h, x, hIdx, hCnt)
+	t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt)
 	kernel.Sigmoid(vprob, vpre)
 	t.reconError(c0, c1, x0, vprob)
 
@@ -50,16 +50,16 @@ func (t *Trainer) ptBlock(blk int) {
 		for k, beta := range t.betas {
 			states := t.pcd[(k*b+c0)*x : (k*b+c1)*x]
 			streams := t.streams[b+k*b+c0 : b+k*b+c1]
-			t.up.affineBinary(hpre, m.B, states, nc, x, h, tmpIdx, tmpCnt)
+			t.up.affineBinary(hpre, m.HiddenBias, states, nc, x, h, tmpIdx, tmpCnt)
 			scale(hprob, hpre, beta)
 			for c := 0; c < nc; c++ {
 				kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hprob[c*h:(c+1)*h], &streams[c])
 			}
-			t.down.affineBinary(vpre, m.V, hs, nc, h, x, hIdx, hCnt)
+			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt)
 			scale(vprob, vpre, beta)
 			for c := 0; c < nc; c++ {
 				kernel.SigmoidBernoulli(vprob[c*x:(c+1)*x], states[c*x:(c+1)*x], vprob[c*x:(c+1)*x], &streams[c])
-				t.energy[k*b+c0+c] = energy(m.B, hs[c*h:(c+1)*h], states[c*x:(c+1)*x], vpre[c*x:(c+1)*x])
+				t.energy[k*b+c0+c] = energy(m.HiddenBias, hs[c*h:(c+1)*h], states[c*x:(c+1)*x], vpre[c*x:(c+1)*x])
 			}
 		}
 		for c := c0; c < c1; c++ {
@@ -76,7 +76,7 @@ func (t *Trainer) ptBlock(blk int) {
 
 	// Negative statistics from the β = 1 chains, as CD's.
 	copy(xs, t.pcd[c0*x:c1*x])
-	t.up.affineBinary(hpre, m.B, xs, nc, x, h, t.negIdx[c0*x:c1*x], t.negCnt[c0:c1])
+	t.up.affineBinary(hpre, m.HiddenBias, xs, nc, x, h, t.negIdx[c0*x:c1*x], t.negCnt[c0:c1])
 	kernel.Sigmoid(nhneg, hpre)
 	for i, v := range nhneg {
 		nhneg[i] = -v

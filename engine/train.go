@@ -209,7 +209,7 @@ func (t *Trainer) alloc() {
 	t.rowList, t.rowLen = make([]int32, chunks*rowChunk*2*b), make([]int32, chunks*rowChunk)
 	t.grow = make([]float32, chunks*h)
 	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
-	if useSparse(t.cfg, t.m.D) {
+	if useSparse(t.cfg, t.m.DataUnits) {
 		t.sp, t.spStale = &sparseModel{}, true
 	}
 }
@@ -310,7 +310,7 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 	t.epoch++
 	t.batch = 0
 	rec := Record{Epoch: t.epoch, Seconds: t.epochSeconds + time.Since(start).Seconds(), Connectivity: t.m.Connectivity()}
-	rec.ReconError = t.epochRecon / float64((n-min(t.reconFrom*bs, n))*t.m.D)
+	rec.ReconError = t.epochRecon / float64((n-min(t.reconFrom*bs, n))*t.m.DataUnits)
 	t.epochRecon, t.epochSeconds, t.reconFrom = 0, 0, 0
 	return rec, nil
 }
@@ -364,7 +364,7 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 	if len(m.cp) != x*m.cpStride() {
 		m.padC(0, x) // before the workers update its rows
 	}
-	t.up, t.down = weights{m: m.cp, stride: m.cpStride()}, weights{m: m.CH, stride: x}
+	t.up, t.down = weights{m: m.cp, stride: m.cpStride()}, weights{m: m.ch, stride: x}
 	if t.sp != nil {
 		if t.spStale {
 			t.sp.build(m)
@@ -391,10 +391,10 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 			return 0, &NumericalError{t.epoch + 1, t.batch + 1, fmt.Sprintf("W (visible rows %d–%d)", k*rowChunk, min((k+1)*rowChunk, x)-1)}
 		}
 	}
-	if !t.updateBias(m.B, t.gB, t.velB) {
+	if !t.updateBias(m.HiddenBias, t.gB, t.velB) {
 		return 0, &NumericalError{t.epoch + 1, t.batch + 1, "hidden bias b"}
 	}
-	if !t.updateBias(m.V, t.gV, t.velV) {
+	if !t.updateBias(m.VisibleBias, t.gV, t.velV) {
 		return 0, &NumericalError{t.epoch + 1, t.batch + 1, "visible bias d"}
 	}
 	if math.IsNaN(recon) || math.IsInf(recon, 0) {
@@ -416,237 +416,6 @@ func (t *Trainer) updateBias(b, g, vel []float32) bool {
 
 // velRow returns row j of W's velocity.
 func (t *Trainer) velRow(j int) []float32 { return t.velW[j*t.m.H : (j+1)*t.m.H] }
-
-// chainBlock advances the chains of one block through CD-k (docs/algorithm.md,
-// "One minibatch"; the paper's equations 1–8).
-//
-// The first product of each direction is computed from scratch for the
-// whole block (tiles of C shared by its chains); every later one updates
-// the chain's previous pre-activation by the units that changed since
-// (incremental): in MNIST training about half as many visible units flip
-// between Gibbs steps as are on, and a third of the hidden ones.
-func (t *Trainer) chainBlock(blk int) {
-	if t.sampler == ParallelTempering {
-		t.ptBlock(blk)
-		return
-	}
-	m := t.m
-	x, h := m.X, m.H
-	c0 := blk * blockSize
-	c1 := min(c0+blockSize, t.nb)
-	nc := c1 - c0
-	x0, xs, vpre, vprob := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x], t.vprob[c0*x:c1*x]
-	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]
-	xref, href := t.xref[c0*x:c1*x], t.href[c0*h:c1*h]
-	posIdx, posCnt := t.posIdx[c0*x:c1*x], t.posCnt[c0:c1]
-	sc := &t.scratch[blk]
-
-	// Positive phase: ĥ⁺ = σ(b + C x), and h sampled from it (CD's first
-	// step). The index lists of x are kept for the gradient.
-	t.up.affineBinary(hpre, m.B, x0, nc, x, h, posIdx, posCnt)
-	copy(xref, x0)
-	for c := 0; c < nc; c++ {
-		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
-	}
-	// up brings hpre to b + C xs, writing each chain's ones to idx/cnt.
-	up := func(idx, cnt []int32) {
-		for c := 0; c < nc; c++ {
-			cnt[c] = int32(sc.up.update(hpre[c*h:(c+1)*h], m.B, t.up, xref[c*x:(c+1)*x], xs[c*x:(c+1)*x], idx[c*x:(c+1)*x]))
-		}
-	}
-	if t.sampler == PersistentCD {
-		// The negative chain continues from the persistent state instead.
-		copy(xs, t.pcd[c0*x:c1*x])
-		up(t.tmpIdx[c0*x:c1*x], t.tmpCnt[c0:c1])
-		for c := 0; c < nc; c++ {
-			kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
-		}
-	}
-	for s := 1; s <= t.cfg.K; s++ {
-		if s == 1 {
-			t.down.affineBinary(vpre, m.V, hs, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1])
-			copy(href, hs)
-		} else {
-			for c := 0; c < nc; c++ {
-				sc.down.update(vpre[c*x:(c+1)*x], m.V, t.down, href[c*h:(c+1)*h], hs[c*h:(c+1)*h], t.hIdx[(c0+c)*h:(c0+c+1)*h])
-			}
-		}
-		for c := 0; c < nc; c++ {
-			kernel.SigmoidBernoulli(vprob[c*x:(c+1)*x], xs[c*x:(c+1)*x], vpre[c*x:(c+1)*x], &t.streams[c0+c])
-		}
-		if s == 1 {
-			t.reconError(c0, c1, x0, vprob)
-		}
-		if s < t.cfg.K {
-			up(t.tmpIdx[c0*x:c1*x], t.tmpCnt[c0:c1])
-			for c := 0; c < nc; c++ {
-				kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
-			}
-		}
-	}
-	// Negative statistics: ĥ⁻ = σ(b + C x̃) (probabilities, not samples),
-	// kept negated so that the gradient is one sum of rows (exact: −v is).
-	up(t.negIdx[c0*x:c1*x], t.negCnt[c0:c1])
-	kernel.Sigmoid(nhneg, hpre)
-	for i, v := range nhneg {
-		nhneg[i] = -v
-	}
-	if t.sampler == PersistentCD {
-		copy(t.pcd[c0*x:c1*x], xs)
-	}
-	t.blockOffsets(c0, c1)
-}
-
-// blockOffsets sets where each row chunk starts in the index lists of
-// slots c0…c1−1, for the row tasks (a binary search per slot and task
-// cost 5% of an epoch).
-func (t *Trainer) blockOffsets(c0, c1 int) {
-	x, k1 := t.m.X, len(t.rowOK)+1
-	for c := c0; c < c1; c++ {
-		chunkOffsets(t.posOff[c*k1:(c+1)*k1], t.posIdx[c*x:c*x+int(t.posCnt[c])])
-		chunkOffsets(t.negOff[c*k1:(c+1)*k1], t.negIdx[c*x:c*x+int(t.negCnt[c])])
-	}
-}
-
-// reconError sets the squared error of each slot c0…c1−1 between its
-// data x0 and its first reconstruction's probabilities vprob (the block's
-// rows), over the data units.
-func (t *Trainer) reconError(c0, c1 int, x0, vprob []float32) {
-	x := t.m.X
-	for c := 0; c < c1-c0; c++ {
-		var e float64
-		for j := 0; j < t.m.D; j++ {
-			d := float64(x0[c*x+j] - vprob[c*x+j])
-			e += d * d
-		}
-		t.recon[c0+c] = e
-	}
-}
-
-// chunkOffsets sets off[k] to the position of the first entry ≥ k·rowChunk
-// of the increasing list idx, for every k < len(off).
-func chunkOffsets(off, idx []int32) {
-	k := 0
-	for i, j := range idx {
-		for k*rowChunk <= int(j) {
-			off[k] = int32(i)
-			k++
-		}
-	}
-	for ; k < len(off); k++ {
-		off[k] = int32(len(idx))
-	}
-}
-
-// blockScratch is one chain block's scratch for its incremental products.
-type blockScratch struct {
-	up, down product
-	u        []float32 // PT: the uniforms of one slot's swaps
-}
-
-// product keeps one chain's pre-activation out = bias + Σ_{j: s_j=1} m[j]
-// (rows of nout floats) up to date as its binary state s changes.
-type product struct {
-	on, off []int32
-	tmp     []float32 // the sum of the rows switched off
-}
-
-func newProduct(nin, nout int) product {
-	return product{on: make([]int32, nin), off: make([]int32, nin), tmp: make([]float32, nout)}
-}
-
-// update brings out from the state ref to the state s and sets ref = s. It
-// adds the rows of the units switched on and subtracts the sum of those
-// switched off, unless at least as many changed as are on: then it sums the
-// rows of s from bias. It writes the ones of s to idx and returns their
-// number. An incremental value differs from a fresh sum only by float32
-// rounding: it is a sum of at most K−1 updates since the fresh one of the
-// minibatch, each exact to 2⁻²⁴ relative per term.
-func (p *product) update(out, bias []float32, w weights, ref, s []float32, idx []int32) int {
-	ones, non, noff := kernel.Changes(idx, p.on, p.off, ref, s)
-	if non+noff >= ones {
-		copy(out, bias)
-		w.sumRows(out, idx[:ones])
-		return ones
-	}
-	w.flipRows(out, p.on[:non], p.off[:noff], p.tmp[:len(out)])
-	return ones
-}
-
-// rowTask computes the gradient of one chunk of visible rows and applies
-// the update to them, a row at a time while the row is in cache:
-//
-//	G[j,:] = Σ_{c: x⁰_cj = 1} ĥ⁺_c − Σ_{c: x̃_cj = 1} ĥ⁻_c
-//
-// one sum of rows of hstat per visible row j, in slot order (positive
-// terms, then negative), so no gradient matrix is stored or streamed.
-func (t *Trainer) rowTask(k int) {
-	m := t.m
-	x, h, b := m.X, m.H, t.cfg.Batch
-	j0, j1 := k*rowChunk, min((k+1)*rowChunk, x)
-	k1 := len(t.rowOK) + 1
-	lists, lens := t.rowList[k*rowChunk*2*b:(k+1)*rowChunk*2*b], t.rowLen[k*rowChunk:(k+1)*rowChunk]
-	clear(lens)
-	for c := 0; c < t.nb; c++ {
-		for _, j := range t.posIdx[c*x+int(t.posOff[c*k1+k]) : c*x+int(t.posOff[c*k1+k+1])] {
-			r := int(j) - j0
-			lists[r*2*b+int(lens[r])] = int32(c)
-			lens[r]++
-		}
-	}
-	for c := 0; c < t.nb; c++ {
-		for _, j := range t.negIdx[c*x+int(t.negOff[c*k1+k]) : c*x+int(t.negOff[c*k1+k+1])] {
-			r := int(j) - j0
-			lists[r*2*b+int(lens[r])] = int32(b + c)
-			lens[r]++
-		}
-	}
-	alpha := t.alpha
-	alphaA := float32(t.cfg.LRConn / float64(t.nb))
-	g := t.grow[k*h : (k+1)*h] // zero: every update clears it
-	ok := true
-	if t.sp != nil {
-		for j := j0; j < j1; j++ {
-			r := j - j0
-			ok = t.sparseRowUpdate(j, lists[r*2*b:r*2*b+int(lens[r])], alpha, g[:h]) && ok
-		}
-		t.rowOK[k] = ok
-		return // sparseRowUpdate keeps CH up to date
-	}
-	for j := j0; j < j1; j++ {
-		r := j - j0
-		kernel.SumRows(g, t.hstat, h, lists[r*2*b:r*2*b+int(lens[r])], h)
-		lo, hi := j*h, (j+1)*h
-		if !t.cfg.plainUpdate() {
-			ap, a := []float32(nil), t.ones[:h]
-			switch {
-			case j >= m.D || t.cfg.Method == Dense:
-			case t.cfg.Method == NCG:
-				ap, a = m.AP[lo:hi], m.A[lo:hi]
-			default:
-				a = m.A[lo:hi]
-			}
-			ok = updateRow(m.W[lo:hi], ap, a, m.C[lo:hi], g, t.velRow(j), t.step) && ok
-			continue
-		}
-		switch {
-		case j >= m.D || t.cfg.Method == Dense: // label rows are always present
-			ok = kernel.UpdateDense(m.W[lo:hi], m.C[lo:hi], g, alpha) && ok
-		case t.cfg.Method == NCG:
-			ok = kernel.UpdateNCG(m.W[lo:hi], m.AP[lo:hi], m.A[lo:hi], m.C[lo:hi], g, alpha, alphaA, float32(t.cfg.Gamma)) && ok
-		default:
-			ok = kernel.UpdateMasked(m.W[lo:hi], m.A[lo:hi], m.C[lo:hi], g, alpha) && ok
-		}
-	}
-	t.rowOK[k] = ok
-
-	// Refresh this chunk's columns of the hidden-major copy CH, and its rows
-	// of the padded copy, while its rows of C are in cache (16 floats a
-	// hidden unit: one cache line). A serial transpose of all of C after the
-	// update took 15% of an epoch on two workers.
-	kernel.TransposeStrided(m.CH[j0:], x, m.C[j0*h:j1*h], h, j1-j0, h)
-	m.padC(j0, j1)
-}
 
 // Batch returns the number of completed minibatches of the current epoch
 // (non-zero only for a run stopped mid-epoch).

@@ -9,6 +9,10 @@
 //	result.json   the final metrics; its presence marks the run finished
 //	lock          locked (flock) by the process working in the directory; its PID
 //
+// A sweep is a Grid of Specs: Expand gives its runs (Points) with the
+// paper's defaults of the data set (DefaultsFor), and Sweep runs them in
+// parallel, each as Run does.
+//
 // It does not parse flags, print or render progress (package main and
 // package report do): progress is a stream of typed events (Event) to the
 // caller's function.

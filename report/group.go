@@ -207,7 +207,7 @@ func methodLabel(c engine.Config) string {
 	case engine.NCG:
 		return fmt.Sprintf("NCG p=%s γ=%s", fnum(c.P), fnum(c.Gamma))
 	case engine.Line:
-		return fmt.Sprintf("line v=%d", c.V)
+		return fmt.Sprintf("line v=%d", c.LineWidth)
 	case engine.Random:
 		return fmt.Sprintf("random %s", fnum(c.Density))
 	case engine.SET:
@@ -224,7 +224,7 @@ func settings(s experiment.Spec) [][2]string {
 	e := s.Engine
 	kv := [][2]string{
 		{"H", strconv.Itoa(e.Hidden)}, {"k", strconv.Itoa(e.K)}, {"batch", strconv.Itoa(e.Batch)},
-		{"α", fnum(e.LR)}, {"epochs", strconv.Itoa(e.Epochs)}, {"init", e.Init}, {"scale", fnum(e.InitScale)},
+		{"α", fnum(e.LR)}, {"epochs", strconv.Itoa(e.Epochs)}, {"init", string(e.Init)}, {"scale", fnum(e.InitScale)},
 		{"pcd", strconv.FormatBool(e.PCD)}, {"classify", strconv.FormatBool(s.Classify)},
 		{"likelihood", string(s.Likelihood)}, {"data-seed", strconv.FormatUint(s.DataSeed, 10)},
 		{"test", s.TestData}, {"format", s.Format}, {"eval-every", strconv.Itoa(s.EvalEvery)},

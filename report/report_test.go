@@ -205,7 +205,7 @@ func TestNamesShowDifferences(t *testing.T) {
 	b := testSpec(engine.NCG, 1)
 	b.Engine.LRConn = 0.25
 	c := testSpec(engine.Line, 1)
-	c.Engine.V = 8
+	c.Engine.LineWidth = 8
 	fakeRun(t, filepath.Join(root, "a"), a, 1, 0.5, true)
 	fakeRun(t, filepath.Join(root, "b"), b, 1, 0.5, true)
 	fakeRun(t, filepath.Join(root, "c"), c, 1, 0.5, true)

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
-	"time"
 )
 
 // profiling holds the flags every command has: -cpuprofile, -memprofile,
@@ -22,13 +21,24 @@ type profiling struct {
 	quiet           bool
 }
 
+// profileFlags are the profiling flags, taken out of every command's
+// arguments by main (extractProfileFlags) and listed in the commands' help.
+var profileFlags = []struct {
+	name, usage string
+	field       func(*profiling) *string
+}{
+	{"cpuprofile", "write a CPU profile to `file` (go tool pprof)", func(p *profiling) *string { return &p.cpu }},
+	{"memprofile", "write a heap profile to `file` at exit", func(p *profiling) *string { return &p.mem }},
+	{"trace", "write an execution trace to `file` (go tool trace)", func(p *profiling) *string { return &p.trace }},
+}
+
 // register adds the flags to fs: -quiet for real, the profiling flags for
 // the help text only (main takes them out of the arguments before fs sees
 // them, for every command).
 func (p *profiling) register(fs *flag.FlagSet) {
-	fs.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile to `file` (go tool pprof)")
-	fs.StringVar(&p.mem, "memprofile", "", "write a heap profile to `file` at exit")
-	fs.StringVar(&p.trace, "trace", "", "write an execution trace to `file` (go tool trace)")
+	for _, f := range profileFlags {
+		fs.StringVar(f.field(p), f.name, "", f.usage)
+	}
 	fs.BoolVar(&p.quiet, "quiet", false, "print no progress")
 }
 
@@ -103,11 +113,6 @@ func interruptible() (context.Context, context.CancelFunc) {
 		stop() // the signals' default action again
 	}()
 	return ctx, stop
-}
-
-// checkpointEveryFlag registers -checkpoint-every.
-func checkpointEveryFlag(fs *flag.FlagSet) *time.Duration {
-	return fs.Duration("checkpoint-every", time.Minute, "least time between checkpoints of a run (0: after every epoch); one is also written on Ctrl-C and at the end")
 }
 
 func printJSON(w io.Writer, v any) error {

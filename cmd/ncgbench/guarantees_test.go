@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,17 +31,19 @@ func waitFor(t *testing.T, path string, timeout time.Duration) {
 	}
 }
 
-// syncBuffer collects what a running command writes (through the
-// sweep's syncWriter) while the test reads it.
+// syncBuffer collects what a running command writes while the test
+// reads it.
 type syncBuffer struct {
-	syncWriter
+	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func newSyncBuffer() *syncBuffer {
-	s := &syncBuffer{}
-	s.w = &s.buf
-	return s
+func newSyncBuffer() *syncBuffer { return &syncBuffer{} }
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
 }
 
 func (s *syncBuffer) String() string {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ncg-rbm/ncg/experiment"
 )
 
 // helpTable parses the "Defaults per data set" table of a command's -h
@@ -64,7 +66,7 @@ func TestHelpShowsDefaultsPerDataSet(t *testing.T) {
 		for _, entry := range regexp.MustCompile(`(?m)^  -`).Split(help, -1) {
 			name, _, _ := strings.Cut(entry, " ")
 			name, _, _ = strings.Cut(name, "\n")
-			if slices.Contains(perDataFlags, name) && regexp.MustCompile(`\(default [0-9]`).MatchString(entry) {
+			if slices.Contains(experiment.DataSettings(), experiment.Setting(name)) && regexp.MustCompile(`\(default [0-9]`).MatchString(entry) {
 				t.Errorf("%s -h: -%s still claims one default for every data set: %q", cmd, name, entry)
 			}
 		}
@@ -89,7 +91,7 @@ func TestHelpShowsDefaultsPerDataSet(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("sweep -data %s -dry-run: exit %d: %s", data, code, serr)
 			}
-			var points []sweepPoint
+			var points []experiment.Point
 			if err := json.Unmarshal([]byte(sout), &points); err != nil || len(points) != 1 {
 				t.Fatalf("sweep -data %s -dry-run -json: %v, %d runs:\n%s", data, err, len(points), sout)
 			}
@@ -97,7 +99,7 @@ func TestHelpShowsDefaultsPerDataSet(t *testing.T) {
 			e := s.Engine
 			got := map[string]string{"hidden": fmt.Sprint(e.Hidden), "k": fmt.Sprint(e.K), "batch": fmt.Sprint(e.Batch),
 				"lr": fmt.Sprint(e.LR), "lr-conn": fmt.Sprint(e.LRConn), "epochs": fmt.Sprint(e.Epochs),
-				"eval-every": fmt.Sprint(s.EvalEvery), "classify": fmt.Sprint(s.Classify), "v": fmt.Sprint(e.V)}
+				"eval-every": fmt.Sprint(s.EvalEvery), "classify": fmt.Sprint(s.Classify), "v": fmt.Sprint(e.LineWidth)}
 			if len(row) != len(got) {
 				t.Errorf("%s -h: %d flags in the table, the test knows %d", cmd, len(row), len(got))
 			}

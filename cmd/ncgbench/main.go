@@ -24,7 +24,10 @@ type command struct {
 }
 
 // commands is filled by the init functions of the files beside this one
-// (train.go, data.go, bench.go, …), one file per command.
+// (train.go, data.go, bench.go, …), one file per command. What commands
+// share lives apart: flags.go (flag parsing and help), runflags.go (the
+// flags that define a run, for train and sweep), common.go (profiling,
+// Ctrl-C, JSON output).
 var commands = map[string]command{}
 
 // usageError marks bad flags or arguments: exit status 2 and a usage hint.
@@ -34,29 +37,6 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
-
-// newFlags returns a FlagSet that reports errors instead of exiting, so
-// every command turns bad flags into a one-line error and exit status 2.
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("ncgbench "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
-
-// parseFlags parses args and wraps a flag error as a usageError.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	fs.SetOutput(io.Discard) // the one-line error below is enough
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	return nil
-}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -116,7 +96,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 // or two dashes, "=value" or a separate value) from args.
 func extractProfileFlags(args []string) ([]string, *profiling, error) {
 	p := &profiling{}
-	targets := map[string]*string{"cpuprofile": &p.cpu, "memprofile": &p.mem, "trace": &p.trace}
+	targets := map[string]*string{}
+	for _, f := range profileFlags {
+		targets[f.name] = f.field(p)
+	}
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]

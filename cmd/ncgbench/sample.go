@@ -78,8 +78,8 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if set == nil {
 		set, from = train, "training"
 	}
-	if set.D != m.D {
-		return fmt.Errorf("%s has %d data units, the model %d", spec.Data, set.D, m.D)
+	if set.D != m.DataUnits {
+		return fmt.Errorf("%s has %d data units, the model %d", spec.Data, set.D, m.DataUnits)
 	}
 	start := make([]float32, *n*m.X)
 	for c := 0; c < *n; c++ {
@@ -88,12 +88,12 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		for j, u := range row {
 			v[j] = float32(u)
 		}
-		if l := set.Label(c % set.N); l >= 0 && m.D+l < m.X {
-			v[m.D+l] = 1 // classification model: the label one-hot, then free
+		if l := set.Label(c % set.N); l >= 0 && m.DataUnits+l < m.X {
+			v[m.DataUnits+l] = 1 // classification model: the label one-hot, then free
 		}
 	}
 	probs := gibbs(m, start, *n, *steps, *seed)
-	lay := newLayout(m.D, *scale)
+	lay := newLayout(m.DataUnits, *scale)
 	img := lay.grid(*n, func(c, j int) color.Color { return color.Gray{Y: uint8(math.Round(255 * float64(probs[c*m.X+j])))} })
 	caption := fmt.Sprintf("%d chains of %d Gibbs steps from %s images of %s, seed %d: visible probabilities after the last step (white 1, black 0)",
 		*n, *steps, from, spec.Data, *seed)
@@ -159,11 +159,11 @@ func gibbs(m *engine.Model, v []float32, n, steps int, seed uint64) []float32 {
 	vpre := make([]float32, n*x)
 	probs := append([]float32(nil), v...)
 	for range steps {
-		kernel.Affine(hpre, m.B, v, m.C, n, x, h)
+		kernel.Affine(hpre, m.HiddenBias, v, m.C(), n, x, h)
 		for c := range n {
 			kernel.SigmoidBernoulli(hpre[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &streams[c])
 		}
-		kernel.Affine(vpre, m.V, hs, m.CH, n, h, x)
+		kernel.Affine(vpre, m.VisibleBias, hs, m.CH(), n, h, x)
 		for c := range n {
 			kernel.SigmoidBernoulli(probs[c*x:(c+1)*x], v[c*x:(c+1)*x], vpre[c*x:(c+1)*x], &streams[c])
 		}
@@ -263,9 +263,9 @@ func maskImage(m *engine.Model, k int, l layout) (*image.RGBA, float64) {
 		return color.Gray{Y: 0}
 	})
 	var big float64
-	for j := 0; j < m.D; j++ {
+	for j := 0; j < m.DataUnits; j++ {
 		for i := 0; i < k; i++ {
-			big = math.Max(big, math.Abs(float64(m.C[j*m.H+i])))
+			big = math.Max(big, math.Abs(float64(m.C()[j*m.H+i])))
 		}
 	}
 	scale := big
@@ -273,7 +273,7 @@ func maskImage(m *engine.Model, k int, l layout) (*image.RGBA, float64) {
 		scale = 1
 	}
 	l.draw(img, w+3*l.gap, k, func(c, j int) color.Color {
-		v := float64(m.C[j*m.H+c]) / scale
+		v := float64(m.C()[j*m.H+c]) / scale
 		return color.Gray{Y: uint8(math.Round(127.5 + 127.5*v))}
 	})
 	return img, big

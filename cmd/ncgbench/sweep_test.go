@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ncg-rbm/ncg/experiment"
 )
 
 var sweepArgs = []string{"sweep", "-data", "bas", "-method", "ncg,dense", "-seed", "1-3", "-epochs", "50", "-quiet"}
@@ -230,5 +232,33 @@ func TestSweepOrder(t *testing.T) {
 	}
 	if _, errb, code := ncgbench(t, dir, "sweep", "-order", "seeds", "-dry-run"); code != 2 || !strings.Contains(errb, "-order") {
 		t.Errorf("-order seeds: exit %d, want 2 and an error naming -order:\n%s", code, errb)
+	}
+}
+
+// TestSweepAxisPerMethod: a list flag of an NCG-only setting is an axis of
+// the NCG runs alone; the other methods' runs keep the data set's default
+// (bars-and-stripes' lr-conn 0.25, from the help table) and the axis
+// leaves their names alone, and a setting given once applies to every run.
+func TestSweepAxisPerMethod(t *testing.T) {
+	out, errb, code := ncgbench(t, t.TempDir(), "sweep", "-data", "bas", "-method", "ncg,dense", "-lr-conn", "0.1,0.2", "-k", "3", "-dry-run", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	var pts []experiment.Point
+	if err := json.Unmarshal([]byte(out), &pts); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := []struct {
+		name   string
+		lrConn float64
+	}{{"bas-ncg-lrc0.1-seed1", 0.1}, {"bas-ncg-lrc0.2-seed1", 0.2}, {"bas-dense-seed1", 0.25}}
+	if len(pts) != len(want) {
+		t.Fatalf("%d runs, want %d:\n%s", len(pts), len(want), out)
+	}
+	for i, w := range want {
+		e := pts[i].Spec.Engine
+		if pts[i].Name != w.name || e.LRConn != w.lrConn || e.K != 3 {
+			t.Errorf("run %d: %s with lr-conn %v, k %d; want %s with %v, k 3", i, pts[i].Name, e.LRConn, e.K, w.name, w.lrConn)
+		}
 	}
 }
