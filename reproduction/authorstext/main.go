@@ -27,8 +27,6 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/sbinet/npyio/npz"
-
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 )
@@ -91,27 +89,18 @@ type model struct {
 	b, d  []float32
 }
 
+// readModel reads an .npz of engine.Model.ExportNPZ's layout with the
+// engine's reader, into the paper's orientation.
 func readModel(path string) (*model, error) {
-	f, err := npz.Open(path)
+	em, err := engine.ReadNPZ(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, err
 	}
-	defer f.Close()
-	m := &model{}
-	for _, it := range []struct {
-		name string
-		v    any
-	}{{"shape", &m.shape}, {"C", &m.c}, {"b", &m.b}, {"d", &m.d}} {
-		if err := f.Read(it.name, it.v); err != nil {
-			return nil, fmt.Errorf("%s: %s: %v", path, it.name, err)
-		}
-	}
-	if len(m.shape) != 3 || m.shape[0] < 1 || m.shape[2] < 1 {
-		return nil, fmt.Errorf("%s: shape %v is not [X, D, H]", path, m.shape)
-	}
-	X, H := int(m.shape[0]), int(m.shape[2])
-	if len(m.c) != H*X || len(m.b) != H || len(m.d) != X {
-		return nil, fmt.Errorf("%s: C, b, d have %d, %d, %d values; want %d, %d, %d", path, len(m.c), len(m.b), len(m.d), H*X, H, X)
+	X, H := em.X, em.H
+	m := &model{shape: []int64{int64(X), int64(em.DataUnits), int64(H)}, c: make([]float64, H*X),
+		b: em.HiddenBias, d: em.VisibleBias}
+	for j, v := range em.C() { // visible-major X×H → H×X
+		m.c[(j%H)*X+j/H] = float64(v)
 	}
 	return m, nil
 }
@@ -197,20 +186,25 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return writeModel(*out, read)
 }
 
-// writeModel writes m as an .npz that ncgbench eval reads (atomically).
+// writeModel writes m with the engine's writer, as a dense model whose
+// weights are C (so that ncgbench eval reads C back).
 func writeModel(path string, m *model) error {
-	return engine.WriteAtomic(path, func(w io.Writer) error {
-		z := npz.NewWriter(w)
-		for _, it := range []struct {
-			name string
-			v    any
-		}{{"C", m.c}, {"b", m.b}, {"d", m.d}, {"shape", m.shape}} {
-			if err := z.Write(it.name, it.v); err != nil {
-				return fmt.Errorf("%s: %v", path, err)
-			}
+	X, D, H := int(m.shape[0]), int(m.shape[1]), int(m.shape[2])
+	w := make([]float32, X*H)
+	for i := 0; i < H; i++ { // H×X → visible-major X×H
+		for j := 0; j < X; j++ {
+			w[j*H+i] = float32(m.c[i*X+j])
 		}
-		return z.Close()
-	})
+	}
+	a := make([]float32, X*H)
+	for k := range a {
+		a[k] = 1
+	}
+	em := &engine.Model{X: X, DataUnits: D, H: H, W: w, A: a, HiddenBias: m.b, VisibleBias: m.d}
+	if err := em.SetC(append([]float32(nil), w...)); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return em.ExportNPZ(path)
 }
 
 // reportPixels prints, for the weights printed in exponent form, how often
