@@ -304,5 +304,5 @@ func Training(dataDir string) []Case {
 // biases, for timing.
 func RandomModel(X, H int, scale float32, seed uint64) *eval.Model {
 	r := rand.New(rand.NewPCG(seed, 2))
-	return &eval.Model{X: X, H: H, C: kernelbench.RandSlice(r, X*H, -scale, scale), B: make([]float32, H), D: make([]float32, X)}
+	return &eval.Model{X: X, H: H, C: kernelbench.RandSlice(r, X*H, -scale, scale), HiddenBias: make([]float32, H), VisibleBias: make([]float32, X)}
 }

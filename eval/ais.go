@@ -272,7 +272,7 @@ func newAISRunner(m *Model, betas []float64, dA []float32, seed uint64) (*aisRun
 	r.dd = make([]float64, m.X)
 	r.dd32 = make([]float32, m.X)
 	for j := range r.dd {
-		r.dd[j] = float64(m.D[j]) - float64(dA[j])
+		r.dd[j] = float64(m.VisibleBias[j]) - float64(dA[j])
 		r.dd32[j] = float32(r.dd[j])
 	}
 	return r, logZA, nil

@@ -326,7 +326,7 @@ func (r *aisRunner) run(s *aisScratch, id uint64) float64 {
 	var logw float64
 	K := len(r.beta) - 1
 	for k := 1; k <= K; k++ {
-		actX := s.idxX[:s.hp.update(s.a, m.B, r.c, H, r.hs, s.x, s.idxX)]
+		actX := s.idxX[:s.hp.update(s.a, m.HiddenBias, r.c, H, r.hs, s.x, s.idxX)]
 		logw += r.hiddenStep(k, s.a, actX, s.h, &st, s.s1, s.prob, s.sp)
 		if k == K {
 			break

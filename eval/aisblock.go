@@ -134,7 +134,7 @@ func (r *aisRunner) runBlock(b *aisBlock, first int, logw []float64) {
 				return
 			}
 		}
-		b.hp.update(b.a, m.B, r.c, r.hs, n, b.x)
+		b.hp.update(b.a, m.HiddenBias, r.c, r.hs, n, b.x)
 		for i := 0; i < n; i++ {
 			act := b.hp.act[i*X : i*X+b.hp.ones[i]]
 			logw[i] += r.hiddenStep(k, b.a[i*H:(i+1)*H], act, b.h[i*H:(i+1)*H], &b.st[i], b.s1, b.prob, b.sp)

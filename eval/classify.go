@@ -64,7 +64,7 @@ func ClassifyPaper(ctx context.Context, m *Model, x []uint8, n, L int, labels []
 	H := m.H
 	// base = b + 0.5·Σ label rows of C.
 	base := make([]float32, H)
-	copy(base, m.B)
+	copy(base, m.HiddenBias)
 	for y := 0; y < L; y++ {
 		kernel.Axpy(base, 0.5, m.C[(D+y)*H:(D+y+1)*H])
 	}
@@ -89,7 +89,7 @@ func ClassifyPaper(ctx context.Context, m *Model, x []uint8, n, L int, labels []
 			copy(s.a, base)
 			kernel.SumRows(s.a, m.C, H, act, H)
 			kernel.Sigmoid(s.a, s.a)
-			kernel.Affine(s.out, m.D[D:], s.a, lt, 1, H, L)
+			kernel.Affine(s.out, m.VisibleBias[D:], s.a, lt, 1, H, L)
 			// σ is increasing: the largest pre-activation has the largest σ.
 			res.Pred[r] = argmax(s.out)
 		}
@@ -126,7 +126,7 @@ func ClassifyExact(ctx context.Context, m *Model, x []uint8, n, L int, labels []
 		s := &sc[w]
 		for r := c * rowChunk; r < min(n, (c+1)*rowChunk); r++ {
 			act := activeIndices(s.idx, x[r*D:(r+1)*D])
-			copy(s.a, m.B)
+			copy(s.a, m.HiddenBias)
 			kernel.SumRows(s.a, m.C, H, act, H)
 			// −F(x, y) = dᵀx + d_y + Σ_i softplus(a_i + C_{D+y,i}); dᵀx is common.
 			best, bestV := 0, math.Inf(-1)
@@ -134,7 +134,7 @@ func ClassifyExact(ctx context.Context, m *Model, x []uint8, n, L int, labels []
 				copy(s.t, s.a)
 				kernel.Axpy(s.t, 1, m.C[(D+y)*H:(D+y+1)*H])
 				kernel.Softplus(s.t, s.t)
-				v := float64(m.D[D+y]) + sum64(s.t)
+				v := float64(m.VisibleBias[D+y]) + sum64(s.t)
 				if v > bestV {
 					best, bestV = y, v
 				}

@@ -12,11 +12,11 @@ import (
 // data unit k on is of class k.
 func constructedClassifier() *Model {
 	const D, L, H = 3, 3, 3
-	m := &Model{H: H, X: D + L, C: make([]float32, (D+L)*H), B: make([]float32, H), D: make([]float32, D+L)}
+	m := &Model{H: H, X: D + L, C: make([]float32, (D+L)*H), HiddenBias: make([]float32, H), VisibleBias: make([]float32, D+L)}
 	for k := 0; k < 3; k++ {
 		m.C[k*H+k] = 5
 		m.C[(D+k)*H+k] = 5
-		m.B[k] = -5
+		m.HiddenBias[k] = -5
 	}
 	return m
 }
@@ -91,10 +91,10 @@ func TestClassifyBruteForce(t *testing.T) {
 			// Paper: label units at 0.5, mean-field hidden, label scores.
 			var score [L]float64
 			for y := 0; y < L; y++ {
-				score[y] = float64(m.D[D+y])
+				score[y] = float64(m.VisibleBias[D+y])
 			}
 			for i := 0; i < H; i++ {
-				a := float64(m.B[i])
+				a := float64(m.HiddenBias[i])
 				for j := 0; j < D; j++ {
 					a += float64(row[j]) * float64(m.C[j*H+i])
 				}

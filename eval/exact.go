@@ -63,10 +63,10 @@ func exactLogZ(ctx context.Context, m *Model, workers int, tick func(done int64)
 	var n, o int // enumerated and other layer sizes
 	if m.H <= m.X {
 		n, o = m.H, m.X
-		rows, ebias, obias = m.transposed(), m.B, m.D
+		rows, ebias, obias = m.transposed(), m.HiddenBias, m.VisibleBias
 	} else {
 		n, o = m.X, m.H
-		rows, ebias, obias = m.C, m.D, m.B
+		rows, ebias, obias = m.C, m.VisibleBias, m.HiddenBias
 	}
 	if n > MaxExactBits {
 		return math.NaN(), fmt.Errorf("eval: exact log Z needs 2^%d states (smaller layer has %d units); the limit is 2^%d: use AIS", n, n, MaxExactBits)

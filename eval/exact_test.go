@@ -25,7 +25,7 @@ func bruteEnergy(m *Model, xs, hs int) float64 {
 		if xs>>j&1 == 0 {
 			continue
 		}
-		e += float64(m.D[j])
+		e += float64(m.VisibleBias[j])
 		for i := 0; i < m.H; i++ {
 			if hs>>i&1 == 1 {
 				e += float64(m.C[j*m.H+i])
@@ -34,7 +34,7 @@ func bruteEnergy(m *Model, xs, hs int) float64 {
 	}
 	for i := 0; i < m.H; i++ {
 		if hs>>i&1 == 1 {
-			e += float64(m.B[i])
+			e += float64(m.HiddenBias[i])
 		}
 	}
 	return e
@@ -44,10 +44,10 @@ func bruteEnergy(m *Model, xs, hs int) float64 {
 func bruteFreeEnergy(m *Model, x []uint8) float64 {
 	f := 0.0
 	for j, v := range x {
-		f -= float64(v) * float64(m.D[j])
+		f -= float64(v) * float64(m.VisibleBias[j])
 	}
 	for i := 0; i < m.H; i++ {
-		a := float64(m.B[i])
+		a := float64(m.HiddenBias[i])
 		for j, v := range x {
 			a += float64(v) * float64(m.C[j*m.H+i])
 		}
@@ -94,7 +94,7 @@ func TestExactLogZWorkersAndSymmetry(t *testing.T) {
 	}
 	// The transposed model (visible and hidden swapped) has the same Z and
 	// is enumerated over its visible layer.
-	tm := &Model{H: m.X, X: m.H, C: m.transposed(), B: m.D, D: m.B}
+	tm := &Model{H: m.X, X: m.H, C: m.transposed(), HiddenBias: m.VisibleBias, VisibleBias: m.HiddenBias}
 	got, err := ExactLogZ(context.Background(), tm, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -165,8 +165,8 @@ func TestValidate(t *testing.T) {
 		t.Error("short C accepted")
 	}
 	bad = *m
-	bad.B = []float32{0, float32(math.NaN())}
-	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "B[1]") {
+	bad.HiddenBias = []float32{0, float32(math.NaN())}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "HiddenBias[1]") {
 		t.Errorf("NaN bias: %v", err)
 	}
 	if err := (*Model)(nil).Validate(); err == nil {

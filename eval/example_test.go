@@ -13,7 +13,7 @@ import (
 // A model of two visible units and one hidden unit, both weights 1, biases
 // 0: Z = Σ_x (1 + e^(x₁+x₂)) = 5 + 2e + e², and p(1,1) = (1 + e²)/Z.
 func ExampleExactLogZ() {
-	m := &eval.Model{H: 1, X: 2, C: []float32{1, 1}, B: []float32{0}, D: []float32{0, 0}}
+	m := &eval.Model{H: 1, X: 2, C: []float32{1, 1}, HiddenBias: []float32{0}, VisibleBias: []float32{0, 0}}
 	logZ, err := eval.ExactLogZ(context.Background(), m, 1)
 	if err != nil {
 		panic(err)
@@ -35,7 +35,7 @@ func ExampleExactLogZ() {
 func ExampleAIS() {
 	const X, H = 20, 12
 	r := rand.New(rand.NewPCG(1, 2))
-	m := &eval.Model{H: H, X: X, C: make([]float32, X*H), B: make([]float32, H), D: make([]float32, X)}
+	m := &eval.Model{H: H, X: X, C: make([]float32, X*H), HiddenBias: make([]float32, H), VisibleBias: make([]float32, X)}
 	for i := range m.C {
 		m.C[i] = float32(r.NormFloat64() * 0.5)
 	}
@@ -63,7 +63,7 @@ func ExampleAIS() {
 // the test set (the training set when there is none) and says what it did.
 // The model of ExampleExactLogZ, with the row (1,1) as its test set.
 func ExampleEvaluate() {
-	m := &eval.Model{H: 1, X: 2, C: []float32{1, 1}, B: []float32{0}, D: []float32{0, 0}}
+	m := &eval.Model{H: 1, X: 2, C: []float32{1, 1}, HiddenBias: []float32{0}, VisibleBias: []float32{0, 0}}
 	train := &data.Set{Name: "train", N: 2, D: 2, X: []uint8{1, 0, 0, 1}}
 	test := &data.Set{Name: "test", N: 1, D: 2, X: []uint8{1, 1}}
 	res, err := eval.Evaluate(context.Background(), m, eval.Sets{Train: train, Test: test}, eval.Plan{})

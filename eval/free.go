@@ -45,12 +45,12 @@ func FreeEnergies(ctx context.Context, m *Model, x []uint8, n, workers int) ([]f
 // freeEnergy computes F(x) for one binary row using scratch a (H) and idx (X).
 func freeEnergy(m *Model, row []uint8, a []float32, idx []int32) float64 {
 	act := activeIndices(idx, row)
-	copy(a, m.B)
+	copy(a, m.HiddenBias)
 	kernel.SumRows(a, m.C, m.H, act, m.H)
 	kernel.Softplus(a, a)
 	var dx float64
 	for _, j := range act {
-		dx += float64(m.D[j])
+		dx += float64(m.VisibleBias[j])
 	}
 	return -dx - sum64(a)
 }

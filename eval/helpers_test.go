@@ -101,15 +101,15 @@ func loadCD25(tb testing.TB) *Model {
 // randomModel returns a model with weights ~ N(0, scale²) and biases ~ N(0, 1/4).
 func randomModel(X, H int, scale float64, seed uint64) *Model {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	m := &Model{H: H, X: X, C: make([]float32, X*H), B: make([]float32, H), D: make([]float32, X)}
+	m := &Model{H: H, X: X, C: make([]float32, X*H), HiddenBias: make([]float32, H), VisibleBias: make([]float32, X)}
 	for k := range m.C {
 		m.C[k] = float32(rng.NormFloat64() * scale)
 	}
-	for k := range m.B {
-		m.B[k] = float32(rng.NormFloat64() * 0.5)
+	for k := range m.HiddenBias {
+		m.HiddenBias[k] = float32(rng.NormFloat64() * 0.5)
 	}
-	for k := range m.D {
-		m.D[k] = float32(rng.NormFloat64() * 0.5)
+	for k := range m.VisibleBias {
+		m.VisibleBias[k] = float32(rng.NormFloat64() * 0.5)
 	}
 	return m
 }

@@ -347,15 +347,15 @@ func LoadMATModel(path string) (*Model, error) {
 	if !isVec(hb, H) {
 		return nil, fmt.Errorf("eval: MAT file %s: hidbiases is %d×%d; want 1×%d to match vishid (%d×%d)", path, hb.Rows, hb.Cols, H, X, H)
 	}
-	m := &Model{H: H, X: X, C: make([]float32, X*H), B: make([]float32, H), D: make([]float32, X)}
+	m := &Model{H: H, X: X, C: make([]float32, X*H), HiddenBias: make([]float32, H), VisibleBias: make([]float32, X)}
 	for k, v := range w.Data {
 		m.C[k] = float32(v)
 	}
 	for k, v := range hb.Data {
-		m.B[k] = float32(v)
+		m.HiddenBias[k] = float32(v)
 	}
 	for k, v := range vb.Data {
-		m.D[k] = float32(v)
+		m.VisibleBias[k] = float32(v)
 	}
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("eval: MAT file %s: %w", path, err)

@@ -195,7 +195,7 @@ func TestLoadMATModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.X != 3 || m.H != 2 || m.C[1*2+0] != 3 || m.C[2*2+1] != 6 || m.B[1] != -2 || m.D[2] != 0.3 {
+	if m.X != 3 || m.H != 2 || m.C[1*2+0] != 3 || m.C[2*2+1] != 6 || m.HiddenBias[1] != -2 || m.VisibleBias[2] != 0.3 {
 		t.Errorf("model %+v", m)
 	}
 }

@@ -17,12 +17,12 @@ import (
 // C holds the acting weights (W ⊙ A) visible-major, X×H row-major:
 // C[j*H+i] is the weight between visible unit j and hidden unit i. This is
 // the layout the engine stores, so a trained model is passed without a copy.
-// B holds the H hidden biases and D the X visible biases.
+// HiddenBias holds the H hidden biases and VisibleBias the X visible biases.
 type Model struct {
-	H, X int
-	C    []float32
-	B    []float32
-	D    []float32
+	H, X        int
+	C           []float32
+	HiddenBias  []float32
+	VisibleBias []float32
 }
 
 // Validate checks the shapes and that every parameter is finite.
@@ -39,16 +39,16 @@ func (m *Model) Validate() error {
 	if len(m.C) != m.X*m.H {
 		return fmt.Errorf("eval: model weights C have length %d, want X·H = %d·%d = %d", len(m.C), m.X, m.H, m.X*m.H)
 	}
-	if len(m.B) != m.H {
-		return fmt.Errorf("eval: model hidden biases B have length %d, want H = %d", len(m.B), m.H)
+	if len(m.HiddenBias) != m.H {
+		return fmt.Errorf("eval: model hidden biases HiddenBias have length %d, want H = %d", len(m.HiddenBias), m.H)
 	}
-	if len(m.D) != m.X {
-		return fmt.Errorf("eval: model visible biases D have length %d, want X = %d", len(m.D), m.X)
+	if len(m.VisibleBias) != m.X {
+		return fmt.Errorf("eval: model visible biases VisibleBias have length %d, want X = %d", len(m.VisibleBias), m.X)
 	}
 	for _, p := range []struct {
 		name string
 		v    []float32
-	}{{"C", m.C}, {"B", m.B}, {"D", m.D}} {
+	}{{"C", m.C}, {"HiddenBias", m.HiddenBias}, {"VisibleBias", m.VisibleBias}} {
 		for k, v := range p.v {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 				return fmt.Errorf("eval: model parameter %s[%d] = %v is not finite", p.name, k, v)

@@ -129,7 +129,7 @@ func (r *aisRunner) reverse(s *aisScratch, row []uint8, id uint64) float64 {
 	}
 	s.hp.reset()
 	s.vp.reset()
-	act := s.idxX[:s.hp.update(s.a, m.B, r.c, H, r.hs, s.x, s.idxX)]
+	act := s.idxX[:s.hp.update(s.a, m.HiddenBias, r.c, H, r.hs, s.x, s.idxX)]
 	var logp, xdd float64
 	for _, j := range act {
 		logp += float64(r.dA[j])
@@ -153,7 +153,7 @@ func (r *aisRunner) reverse(s *aisScratch, row []uint8, id uint64) float64 {
 		// v = (d − d_A) + Cᵀh.
 		s.vp.update(s.v, r.dd32, r.ct, X, r.xs, s.h, s.idxH)
 		r.visibleStep(k, s.v, s.x, &st, s.pre, s.prob)
-		act = s.idxX[:s.hp.update(s.a, m.B, r.c, H, r.hs, s.x, s.idxX)]
+		act = s.idxX[:s.hp.update(s.a, m.HiddenBias, r.c, H, r.hs, s.x, s.idxX)]
 		// − SP_k(x_{k−1}) and the (d − d_A) term.
 		clear(s.s1)
 		kernel.Axpy(s.s1, bk, s.a)

@@ -32,7 +32,7 @@ func annealedMarginal(m *Model, dA []float32, betas []float64) []float64 {
 			for hs := 0; hs < 1<<H; hs++ {
 				ph := ps
 				for i := 0; i < H; i++ {
-					a := float64(m.B[i])
+					a := float64(m.HiddenBias[i])
 					for j := 0; j < X; j++ {
 						a += bit(s, j) * float64(m.C[j*H+i])
 					}
@@ -45,7 +45,7 @@ func annealedMarginal(m *Model, dA []float32, betas []float64) []float64 {
 				for t := range next {
 					pt := ph
 					for j := 0; j < X; j++ {
-						z := float64(m.D[j])
+						z := float64(m.VisibleBias[j])
 						for i := 0; i < H; i++ {
 							z += bit(hs, i) * float64(m.C[j*H+i])
 						}

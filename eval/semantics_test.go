@@ -43,10 +43,10 @@ func referenceAISRun(m *Model, betas []float64, dA []float32, seed, id uint64) f
 	logp := func(beta float64, x []float64) float64 {
 		var v float64
 		for j := 0; j < X; j++ {
-			v += x[j] * ((1-beta)*float64(dA[j]) + beta*float64(m.D[j]))
+			v += x[j] * ((1-beta)*float64(dA[j]) + beta*float64(m.VisibleBias[j]))
 		}
 		for i := 0; i < H; i++ {
-			a := float64(m.B[i])
+			a := float64(m.HiddenBias[i])
 			for j := 0; j < X; j++ {
 				a += float64(m.C[j*H+i]) * x[j]
 			}
@@ -68,7 +68,7 @@ func referenceAISRun(m *Model, betas []float64, dA []float32, seed, id uint64) f
 		}
 		ph := make([]float64, H)
 		for i := range ph {
-			a := float64(m.B[i])
+			a := float64(m.HiddenBias[i])
 			for j := 0; j < X; j++ {
 				a += float64(m.C[j*H+i]) * x[j]
 			}
@@ -76,7 +76,7 @@ func referenceAISRun(m *Model, betas []float64, dA []float32, seed, id uint64) f
 		}
 		h := sample(ph)
 		for j := range p {
-			a := float64(m.D[j])
+			a := float64(m.VisibleBias[j])
 			for i := 0; i < H; i++ {
 				a += float64(m.C[j*H+i]) * h[i]
 			}
@@ -155,17 +155,17 @@ func TestAISProductionSchedule(t *testing.T) {
 	}
 
 	const X, H = 6, 20
-	m := &Model{X: X, H: H, C: make([]float32, X*H), B: make([]float32, H), D: make([]float32, X)}
+	m := &Model{X: X, H: H, C: make([]float32, X*H), HiddenBias: make([]float32, H), VisibleBias: make([]float32, X)}
 	logZ := 0.0
-	for i := range m.B {
-		m.B[i] = 100
+	for i := range m.HiddenBias {
+		m.HiddenBias[i] = 100
 		logZ += softplus64(100)
 	}
-	for j := range m.D {
-		m.D[j] = float32(j)*0.5 - 1.2
-		logZ += softplus64(float64(m.D[j]))
+	for j := range m.VisibleBias {
+		m.VisibleBias[j] = float32(j)*0.5 - 1.2
+		logZ += softplus64(float64(m.VisibleBias[j]))
 	}
-	res, err := AIS(context.Background(), m, AISConfig{Runs: 3, Seed: 1, BaseBias: m.D})
+	res, err := AIS(context.Background(), m, AISConfig{Runs: 3, Seed: 1, BaseBias: m.VisibleBias})
 	if err != nil {
 		t.Fatal(err)
 	}

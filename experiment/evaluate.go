@@ -8,7 +8,7 @@ import (
 // EvalModel is the view of an engine model that package eval measures. It
 // shares the engine's slices (no copy): evaluate between minibatches only.
 func EvalModel(m *engine.Model) *eval.Model {
-	return &eval.Model{H: m.H, X: m.X, C: m.C(), B: m.HiddenBias, D: m.VisibleBias}
+	return &eval.Model{H: m.H, X: m.X, C: m.C(), HiddenBias: m.HiddenBias, VisibleBias: m.VisibleBias}
 }
 
 // plan is the evaluation of the Spec, for a model with labelUnits label

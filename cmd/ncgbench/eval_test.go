@@ -257,10 +257,10 @@ func TestEvalTrainSet(t *testing.T) {
 			x := rows[r*16 : (r+1)*16]
 			f := 0.0
 			for j, v := range x {
-				f -= float64(m.D[j]) * float64(v)
+				f -= float64(m.VisibleBias[j]) * float64(v)
 			}
 			for i := 0; i < m.H; i++ {
-				a := float64(m.B[i])
+				a := float64(m.HiddenBias[i])
 				for j, v := range x {
 					a += float64(m.C[j*m.H+i]) * float64(v)
 				}
