@@ -195,9 +195,8 @@ func TestDocsDescribeTheProjectAsItIs(t *testing.T) {
 			}
 			return nil
 		}
-		// REPRODUCTION.md is exempt until docs/reproduction.md replaces it;
-		// this file names the patterns.
-		if rel == "REPRODUCTION.md" || rel == filepath.Join("cmd", "ncgbench", "docs_test.go") ||
+		// This file names the patterns.
+		if rel == filepath.Join("cmd", "ncgbench", "docs_test.go") ||
 			!(strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".go")) {
 			return nil
 		}
