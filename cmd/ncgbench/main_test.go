@@ -19,13 +19,17 @@ import (
 
 var binary string
 
+// buildTags are the build tags the command is built with: those that choose
+// the kernels of this test binary (tags_purego_test.go).
+var buildTags string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "ncgbench-test")
 	if err != nil {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "ncgbench")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-tags", buildTags, "-o", binary, ".").CombinedOutput(); err != nil {
 		os.Stderr.Write(out)
 		panic(err)
 	}
