@@ -175,8 +175,8 @@ func copyRepo(t *testing.T, root, dst string) {
 }
 
 // TestDocsDescribeTheProjectAsItIs: the documents and the Go sources cite
-// no document outside the repository ("SPEC §n") and narrate no work
-// periods ("session 12"); history belongs in the commit log.
+// no document outside the repository ("SPEC §n") and number no work
+// periods; the commit log keeps the project's history.
 func TestDocsDescribeTheProjectAsItIs(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
