@@ -186,7 +186,10 @@ func (c Config) Validate(visible int) error {
 	if c.Method == Random && finite("density", c.Density) && (c.Density < 0 || c.Density > 1) {
 		bad("density = %v: need 0 ≤ d ≤ 1", c.Density)
 	}
-	if c.Method == Line && visible > 0 && (c.LineWidth < 1 || c.LineWidth > visible) {
+	switch {
+	case c.Method == Line && c.LineWidth < 1:
+		bad("v = %d: a line needs at least 1 visible unit per hidden unit", c.LineWidth)
+	case c.Method == Line && visible > 0 && c.LineWidth > visible:
 		bad("v = %d: need 1 ≤ v ≤ %d (the number of visible data units)", c.LineWidth, visible)
 	}
 	if c.Method == SET {

@@ -29,9 +29,6 @@ func (s Spec) Validate() error {
 	if err := s.Engine.Validate(0); err != nil {
 		errs = append(errs, err)
 	}
-	if s.Engine.Method == engine.Line && s.Engine.LineWidth < 1 {
-		bad("v = %d: a line needs at least 1 visible unit per hidden unit", s.Engine.LineWidth)
-	}
 	if s.Engine.Epochs < 1 {
 		bad("epochs = %d: a run needs at least one epoch", s.Engine.Epochs)
 	}

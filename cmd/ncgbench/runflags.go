@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -212,7 +213,7 @@ func (r *runFlags) finish(fs *flag.FlagSet) error {
 			}
 		}
 	}
-	if r.spec.Likelihood == "exact" || r.spec.Likelihood == "none" {
+	if r.spec.Likelihood == eval.LikelihoodExact || r.spec.Likelihood == eval.LikelihoodNone {
 		for _, f := range []string{"ais-runs", "ais-betas", "ais-seed"} {
 			if r.set[f] {
 				return usagef("-%s applies to AIS, not to -likelihood %s", f, r.spec.Likelihood)
@@ -248,20 +249,11 @@ func (r *runFlags) inapplicable(methods []engine.Method) error {
 	sort.Strings(names)
 	for _, f := range names {
 		only, ok := experiment.MethodOf(experiment.Setting(f))
-		if ok && !containsMethod(methods, only) {
+		if ok && !slices.Contains(methods, only) {
 			return usagef("-%s applies to -method %s only, not to %s", f, only, joinMethods(methods))
 		}
 	}
 	return nil
-}
-
-func containsMethod(ms []engine.Method, m engine.Method) bool {
-	for _, x := range ms {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }
 
 func joinMethods(ms []engine.Method) string {
