@@ -107,15 +107,6 @@ func b2f(b bool) float32 {
 	return 0
 }
 
-func addRowsGeneric(g []float32, n int, idx []int32, a float32, v []float32) {
-	for _, j := range idx {
-		row := g[int(j)*n : int(j)*n+n]
-		for k := range row {
-			row[k] += a * v[k]
-		}
-	}
-}
-
 func axpyGeneric(y []float32, a float32, x []float32) {
 	for i, v := range x {
 		y[i] += a * v

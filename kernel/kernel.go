@@ -180,21 +180,6 @@ func SigmoidBernoulli(prob, state, pre []float32, s *Stream) {
 	cur.sigmoidBernoulli(prob[:len(pre)], state[:len(pre)], pre, s)
 }
 
-// AddRows accumulates a·v into the rows of g named by idx:
-//
-//	for j ∈ idx, o < n: g[j*n+o] += a * v[o]
-//
-// With g = Gᵀ (X×H), idx the active visible units of a chain and v its hidden
-// probabilities, this is the gradient term ĥ xᵀ for a binary x.
-func AddRows(g []float32, n int, idx []int32, a float32, v []float32) {
-	if n <= 0 || len(idx) == 0 {
-		return
-	}
-	need("v", len(v), n)
-	checkRows("g", g, n, idx, n)
-	cur.addRows(g, n, idx, a, v[:n])
-}
-
 // Axpy sets y[i] += a·x[i].
 func Axpy(y []float32, a float32, x []float32) {
 	need("y", len(y), len(x))

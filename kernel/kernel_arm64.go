@@ -17,7 +17,6 @@ var neonKernels = &impl{
 	softplus:         softplusNEON,
 	bernoulli:        bernoulliNEON,
 	sigmoidBernoulli: sigmoidBernoulliNEON,
-	addRows:          addRowsNEON,
 	axpy:             axpyNEON,
 	updateNCG:        updateNCGNEON,
 	updateMasked:     updateMaskedNEON,
@@ -135,13 +134,6 @@ func sigmoidBernoulliNEON(prob, state, pre []float32, s *Stream) {
 //
 //go:noescape
 func sigmoidBernoulliBlocksNEON(prob, state, pre []float32, s *Stream)
-
-// addRowsNEON scales v once per column chunk and adds it to every named row:
-//
-//	for _, j := range idx { for o < n: g[j*n+o] += a * v[o] }
-//
-//go:noescape
-func addRowsNEON(g []float32, n int, idx []int32, a float32, v []float32)
 
 // axpyNEON computes, with a fused multiply-add:
 //

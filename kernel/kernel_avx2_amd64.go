@@ -15,7 +15,6 @@ var avx2Kernels = &impl{
 	softplus:         softplusAVX2,
 	bernoulli:        bernoulliAVX2,
 	sigmoidBernoulli: sigmoidBernoulliAVX2,
-	addRows:          addRowsAVX2,
 	axpy:             axpyAVX2,
 	updateNCG:        updateNCGAVX2,
 	updateMasked:     updateMaskedAVX2,
@@ -178,13 +177,6 @@ func bernoulliAVX2(dst, p []float32, s *Stream)
 //
 //go:noescape
 func sigmoidBernoulliAVX2(prob, state, pre []float32, s *Stream)
-
-// addRowsAVX2 computes
-//
-//	for _, j := range idx { for o := 0; o < n; o++ { g[int(j)*n+o] += a * v[o] } }
-//
-//go:noescape
-func addRowsAVX2(g []float32, n int, idx []int32, a float32, v []float32)
 
 // axpyAVX2 computes y[i] += a*x[i] for i < len(x).
 //

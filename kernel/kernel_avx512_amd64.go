@@ -15,7 +15,6 @@ var avx512Kernels = &impl{
 	softplus:         softplusAVX512,
 	bernoulli:        bernoulliAVX512,
 	sigmoidBernoulli: sigmoidBernoulliAVX512,
-	addRows:          addRowsAVX512,
 	axpy:             axpyAVX512,
 	updateNCG:        updateNCGAVX512,
 	updateMasked:     updateMaskedAVX512,
@@ -183,17 +182,6 @@ func sigmoidBernoulliAVX512(prob, state, pre []float32, s *Stream) {
 	}
 	n := len(pre)
 	avx512SigmoidBernoulli(&prob[:n][0], &state[:n][0], &pre[0], n, s)
-}
-
-// addRowsAVX512 adds a·v to each named row with one axpy call per row.
-func addRowsAVX512(g []float32, n int, idx []int32, a float32, v []float32) {
-	if n <= 0 {
-		return
-	}
-	_ = v[n-1]
-	for _, j := range idx {
-		avx512Axpy(&g[int(j)*n : int(j)*n+n][0], a, &v[0], n)
-	}
 }
 
 func axpyAVX512(y []float32, a float32, x []float32) {

@@ -451,27 +451,12 @@ func checkSigmoidBernoulli(t testing.TB, r *rand.Rand, im *impl, pre []float32, 
 	return wantP, gotS, checkS
 }
 
-func TestAddRowsAxpy(t *testing.T) {
+func TestAxpy(t *testing.T) {
 	for _, im := range asmTiers(t) {
 		r := rand.New(rand.NewPCG(13, 14))
 		for _, n := range lengths() {
-			rows := 1 + r.IntN(20)
-			g, check := padded(t, r, rows*n, n%4, uni(-1, 1))
-			want := append([]float32(nil), g...)
-			idx := make([]int32, r.IntN(rows+1))
-			for i := range idx {
-				idx[i] = int32(r.IntN(rows))
-			}
 			v, _ := padded(t, r, n, (n+1)%4, uni(0, 1))
 			a := float32(r.IntN(3)) - 1 + 0.25
-			addRowsGeneric(want, n, idx, a, v)
-			im.addRows(g, n, idx, a, v)
-			check(im.name + " addRows")
-			for i := range want {
-				if !near(g[i], want[i], 1e-5*float32(len(idx)+1)) {
-					t.Fatalf("%s addRows n=%d: g[%d] = %g, want %g", im.name, n, i, g[i], want[i])
-				}
-			}
 			y, checkY := padded(t, r, n, (n+2)%4, uni(-1, 1))
 			wy := append([]float32(nil), y...)
 			axpyGeneric(wy, a, v)
@@ -636,7 +621,6 @@ func TestExportedChecks(t *testing.T) {
 	}
 	mustPanic("Affine short m", func() { Affine(make([]float32, 4), nil, make([]float32, 4), make([]float32, 3), 2, 2, 2) })
 	mustPanic("SumRows bad row", func() { SumRows(make([]float32, 2), make([]float32, 4), 2, []int32{2}, 2) })
-	mustPanic("AddRows negative row", func() { AddRows(make([]float32, 4), 2, []int32{-1}, 1, make([]float32, 2)) })
 	mustPanic("Sigmoid short dst", func() { Sigmoid(make([]float32, 1), make([]float32, 2)) })
 	// SumRowsBatch: 2 chains, 3 rows of 2 floats.
 	batch := func(idx, counts []int32) func() {

@@ -29,8 +29,6 @@ type impl struct {
 	bernoulli func(dst, p []float32, s *Stream)
 	// sigmoidBernoulli: prob = σ(pre); state = 1 if u_i < prob[i].
 	sigmoidBernoulli func(prob, state, pre []float32, s *Stream)
-	// addRows: g[j*n+o] += a·v[o] for j ∈ idx, o < n.
-	addRows func(g []float32, n int, idx []int32, a float32, v []float32)
 	// axpy: y[i] += a·x[i].
 	axpy func(y []float32, a float32, x []float32)
 	// updates: see the exported functions. They return a value that is 0 when
@@ -55,7 +53,6 @@ var (
 		softplus:         softplusGeneric,
 		bernoulli:        bernoulliGeneric,
 		sigmoidBernoulli: sigmoidBernoulliGeneric,
-		addRows:          addRowsGeneric,
 		axpy:             axpyGeneric,
 		updateNCG:        updateNCGGeneric,
 		updateMasked:     updateMaskedGeneric,
@@ -111,9 +108,6 @@ func fillGeneric(t *impl) {
 	}
 	if t.sigmoidBernoulli == nil {
 		t.sigmoidBernoulli = generic.sigmoidBernoulli
-	}
-	if t.addRows == nil {
-		t.addRows = generic.addRows
 	}
 	if t.taylorSums == nil {
 		t.taylorSums = generic.taylorSums

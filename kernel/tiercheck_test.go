@@ -84,11 +84,6 @@ func TestSelfCheckHarness(t *testing.T) {
 				sumRowsBlockedGeneric(out, m, ldm, nc-1, nin, nout, idx, counts)
 			}
 		},
-		"addRows skips the first row": func(k *impl) {
-			k.addRows = func(g []float32, n int, idx []int32, a float32, v []float32) {
-				addRowsGeneric(g, n, idx[1:], a, v)
-			}
-		},
 		"axpy with the wrong sign": func(k *impl) {
 			k.axpy = func(y []float32, a float32, x []float32) { axpyGeneric(y, -a, x) }
 		},
@@ -410,15 +405,8 @@ func (sc *tierChecker) rows(t *impl, n int) {
 	sc.compare("sumRows", n, out, want, func(float32) float32 { return 1e-5 * (nrows + 1) })
 	sc.blocked(t, n)
 
-	// addRows into a guarded nrows×n matrix, and axpy.
-	g, checkG := sc.guarded(nrows * n)
-	sc.fill(g, -1, 1)
-	wantG := append([]float32(nil), g...)
+	// axpy.
 	v := sc.fill(make([]float32, n), 0, 1)
-	addRowsGeneric(wantG, n, idx, -0.75, v)
-	t.addRows(g, n, idx, -0.75, v)
-	checkG("addRows")
-	sc.compare("addRows", n, g, wantG, func(float32) float32 { return 1e-5 * (nrows + 1) })
 
 	y, checkY := sc.guarded(n)
 	sc.fill(y, -1, 1)

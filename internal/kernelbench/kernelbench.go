@@ -226,15 +226,6 @@ func Cases() []Case {
 		perTier(e.name, EWShape, float64(4*EW), Bytes, false, e.f)
 	}
 
-	// Gradient accumulation: one chain's ĥ added to its 13% active rows.
-	g := make([]float32, X*H)
-	v := RandSlice(r, H, 0, 1)
-	rows := make([]int32, X)
-	k := kernel.Indices(rows, BinarySlice(r, X, 0.13))
-	perTier("addrows", fmt.Sprintf("%s-rows%d", MatShape, k), 2*float64(k*H), Flops, false, func() {
-		kernel.AddRows(g, H, rows[:k], 0.5, v)
-	})
-
 	// The fused update streams H×X matrices; copy/go is its reference: a
 	// copy of as many bytes read and written (NCG reads w, a′, a, g and
 	// writes w, a′, a, c, g: 9 arrays).
