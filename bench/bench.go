@@ -13,6 +13,15 @@
 //	exact/logz-2^20                  s for the exact log Z of X = 784, H = 20
 //	machine/<work>/goroutines<n>     what n cores do together (see Machine)
 //
+// An epoch case is followed by its breakdown (see engine.Phases), each part
+// the median over the repetitions:
+//
+//	<epoch>/chains, <epoch>/rows     s in the two parallel phases of the minibatches
+//	<epoch>/chains-idle, …/rows-idle % of the workers' time in that phase spent waiting
+//	<epoch>/serial                   s of the minibatches outside the phases
+//	<epoch>/setup                    s of the epoch outside the minibatches (the
+//	                                 model's initialisation, the shuffle)
+//
 // Kernel and machine cases repeat their work for about the time
 // SetBenchTime sets, as go test -bench does; the others time one call.
 // The kernel cases are defined once, in internal/kernelbench, for both
@@ -45,6 +54,16 @@ type Case struct {
 	// Run measures once. It returns a *SkipError when something it needs
 	// (data, the reference model) is missing.
 	Run func() (float64, error)
+	// Parts, if set, returns the breakdown of Run's last measurement (an
+	// epoch's phases): values reported as cases <Name>/<part>.
+	Parts func() []Part
+}
+
+// Part is one component of a case's measurement.
+type Part struct {
+	Name  string
+	Unit  string
+	Value float64
 }
 
 // SkipError says why a case cannot run here.
@@ -214,6 +233,18 @@ func Machine() []Case {
 	return cs
 }
 
+// epochParts is the breakdown of an epoch that took took, with phases ph.
+func epochParts(ph *engine.Phases, took time.Duration) []Part {
+	return []Part{
+		{"chains", "s", ph.Chains.Wall.Seconds()},
+		{"chains-idle", "%", 100 * ph.Chains.Idle(ph.Workers)},
+		{"rows", "s", ph.Rows.Wall.Seconds()},
+		{"rows-idle", "%", 100 * ph.Rows.Idle(ph.Workers)},
+		{"serial", "s", ph.Serial().Seconds()},
+		{"setup", "s", (took - ph.Total).Seconds()},
+	}
+}
+
 // mnist loads the binarised MNIST training set once.
 type mnist struct {
 	dir  string
@@ -237,8 +268,12 @@ func (m *mnist) load() (*data.Set, error) {
 // Training returns the epoch, AIS and exact log Z cases.
 func Training(dataDir string) []Case {
 	mn := &mnist{dir: dataDir}
-	epoch := func(method engine.Method, workers int) func() (float64, error) {
-		return func() (float64, error) {
+	epoch := func(name string, method engine.Method, workers int) Case {
+		var ph engine.Phases
+		var took time.Duration
+		c := Case{Name: name, Unit: "s", Count: 1}
+		c.Parts = func() []Part { return epochParts(&ph, took) }
+		c.Run = func() (float64, error) {
 			train, err := mn.load()
 			if err != nil {
 				return 0, err
@@ -256,16 +291,19 @@ func Training(dataDir string) []Case {
 			if err != nil {
 				return 0, err
 			}
-			if err := t.Train(context.Background(), engine.Options{}); err != nil {
+			ph = engine.Phases{}
+			if err := t.Train(context.Background(), engine.Options{Phases: &ph}); err != nil {
 				return 0, err
 			}
-			return time.Since(start).Seconds(), nil
+			took = time.Since(start)
+			return took.Seconds(), nil
 		}
+		return c
 	}
 	return []Case{
-		{Name: "epoch/mnist-ncg", Unit: "s", Count: 1, Run: epoch(engine.NCG, 0)},
-		{Name: "epoch/mnist-ncg/workers1", Unit: "s", Count: 1, Run: epoch(engine.NCG, 1)},
-		{Name: "epoch/mnist-dense", Unit: "s", Count: 1, Run: epoch(engine.Dense, 0)},
+		epoch("epoch/mnist-ncg", engine.NCG, 0),
+		epoch("epoch/mnist-ncg/workers1", engine.NCG, 1),
+		epoch("epoch/mnist-dense", engine.Dense, 0),
 		{Name: "ais/mnist-h500", Unit: "s", Count: 1, Run: func() (float64, error) {
 			p := filepath.Join(data.Dir(dataDir), ReferenceModel)
 			if _, err := os.Stat(p); err != nil {

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/ncg-rbm/ncg/kernel"
@@ -876,5 +877,43 @@ func TestSparseMatchesDense(t *testing.T) {
 	}
 	if useSparse(smallConfig(SET), 40) || useSparse(smallConfig(Random), 40) {
 		t.Error("the 20–40% dense small configurations should train dense")
+	}
+}
+
+// TestPhasesAccountForTraining: Options.Phases counts every minibatch, and
+// its times nest as documented (phases inside the minibatches, busy time
+// inside the workers' share of each phase).
+func TestPhasesAccountForTraining(t *testing.T) {
+	d := randomData(5, 157, 40, 0) // 4 minibatches of 40 per epoch, the last of 37
+	for _, w := range []int{1, 2} {
+		cfg := smallConfig(NCG)
+		cfg.Epochs, cfg.Workers, cfg.Batch = 3, w, 40
+		tr, err := New(cfg, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ph Phases
+		var trained time.Duration
+		err = tr.Train(context.Background(), Options{Phases: &ph, OnEpoch: func(r Record) error {
+			trained += time.Duration(r.Seconds * float64(time.Second))
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ph.Workers != w || ph.Minibatches != 3*4 {
+			t.Fatalf("workers %d: Phases counts %d workers and %d minibatches, want %d and 12", w, ph.Workers, ph.Minibatches, w)
+		}
+		if ph.Total > trained || ph.Serial() < 0 {
+			t.Fatalf("workers %d: minibatches %v of %v trained, serial %v", w, ph.Total, trained, ph.Serial())
+		}
+		for name, p := range map[string]PhaseTime{"chains": ph.Chains, "rows": ph.Rows} {
+			if p.Wall <= 0 || p.Busy <= 0 || p.Busy > time.Duration(w)*p.Wall {
+				t.Fatalf("workers %d, %s: wall %v, busy %v", w, name, p.Wall, p.Busy)
+			}
+			if idle := p.Idle(w); idle < 0 || idle >= 1 {
+				t.Fatalf("workers %d, %s: idle fraction %v", w, name, idle)
+			}
+		}
 	}
 }

@@ -38,6 +38,7 @@ type phase struct {
 	fn    func(task int)
 	tasks int
 	next  *atomic.Int64
+	busy  *atomic.Int64 // if not nil: nanoseconds each goroutine spent on tasks, summed
 }
 
 func newPool(workers int) *pool {
@@ -114,6 +115,10 @@ func (p *pool) wakeAll() {
 }
 
 func (ph *phase) drain() {
+	if ph.busy != nil {
+		start := time.Now()
+		defer func() { ph.busy.Add(int64(time.Since(start))) }()
+	}
 	for {
 		t := int(ph.next.Add(1)) - 1
 		if t >= ph.tasks {
@@ -123,10 +128,12 @@ func (ph *phase) drain() {
 	}
 }
 
-// run calls fn(t) for t in [0, tasks) on the pool and waits for all.
-func (p *pool) run(tasks int, fn func(task int), next *atomic.Int64) {
+// run calls fn(t) for t in [0, tasks) on the pool and waits for all. If
+// busy is not nil, the time each goroutine spends on the tasks is added to
+// it.
+func (p *pool) run(tasks int, fn func(task int), next, busy *atomic.Int64) {
 	next.Store(0)
-	p.ph = phase{fn: fn, tasks: tasks, next: next}
+	p.ph = phase{fn: fn, tasks: tasks, next: next, busy: busy}
 	p.done.Store(0)
 	p.gen.Add(1)
 	p.wakeAll()

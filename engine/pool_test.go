@@ -20,10 +20,18 @@ func TestPoolRunsEveryTaskOnce(t *testing.T) {
 			time.Sleep(gap)
 			tasks := 1 + phase*7
 			counts := make([]atomic.Int32, tasks)
+			var busy atomic.Int64
+			start := time.Now()
 			p.run(tasks, func(k int) {
 				counts[k].Add(1)
 				time.Sleep(time.Microsecond) // let the other goroutines take some
-			}, &next)
+			}, &next, &busy)
+			wall := time.Since(start)
+			// Every task sleeps at least 1 µs inside some goroutine's busy
+			// time, and no goroutine is busy longer than the phase.
+			if b := time.Duration(busy.Load()); b < time.Duration(tasks)*time.Microsecond || b > time.Duration(workers)*wall {
+				t.Fatalf("workers %d, phase %d: busy %v for %d tasks of ≥ 1 µs in %v", workers, phase, b, tasks, wall)
+			}
 			for k := range counts {
 				if c := counts[k].Load(); c != 1 {
 					t.Fatalf("workers %d, phase %d: task %d ran %d times", workers, phase, k, c)

@@ -25,6 +25,9 @@ const blockSize = 8
 // handles (rows are independent in both).
 const rowChunk = 16
 
+// biasChunk is the number of hidden biases a task sums and updates.
+const biasChunk = 64
+
 // Random-generator keys: every source of randomness of a run is keyed by
 // (Seed, one of these), so none depends on the order of another's use.
 const (
@@ -62,6 +65,41 @@ type Options struct {
 	// epoch, the minibatches done in it and its number of minibatches (for
 	// progress displays; keep it cheap).
 	OnBatch func(epoch, done, batches int)
+	// Phases, if set, receives where the training time goes: Train adds
+	// each minibatch's phases to it (a few clock reads per minibatch).
+	Phases *Phases
+}
+
+// Phases is where training time went, summed over minibatches. A
+// minibatch runs two parallel phases on the workers, one after the
+// other: Chains, the Gibbs chains (CD-k, in blocks of chains), and Rows,
+// the gradient of each visible row and its update. The rest of a
+// minibatch (Serial) runs on one goroutine: copying the samples in, the
+// bias gradients and updates, the checks.
+type Phases struct {
+	Workers      int           // goroutines of the phases
+	Minibatches  int           // minibatches measured
+	Total        time.Duration // their wall time
+	Chains, Rows PhaseTime
+}
+
+// PhaseTime is one parallel phase's share of the training time.
+type PhaseTime struct {
+	Wall time.Duration // from the phase's start until its last task ended
+	Busy time.Duration // in its tasks, summed over the workers
+}
+
+// Serial returns the minibatch time outside the parallel phases.
+func (p *Phases) Serial() time.Duration { return p.Total - p.Chains.Wall - p.Rows.Wall }
+
+// Idle returns the fraction of the workers' time in the phase that went
+// to waiting (for a task or for the others to finish):
+// 1 − Busy / (workers × Wall).
+func (pt PhaseTime) Idle(workers int) float64 {
+	if pt.Wall <= 0 || workers <= 0 {
+		return 0
+	}
+	return 1 - float64(pt.Busy)/(float64(workers)*float64(pt.Wall))
 }
 
 // NumericalError reports a NaN or Inf found during training.
@@ -130,11 +168,15 @@ type Trainer struct {
 	rowList, rowLen []int32
 	grow            []float32
 	recon           []float64 // per slot
-	rowOK           []bool    // per row chunk
+	rowOK, visOK    []bool    // per row chunk: its rows of W, its visible biases are finite
+	biasOK          []bool    // per chunk of hidden biases: all finite
+	rows            []int32   // the data rows of the current minibatch's slots
 	nb              int       // size of the current minibatch
 	pool            *pool
 	next            atomic.Int64
 	blockFn, rowFn  func(int)
+	phases          *Phases      // Options.Phases during Train
+	busy            atomic.Int64 // the current phase's busy time, when phases is set
 	// sp is the compressed copy of C for sparse fixed-mask models (nil
 	// otherwise), rebuilt when spStale (at the start and after a rewiring).
 	sp         *sparseModel
@@ -204,7 +246,8 @@ func (t *Trainer) alloc() {
 	t.posCnt, t.negCnt, t.tmpCnt, t.hCnt = make([]int32, b), make([]int32, b), make([]int32, b), make([]int32, b)
 	t.recon = make([]float64, b)
 	chunks := (x + rowChunk - 1) / rowChunk
-	t.rowOK = make([]bool, chunks)
+	t.rowOK, t.visOK = make([]bool, chunks), make([]bool, chunks)
+	t.biasOK = make([]bool, (h+biasChunk-1)/biasChunk)
 	t.posOff, t.negOff = make([]int32, b*(chunks+1)), make([]int32, b*(chunks+1))
 	t.rowList, t.rowLen = make([]int32, chunks*rowChunk*2*b), make([]int32, chunks*rowChunk)
 	t.grow = make([]float32, chunks*h)
@@ -240,6 +283,11 @@ func (t *Trainer) Train(ctx context.Context, opts Options) error {
 	t.Close() // a pool Step started: Train runs its own
 	t.pool = newPool(t.workers())
 	defer t.Close() // and leaves none behind, so a later Step starts afresh
+	t.phases = opts.Phases
+	defer func() { t.phases = nil }()
+	if t.phases != nil {
+		t.phases.Workers = t.pool.workers
+	}
 	lastSave := time.Now()
 	for t.epoch < t.cfg.Epochs {
 		rec, err := t.runEpoch(ctx, opts.OnBatch)
@@ -288,9 +336,17 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 			return Record{}, fmt.Errorf("training stopped at epoch %d, minibatch %d: %w", t.epoch+1, t.batch, err)
 		}
 		lo := t.batch * bs
+		var mbStart time.Time
+		if t.phases != nil {
+			mbStart = time.Now()
+		}
 		r, err := t.minibatch(t.perm[lo:min(lo+bs, n)])
 		if err != nil {
 			return Record{}, err
+		}
+		if t.phases != nil {
+			t.phases.Total += time.Since(mbStart)
+			t.phases.Minibatches++
 		}
 		t.epochRecon += r
 		t.batch++
@@ -335,28 +391,9 @@ func (t *Trainer) Close() {
 
 // minibatch runs CD-k on the given samples and updates the parameters.
 func (t *Trainer) minibatch(rows []int32) (float64, error) {
-	m, d := t.m, t.data
+	m := t.m
 	x := m.X
-	t.nb = len(rows)
-	for c, r := range rows {
-		dst := t.x0[c*x : (c+1)*x]
-		src := d.X[int(r)*d.D : (int(r)+1)*d.D]
-		for j, v := range src {
-			dst[j] = float32(v)
-		}
-		if d.Classes > 0 {
-			clear(dst[d.D:])
-			dst[d.D+int(d.Labels[r])] = 1
-		}
-	}
-	if t.pcd != nil && !t.pcdInit {
-		for k := 0; k < len(t.pcd); k += t.cfg.Batch * x {
-			copy(t.pcd[k:], t.x0[:t.nb*x]) // chains start at the first batch's data
-		}
-		if t.nb == t.cfg.Batch {
-			t.pcdInit = true
-		}
-	}
+	t.nb, t.rows = len(rows), rows
 	t.alpha = float32(t.cfg.LRAt(t.epoch) / float64(t.nb))
 	if !t.cfg.plainUpdate() {
 		t.step = t.params()
@@ -373,17 +410,16 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 		t.up.sp, t.down.sp = &t.sp.vis, &t.sp.hid
 	}
 	blocks := (t.nb + blockSize - 1) / blockSize
-	t.pool.run(blocks, t.blockFn, &t.next)
-	t.pool.run(len(t.rowOK), t.rowFn, &t.next)
+	t.phase(blocks, t.blockFn, t.phaseTime(0))
+	if t.pcd != nil && t.nb == t.cfg.Batch {
+		t.pcdInit = true // every slot's chains started (chainBlock)
+	}
+	// The rows, then the hidden bias in chunks (small tasks last, to even
+	// out the phase's end); each visible row's bias goes with its row.
+	t.phase(len(t.rowOK)+len(t.biasOK), t.rowFn, t.phaseTime(1))
 
-	// Biases, in slot order.
-	h := m.H
 	var recon float64
 	for c := 0; c < t.nb; c++ {
-		kernel.Axpy(t.gB, 1, t.hpos[c*h:(c+1)*h])
-		kernel.Axpy(t.gB, 1, t.nhneg[c*h:(c+1)*h])
-		kernel.Axpy(t.gV, 1, t.x0[c*x:(c+1)*x])
-		kernel.Axpy(t.gV, -1, t.xs[c*x:(c+1)*x])
 		recon += t.recon[c]
 	}
 	for k, ok := range t.rowOK {
@@ -391,16 +427,46 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 			return 0, &NumericalError{t.epoch + 1, t.batch + 1, fmt.Sprintf("W (visible rows %d–%d)", k*rowChunk, min((k+1)*rowChunk, x)-1)}
 		}
 	}
-	if !t.updateBias(m.HiddenBias, t.gB, t.velB) {
-		return 0, &NumericalError{t.epoch + 1, t.batch + 1, "hidden bias b"}
+	for _, ok := range t.biasOK {
+		if !ok {
+			return 0, &NumericalError{t.epoch + 1, t.batch + 1, "hidden bias b"}
+		}
 	}
-	if !t.updateBias(m.VisibleBias, t.gV, t.velV) {
-		return 0, &NumericalError{t.epoch + 1, t.batch + 1, "visible bias d"}
+	for _, ok := range t.visOK {
+		if !ok {
+			return 0, &NumericalError{t.epoch + 1, t.batch + 1, "visible bias d"}
+		}
 	}
 	if math.IsNaN(recon) || math.IsInf(recon, 0) {
 		return 0, &NumericalError{t.epoch + 1, t.batch + 1, "reconstruction error"}
 	}
 	return recon, nil
+}
+
+// phaseTime returns the Phases entry of phase i (0 Chains, 1 Rows), or nil
+// when phases are not measured.
+func (t *Trainer) phaseTime(i int) *PhaseTime {
+	switch {
+	case t.phases == nil:
+		return nil
+	case i == 0:
+		return &t.phases.Chains
+	}
+	return &t.phases.Rows
+}
+
+// phase runs fn on the pool for every task and adds its time to pt, if
+// pt is not nil.
+func (t *Trainer) phase(tasks int, fn func(int), pt *PhaseTime) {
+	if pt == nil {
+		t.pool.run(tasks, fn, &t.next, nil)
+		return
+	}
+	t.busy.Store(0)
+	start := time.Now()
+	t.pool.run(tasks, fn, &t.next, &t.busy)
+	pt.Wall += time.Since(start)
+	pt.Busy += time.Duration(t.busy.Load())
 }
 
 // updateBias applies the summed gradient g to the bias vector b, with

@@ -93,7 +93,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	// the name column's width is fixed in advance.
 	width := len("benchmark")
 	for _, c := range cases {
-		width = max(width, len(c.Name))
+		width = max(width, len(c.Name)+len("/chains-idle"))
 	}
 	if !*asJSON {
 		fmt.Fprintf(stdout, "%-*s  %10s  %-7s  %s\n", width, "benchmark", "median", "unit", "n")
@@ -111,6 +111,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			n = *count
 		}
 		vals := make([]float64, 0, n)
+		var parts [][]bench.Part // per repetition
 		var runErr error
 		for i := 0; i < n && runErr == nil; i++ {
 			v, err := c.Run()
@@ -119,6 +120,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				break
 			}
 			vals = append(vals, v)
+			if c.Parts != nil {
+				parts = append(parts, c.Parts())
+			}
 		}
 		if bench.IsSkip(runErr) {
 			skipped = append(skipped, fmt.Sprintf("%s: %v", c.Name, runErr))
@@ -130,15 +134,16 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if runErr != nil {
 			return fmt.Errorf("%s: %w", c.Name, runErr)
 		}
-		med := median(vals)
-		medians[c.Name] = med
-		results = append(results, bench.Result{Name: c.Name, Median: med, Unit: c.Unit, N: len(vals)})
-		entries = append(entries, benchEntry{Name: c.Name, Value: med, Unit: c.Unit})
-		if progress != nil && *asJSON {
-			fmt.Fprintf(progress, "%s %.4g %s\n", c.Name, med, c.Unit)
-		}
-		if !*asJSON {
-			fmt.Fprintf(stdout, "%-*s  %10.4g  %-7s  %d\n", width, c.Name, med, c.Unit, len(vals))
+		for _, r := range append([]bench.Result{{Name: c.Name, Median: median(vals), Unit: c.Unit, N: len(vals)}}, partMedians(c.Name, parts)...) {
+			medians[r.Name] = r.Median
+			results = append(results, r)
+			entries = append(entries, benchEntry{Name: r.Name, Value: r.Median, Unit: r.Unit})
+			if progress != nil && *asJSON {
+				fmt.Fprintf(progress, "%s %.4g %s\n", r.Name, r.Median, r.Unit)
+			}
+			if !*asJSON {
+				fmt.Fprintf(stdout, "%-*s  %10.4g  %-7s  %d\n", width, r.Name, r.Median, r.Unit, r.N)
+			}
 		}
 	}
 	targets := bench.Targets(medians, kernel.Tier())
@@ -186,6 +191,23 @@ func printTargets(w io.Writer, ts []bench.Target) {
 		pad := width - len([]rune(t.Name))
 		fmt.Fprintf(w, "  %s%*s  %8.3g %-7s  %s\n", t.Name, pad, "", t.Value, t.Unit, verdict)
 	}
+}
+
+// partMedians returns, for each part of a case's repetitions, the median
+// over them as a result named <name>/<part>.
+func partMedians(name string, reps [][]bench.Part) []bench.Result {
+	if len(reps) == 0 {
+		return nil
+	}
+	var out []bench.Result
+	for i, p := range reps[0] {
+		v := make([]float64, len(reps))
+		for r := range reps {
+			v[r] = reps[r][i].Value
+		}
+		out = append(out, bench.Result{Name: name + "/" + p.Name, Median: median(v), Unit: p.Unit, N: len(v)})
+	}
+	return out
 }
 
 func median(v []float64) float64 {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/ncg-rbm/ncg/bench"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -134,5 +136,23 @@ func TestBenchMarkdown(t *testing.T) {
 	_, errb, code = ncgbench(t, dir, "bench", "-run", "kernel/sigmoid/", "-markdown", filepath.Join("missing", "b.md"))
 	if code != 2 || !strings.Contains(errb, "-markdown") {
 		t.Errorf("missing directory: exit %d: %s", code, errb)
+	}
+}
+
+// TestPartMedians: each part of a case is reported as <case>/<part>, the
+// median of its repetitions.
+func TestPartMedians(t *testing.T) {
+	reps := [][]bench.Part{
+		{{Name: "chains", Unit: "s", Value: 3}, {Name: "chains-idle", Unit: "%", Value: 10}},
+		{{Name: "chains", Unit: "s", Value: 1}, {Name: "chains-idle", Unit: "%", Value: 30}},
+		{{Name: "chains", Unit: "s", Value: 2}, {Name: "chains-idle", Unit: "%", Value: 20}},
+	}
+	got := partMedians("epoch/x", reps)
+	want := []bench.Result{{Name: "epoch/x/chains", Median: 2, Unit: "s", N: 3}, {Name: "epoch/x/chains-idle", Median: 20, Unit: "%", N: 3}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	if got := partMedians("epoch/x", nil); got != nil {
+		t.Fatalf("no repetitions: got %+v", got)
 	}
 }
