@@ -17,6 +17,7 @@ import (
 // (incremental): in MNIST training about half as many visible units flip
 // between Gibbs steps as are on, and a third of the hidden ones.
 func (t *Trainer) chainBlock(blk int) {
+	t.loadSamples(blk*blockSize, min((blk+1)*blockSize, t.nb))
 	if t.sampler == ParallelTempering {
 		t.ptBlock(blk)
 		return
@@ -86,6 +87,50 @@ func (t *Trainer) chainBlock(blk int) {
 		copy(t.pcd[c0*x:c1*x], xs)
 	}
 	t.blockOffsets(c0, c1)
+}
+
+// loadSamples sets the data x⁰ of slots c0…c1−1 from the minibatch's data
+// rows (a label as a one-hot tail); on the first minibatch of a persistent
+// sampler, it also starts every chain of these slots at its slot's data.
+func (t *Trainer) loadSamples(c0, c1 int) {
+	d, x := t.data, t.m.X
+	for c := c0; c < c1; c++ {
+		r := int(t.rows[c])
+		dst := t.x0[c*x : (c+1)*x]
+		for j, v := range d.X[r*d.D : (r+1)*d.D] {
+			dst[j] = float32(v)
+		}
+		if d.Classes > 0 {
+			clear(dst[d.D:])
+			dst[d.D+int(d.Labels[r])] = 1
+		}
+		if t.pcd != nil && !t.pcdInit {
+			for k := c * x; k < len(t.pcd); k += t.cfg.Batch * x {
+				copy(t.pcd[k:k+x], dst)
+			}
+		}
+	}
+}
+
+// biasTask sums the gradient of chunk k of the hidden biases over the
+// slots, in slot order (ĥ⁺ then −ĥ⁻ of each), and updates them.
+func (t *Trainer) biasTask(k int) {
+	h := t.m.H
+	i0, i1 := k*biasChunk, min((k+1)*biasChunk, h)
+	g := t.gB[i0:i1]
+	for c := 0; c < t.nb; c++ {
+		kernel.Axpy(g, 1, t.hpos[c*h+i0:c*h+i1])
+		kernel.Axpy(g, 1, t.nhneg[c*h+i0:c*h+i1])
+	}
+	t.biasOK[k] = t.updateBias(t.m.HiddenBias[i0:i1], g, sub(t.velB, i0, i1))
+}
+
+// sub returns s[i:j], or nil for a nil s.
+func sub(s []float32, i, j int) []float32 {
+	if s == nil {
+		return nil
+	}
+	return s[i:j]
 }
 
 // blockOffsets sets where each row chunk starts in the index lists of
@@ -164,6 +209,19 @@ func (p *product) update(out, bias []float32, w weights, ref, s []float32, idx [
 	return ones
 }
 
+// visibleBias sums the gradient of the visible biases j0…j1−1 over the
+// slots, in slot order (x⁰ then −x̃ of each), updates them and reports
+// whether they are finite.
+func (t *Trainer) visibleBias(j0, j1 int) bool {
+	x := t.m.X
+	g := t.gV[j0:j1]
+	for c := 0; c < t.nb; c++ {
+		kernel.Axpy(g, 1, t.x0[c*x+j0:c*x+j1])
+		kernel.Axpy(g, -1, t.xs[c*x+j0:c*x+j1])
+	}
+	return t.updateBias(t.m.VisibleBias[j0:j1], g, sub(t.velV, j0, j1))
+}
+
 // rowTask computes the gradient of one chunk of visible rows and applies
 // the update to them, a row at a time while the row is in cache:
 //
@@ -172,9 +230,14 @@ func (p *product) update(out, bias []float32, w weights, ref, s []float32, idx [
 // one sum of rows of hstat per visible row j, in slot order (positive
 // terms, then negative), so no gradient matrix is stored or streamed.
 func (t *Trainer) rowTask(k int) {
+	if k >= len(t.rowOK) {
+		t.biasTask(k - len(t.rowOK))
+		return
+	}
 	m := t.m
 	x, h, b := m.X, m.H, t.cfg.Batch
 	j0, j1 := k*rowChunk, min((k+1)*rowChunk, x)
+	dOK := t.visibleBias(j0, j1)
 	k1 := len(t.rowOK) + 1
 	lists, lens := t.rowList[k*rowChunk*2*b:(k+1)*rowChunk*2*b], t.rowLen[k*rowChunk:(k+1)*rowChunk]
 	clear(lens)
@@ -201,7 +264,7 @@ func (t *Trainer) rowTask(k int) {
 			r := j - j0
 			ok = t.sparseRowUpdate(j, lists[r*2*b:r*2*b+int(lens[r])], alpha, g[:h]) && ok
 		}
-		t.rowOK[k] = ok
+		t.rowOK[k], t.visOK[k] = ok, dOK
 		return // sparseRowUpdate keeps CH up to date
 	}
 	for j := j0; j < j1; j++ {
@@ -229,7 +292,7 @@ func (t *Trainer) rowTask(k int) {
 			ok = kernel.UpdateMasked(m.W[lo:hi], m.A[lo:hi], m.c[lo:hi], g, alpha) && ok
 		}
 	}
-	t.rowOK[k] = ok
+	t.rowOK[k], t.visOK[k] = ok, dOK
 
 	// Refresh this chunk's columns of the hidden-major copy CH, and its rows
 	// of the padded copy, while its rows of C are in cache (16 floats a
