@@ -18,8 +18,12 @@ import (
 // between Gibbs steps as are on, and a third of the hidden ones.
 func (t *Trainer) chainBlock(blk int) {
 	t.loadSamples(blk*blockSize, min((blk+1)*blockSize, t.nb))
-	if t.sampler == ParallelTempering {
+	switch {
+	case t.sampler == ParallelTempering:
 		t.ptBlock(blk)
+		return
+	case t.cfg.SETProcedure == Mocanu:
+		t.mocanuBlock(blk)
 		return
 	}
 	m := t.m
@@ -267,9 +271,13 @@ func (t *Trainer) rowTask(k int) {
 		t.rowOK[k], t.visOK[k] = ok, dOK
 		return // sparseRowUpdate keeps CH up to date
 	}
+	mocanu := t.cfg.SETProcedure == Mocanu
 	for j := j0; j < j1; j++ {
 		r := j - j0
 		kernel.SumRows(g, t.hstat, h, lists[r*2*b:r*2*b+int(lens[r])], h)
+		if mocanu {
+			t.meanFieldRows(g, j)
+		}
 		lo, hi := j*h, (j+1)*h
 		if !t.cfg.plainUpdate() {
 			ap, a := []float32(nil), t.ones[:h]

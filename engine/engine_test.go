@@ -207,6 +207,14 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 				}
 			}
 			x = append([]float64(nil), out.chains[s*X:(s+1)*X]...)
+		} else if cfg.SETProcedure == Mocanu {
+			// The SET authors' statistics: the sampled h⁰; visible
+			// probabilities (never sampled); the last hidden sample.
+			hpos = h
+			for step := 1; step <= cfg.K; step++ {
+				x = down(h)
+				h = sample(up(x))
+			}
 		} else {
 			for step := 1; step <= cfg.K; step++ {
 				x = sample(down(h))
@@ -216,6 +224,9 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 			}
 		}
 		hneg := up(x)
+		if cfg.SETProcedure == Mocanu {
+			hneg = h
+		}
 		for i := 0; i < H; i++ {
 			for j := 0; j < X; j++ {
 				G[i*X+j] += (hpos[i]*x0[j] - hneg[i]*x[j]) / B
@@ -241,6 +252,10 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 		mu = cfg.MomentumStart
 	}
 	momentum := in.vW != nil
+	biasL2 := 0.0 // the biases never decay, except in the SET authors' procedure
+	if cfg.SETProcedure == Mocanu {
+		biasL2 = cfg.L2
+	}
 	if momentum {
 		out.vW, out.vB, out.vV = make([]float64, X*H), make([]float64, H), make([]float64, X)
 	}
@@ -279,10 +294,10 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 			}
 			m.c[k] = m.W[k] * m.A[k]
 		}
-		m.HiddenBias[i] = float32(float64(m0.HiddenBias[i]) + step(in.vB, out.vB, i, gb[i], float64(m0.HiddenBias[i]), 0, 0, 1))
+		m.HiddenBias[i] = float32(float64(m0.HiddenBias[i]) + step(in.vB, out.vB, i, gb[i], float64(m0.HiddenBias[i]), biasL2, 0, 1))
 	}
 	for j := 0; j < X; j++ {
-		m.VisibleBias[j] = float32(float64(m0.VisibleBias[j]) + step(in.vV, out.vV, j, gd[j], float64(m0.VisibleBias[j]), 0, 0, 1))
+		m.VisibleBias[j] = float32(float64(m0.VisibleBias[j]) + step(in.vV, out.vV, j, gd[j], float64(m0.VisibleBias[j]), biasL2, 0, 1))
 	}
 	return m, out
 }
@@ -914,6 +929,79 @@ func TestPhasesAccountForTraining(t *testing.T) {
 			if idle := p.Idle(w); idle < 0 || idle >= 1 {
 				t.Fatalf("workers %d, %s: idle fraction %v", w, name, idle)
 			}
+		}
+	}
+}
+
+// TestMocanuRewiring: under the SET authors' procedure, an epoch before
+// the last regrows as many connections as it removes, with weights from
+// N(0, InitScale²); the last epoch removes ⌊ζ·n⁺⌋ positive and ⌊ζ·n⁻⌋
+// negative weights (n± counted just before it) and grows none.
+func TestMocanuRewiring(t *testing.T) {
+	d := randomData(4, 100, 40, 0)
+	cfg := smallConfig(SET)
+	cfg.Epochs, cfg.K, cfg.SETProcedure, cfg.Init, cfg.InitScale = 2, 1, Mocanu, Normal, 0.05
+	tr, err := New(cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batches := (d.N + cfg.Batch - 1) / cfg.Batch
+	var before [][]float32 // A and W after each epoch's last minibatch
+	tr.afterBatch = func() {
+		if tr.batch == batches {
+			before = append(before, append([]float32(nil), tr.m.A...), append([]float32(nil), tr.m.W...))
+		}
+	}
+	var after [][]float32
+	opts := Options{OnEpoch: func(Record) error {
+		after = append(after, append([]float32(nil), tr.m.A...), append([]float32(nil), tr.m.W...))
+		return nil
+	}}
+	if err := tr.Train(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	count := func(a []float32) (n int) {
+		for _, v := range a {
+			if v != 0 {
+				n++
+			}
+		}
+		return n
+	}
+	// Epoch 1: the same count, the new weights N(0, 0.05²): mean |w| is
+	// 0.05·√(2/π) ≈ 0.040 (U(±0.01) regrowth would give 0.005).
+	if count(after[0]) != count(before[0]) {
+		t.Fatalf("epoch 1 changed the connections %d → %d", count(before[0]), count(after[0]))
+	}
+	var sum float64
+	grown := 0
+	for k, a := range after[0] {
+		if a != 0 && before[0][k] == 0 {
+			sum += math.Abs(float64(after[1][k]))
+			grown++
+		}
+	}
+	if grown < 20 || sum/float64(grown) < 0.025 || sum/float64(grown) > 0.055 {
+		t.Fatalf("epoch 1 grew %d connections with mean |w| %.4f, want N(0, 0.05²) (0.040)", grown, sum/float64(max(grown, 1)))
+	}
+	// Epoch 2 (the last): only removals.
+	var pos, neg int
+	for k, a := range before[2] {
+		if a != 0 {
+			if before[3][k] > 0 {
+				pos++
+			} else {
+				neg++
+			}
+		}
+	}
+	want := pos + neg - int(cfg.Zeta*float64(pos)) - int(cfg.Zeta*float64(neg))
+	if got := count(after[2]); got != want {
+		t.Fatalf("after the last epoch %d connections, want %d (of %d positive, %d negative)", got, want, pos, neg)
+	}
+	for k, a := range after[2] {
+		if a != 0 && before[2][k] == 0 {
+			t.Fatalf("the last epoch grew connection %d", k)
 		}
 	}
 }

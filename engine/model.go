@@ -183,8 +183,9 @@ func (m *Model) Degrees() []int {
 // active data connections, remove the fraction ζ of the positive weights
 // closest to zero and ζ of the negative weights closest to zero, then grow
 // as many new connections at random empty places with small random weights
-// (uniform in ±0.01·InitScale, at least ±0.01).
-func (m *Model) rewireSET(zeta, scale float64, rng *rand.Rand) {
+// (uniform in ±0.01·InitScale, at least ±0.01; with normal, from
+// N(0, InitScale²); with regrow false, none are grown).
+func (m *Model) rewireSET(zeta, scale float64, regrow, normal bool, rng *rand.Rand) {
 	n := m.DataUnits * m.H
 	var pos, neg []int
 	for k := 0; k < n; k++ {
@@ -208,7 +209,10 @@ func (m *Model) rewireSET(zeta, scale float64, rng *rand.Rand) {
 		}
 	}
 	empty := n - (len(pos) + len(neg) - removed)
-	if removed > empty {
+	switch {
+	case !regrow:
+		removed = 0
+	case removed > empty:
 		removed = empty
 	}
 	w := float32(0.01 * math.Max(scale, 1))
@@ -218,7 +222,11 @@ func (m *Model) rewireSET(zeta, scale float64, rng *rand.Rand) {
 			continue
 		}
 		m.A[k] = 1
-		m.W[k] = w * (2*rng.Float32() - 1)
+		if normal {
+			m.W[k] = float32(scale * rng.NormFloat64())
+		} else {
+			m.W[k] = w * (2*rng.Float32() - 1)
+		}
 		removed--
 	}
 	m.refreshC()

@@ -34,11 +34,17 @@ func optionConfigs() []Config {
 	both := smallConfig(NCG)
 	both.Sampler, both.Temperatures, both.MinBeta = ParallelTempering, 3, 0.3
 	both.Momentum, both.L2 = 0.8, 0.01
-	return append(cs, both)
+	cs = append(cs, both)
+	// The SET authors' procedure, on compressed rows (k = 2, decay) and on
+	// the dense matrices (k = 1, momentum and decay).
+	sparse, dense := sparseConfigs()[0], smallConfig(SET)
+	sparse.SETProcedure, sparse.K, sparse.L2 = Mocanu, 2, 0.02
+	dense.SETProcedure, dense.K, dense.L2, dense.Momentum = Mocanu, 1, 0.02, 0.5
+	return append(cs, sparse, dense)
 }
 
 func describeConfig(c Config) string {
-	return fmt.Sprintf("%s sampler=%q μ=%v/%v λ2=%v λ1=%v schedule=%q", c.Method, c.Sampler, c.MomentumStart, c.Momentum, c.L2, c.L1, c.LRSchedule)
+	return fmt.Sprintf("%s%s sampler=%q μ=%v/%v λ2=%v λ1=%v schedule=%q", c.Method, c.SETProcedure, c.Sampler, c.MomentumStart, c.Momentum, c.L2, c.L1, c.LRSchedule)
 }
 
 // TestMinibatchOptionsMatchReference runs three minibatches of every

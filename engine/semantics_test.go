@@ -330,7 +330,7 @@ func TestSETRewiring(t *testing.T) {
 		t.Fatalf("test set-up: %d connections to remove, want 12 + 12", removed)
 	}
 
-	m.rewireSET(zeta, 1, rand.New(rand.NewPCG(1, 2)))
+	m.rewireSET(zeta, 1, true, false, rand.New(rand.NewPCG(1, 2)))
 
 	grown, onPruned := 0, 0
 	for k := 0; k < D*H; k++ {

@@ -174,10 +174,14 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, g []float3
 	m, s := t.m, t.sp
 	h, ld := m.H, m.cpStride()
 	lo, hi := s.vis.ptr[j], s.vis.ptr[j+1]
+	mocanu := t.cfg.SETProcedure == Mocanu
 	for _, i := range s.vis.col[lo:hi] {
 		var v float32
 		for _, r := range list {
 			v += t.hstat[int(r)*h+int(i)]
+		}
+		if mocanu {
+			v += t.meanFieldConn(j, int(i))
 		}
 		g[i] = v
 	}

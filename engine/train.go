@@ -358,9 +358,12 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 		}
 	}
 	// SET rewires after every epoch but the last, so that the model it
-	// returns has no untrained connections (as in Mocanu et al.'s code).
-	if t.cfg.Method == SET && t.epoch+1 < t.cfg.Epochs {
-		t.m.rewireSET(t.cfg.Zeta, t.cfg.InitScale, rand.New(rand.NewPCG(t.cfg.Seed, keySET+uint64(t.epoch))))
+	// returns has no untrained connections (as in Mocanu et al.'s code,
+	// whose procedure also prunes after the last epoch, growing nothing).
+	mocanu := t.cfg.SETProcedure == Mocanu
+	if t.cfg.Method == SET && (t.epoch+1 < t.cfg.Epochs || mocanu) {
+		regrow := t.epoch+1 < t.cfg.Epochs
+		t.m.rewireSET(t.cfg.Zeta, t.cfg.InitScale, regrow, mocanu && t.cfg.Init == Normal, rand.New(rand.NewPCG(t.cfg.Seed, keySET+uint64(t.epoch))))
 		t.spStale = true
 	}
 	t.epoch++
@@ -476,7 +479,10 @@ func (t *Trainer) updateBias(b, g, vel []float32) bool {
 		return kernel.UpdateDense(b, nil, g, t.alpha)
 	}
 	p := t.step
-	p.l1, p.l2 = 0, 0
+	p.l1 = 0
+	if t.cfg.SETProcedure != Mocanu { // the SET authors decay the biases too
+		p.l2 = 0
+	}
 	return updateRow(b, nil, t.ones, nil, g, vel, p)
 }
 

@@ -146,11 +146,12 @@ const (
 	SetGamma   Setting = "gamma"
 	SetEpsilon Setting = "epsilon"
 	SetZeta    Setting = "zeta"
+	SetSETProc Setting = "set-procedure"
 )
 
 // methodSettings are the settings that matter to one method only.
 var methodSettings = map[Setting]engine.Method{SetP: engine.NCG, SetGamma: engine.NCG, SetLRConn: engine.NCG,
-	SetDensity: engine.Random, SetLineWidth: engine.Line, SetEpsilon: engine.SET, SetZeta: engine.SET}
+	SetDensity: engine.Random, SetLineWidth: engine.Line, SetEpsilon: engine.SET, SetZeta: engine.SET, SetSETProc: engine.SET}
 
 // MethodOf returns the one method setting k matters to; ok is false for a
 // setting that matters to every method.

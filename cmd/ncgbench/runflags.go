@@ -80,6 +80,13 @@ func (r *runFlags) register(fs *flag.FlagSet) {
 	floats(&e.Density, &g.Density, "density", "random: connection density")
 	fs.Float64Var(&e.Epsilon, "epsilon", d.Epsilon, "SET: ε (density ε(X+H)/(XH))")
 	fs.Float64Var(&e.Zeta, "zeta", d.Zeta, "SET: fraction ζ rewired after every epoch but the last")
+	fs.Func("set-procedure", fmt.Sprintf("SET: mocanu trains as the SET authors' code does (mean-field reconstructions, sampled statistics, biases decayed, N(0, σ²) regrowth, a last pruning without regrowth) with their settings where not given: -k %d -init normal -init-scale %v -l2 %v/lr (default: this engine's SET)", engine.MocanuK, engine.MocanuInitScale, engine.MocanuDecay), func(s string) error {
+		if engine.SETProcedure(s) != engine.Mocanu {
+			return fmt.Errorf("%q is not mocanu", s)
+		}
+		e.SETProcedure = engine.Mocanu
+		return nil
+	})
 	ints(&e.Hidden, &g.Hidden, "hidden", "hidden units")
 	fs.IntVar(&e.K, "k", d.K, "Gibbs steps of CD-k")
 	fs.IntVar(&e.Batch, "batch", d.Batch, "minibatch size")
@@ -187,6 +194,11 @@ func (r *runFlags) finish(fs *flag.FlagSet) error {
 	if err := r.finishTraining(); err != nil {
 		return err
 	}
+	lr := r.spec.Engine.LR
+	if r.grid != nil && named && !r.set["lr"] {
+		lr = defaults.LR // a sweep's points get the data set's defaults later
+	}
+	r.setProcedureDefaults(lr)
 	if r.grid == nil {
 		if err := r.spec.Validate(); err != nil {
 			return usageError{flagErr(err)}
@@ -221,6 +233,27 @@ func (r *runFlags) finish(fs *flag.FlagSet) error {
 		}
 	}
 	return nil
+}
+
+// setProcedureDefaults gives a run of the SET authors' procedure their
+// settings where the flags do not; lr is the run's learning rate.
+func (r *runFlags) setProcedureDefaults(lr float64) {
+	e := &r.spec.Engine
+	if e.SETProcedure != engine.Mocanu {
+		return
+	}
+	if !r.set["k"] {
+		e.K = engine.MocanuK
+	}
+	if !r.set["init"] {
+		e.Init = engine.Normal
+	}
+	if !r.set["init-scale"] {
+		e.InitScale = engine.MocanuInitScale
+	}
+	if !r.set["l2"] && lr > 0 {
+		e.L2 = engine.MocanuDecay / lr
+	}
 }
 
 // finishTraining drops the PT settings of a run of another sampler (their

@@ -1,0 +1,96 @@
+package engine
+
+import "github.com/ncg-rbm/ncg/kernel"
+
+// The SET authors' procedure (Config.SETProcedure = Mocanu): its chain
+// step and the products it needs beyond the binary ones.
+
+// mocanuBlock is chainBlock for the SET authors' procedure. The positive
+// statistic is the sampled h⁰ (not its probabilities); each of the k steps
+// reconstructs the visible units by their probabilities v̄ = σ(d + Cᵀh),
+// without sampling them, and samples h from σ(b + C v̄). The gradient pairs
+// the data with h⁰ and v̄ with the last h sample: xs holds v̄ and nhneg the
+// negated sample, and the row tasks weight each chain's −h̃ by its v̄_j
+// (meanFieldRows).
+func (t *Trainer) mocanuBlock(blk int) {
+	m := t.m
+	x, h := m.X, m.H
+	c0 := blk * blockSize
+	c1 := min(c0+blockSize, t.nb)
+	nc := c1 - c0
+	x0, xs, vpre := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x]
+	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]
+
+	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, t.posIdx[c0*x:c1*x], t.posCnt[c0:c1])
+	for c := 0; c < nc; c++ {
+		kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
+	}
+	copy(hpos, hs)
+	for s := 1; s <= t.cfg.K; s++ {
+		t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1])
+		kernel.Sigmoid(xs, vpre)
+		if s == 1 {
+			t.reconError(c0, c1, x0, xs)
+		}
+		t.meanFieldUp(hpre, xs, nc)
+		for c := 0; c < nc; c++ {
+			kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
+		}
+	}
+	for i, v := range hs {
+		nhneg[i] = -v
+	}
+	clear(t.negCnt[c0:c1]) // no binary negative state: meanFieldRows weights every chain
+	t.blockOffsets(c0, c1)
+}
+
+// meanFieldUp sets out (nc×H) to b + C v for the nc real-valued visible
+// vectors v (nc×X): the dense product on C, or on the compressed rows.
+func (t *Trainer) meanFieldUp(out, v []float32, nc int) {
+	m := t.m
+	if t.sp == nil {
+		kernel.Affine(out, m.HiddenBias, v, m.c, nc, m.X, m.H)
+		return
+	}
+	for c := 0; c < nc; c++ {
+		o := out[c*m.H : (c+1)*m.H]
+		copy(o, m.HiddenBias)
+		t.sp.vis.weightedSum(o, v[c*m.X:(c+1)*m.X])
+	}
+}
+
+// weightedSum adds Σ_r in[r]·(row r) to out, rows in order.
+func (s *sparseRows) weightedSum(out, in []float32) {
+	for r, v := range in {
+		if v == 0 {
+			continue
+		}
+		lo, hi := s.ptr[r], s.ptr[r+1]
+		val := s.val[lo:hi]
+		for k, c := range s.col[lo:hi] {
+			out[c] += v * val[k]
+		}
+	}
+}
+
+// meanFieldRows adds the negative term of visible row j's gradient under
+// the SET authors' procedure to g (H floats): Σ_c v̄_cj·(−h̃_c), chains in
+// slot order.
+func (t *Trainer) meanFieldRows(g []float32, j int) {
+	x, h := t.m.X, t.m.H
+	for c := 0; c < t.nb; c++ {
+		if v := t.xs[c*x+j]; v != 0 {
+			kernel.Axpy(g, v, t.nhneg[c*h:(c+1)*h])
+		}
+	}
+}
+
+// meanFieldConn is meanFieldRows for the one connection (j, i).
+func (t *Trainer) meanFieldConn(j, i int) float32 {
+	x, h := t.m.X, t.m.H
+	var s float32
+	for c := 0; c < t.nb; c++ {
+		s += t.xs[c*x+j] * t.nhneg[c*h+i]
+	}
+	return s
+}
