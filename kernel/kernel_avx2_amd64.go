@@ -135,8 +135,7 @@ func transposeAVX2Wrap(dst, src []float32, rows, cols, ldd, lds int) {
 	}
 }
 
-// taylorSumsAVXWrap is the taylorSums of both x86 tiers (the assembly
-// needs AVX only).
+// taylorSumsAVXWrap is the taylorSums of both x86 tiers.
 func taylorSumsAVXWrap(a, p []float32, s *[3][4]float64, lohi *[2][4]float32) {
 	if len(a) < 4 {
 		return

@@ -110,8 +110,8 @@ func transposeAVX2(dst []float32, src []float32, rows int, cols int, ldd int, ld
 func sumRowsBlockAVX2(out []float32, ldo int, m []float32, ldm int, idx []int32, ldi int, counts []int32, cursors []int32, r1 int, nc int)
 
 // taylorSumsAVX2 computes taylorSumsGeneric's partial sums for n = len(a), a
-// positive multiple of 4, len(p) ≥ n. It needs AVX only (no AVX2 or FMA):
-// both x86 tiers use it.
+// positive multiple of 4, len(p) ≥ n. No FMA (the products are rounded
+// as in the generic code): both x86 tiers use it.
 //
 //go:noescape
 func taylorSumsAVX2(a []float32, p []float32, s *[3][4]float64, lohi *[2][4]float32)

@@ -341,8 +341,8 @@ func ymm(k int) VecPhysical {
 func taylorSums() {
 	text("taylorSumsAVX2", "func(a, p []float32, s *[3][4]float64, lohi *[2][4]float32)",
 		"taylorSumsAVX2 computes taylorSumsGeneric's partial sums for n = len(a), a",
-		"positive multiple of 4, len(p) ≥ n. It needs AVX only (no AVX2 or FMA):",
-		"both x86 tiers use it.")
+		"positive multiple of 4, len(p) ≥ n. No FMA (the products are rounded",
+		"as in the generic code): both x86 tiers use it.")
 	// Four elements a step: lane k of Y0–Y2 is partial sum k of s1–s3 and
 	// takes element i ≡ k (mod 4), in order, with the generic code's
 	// operations one by one (products rounded, then added; no FMA), so the
@@ -361,7 +361,7 @@ func taylorSums() {
 	g.VXORPS(X4, X4, X4) // hi lanes
 	g.MOVQ(operand.U64(0x3ff0000000000000), RAX)
 	g.MOVQ(RAX, X5)
-	g.VBROADCASTSD(X5, Y5) // 1.0
+	g.VBROADCASTSD(X5, Y5) // 1.0 (the register form is AVX2)
 	g.XORQ(RAX, RAX)
 
 	g.Label("tsloop")
