@@ -277,39 +277,35 @@ func TestIndices(t *testing.T) {
 var specialInputs = []float32{0, float32(math.Copysign(0, -1)), 1, -1, 17, -17, 20, -20, 80, -80, 87, -87, 87.5, -87.5, 88, -88, 88.5, -88.5, 89, -89, 100, -100, 1e6, -1e6,
 	float32(math.Inf(1)), float32(math.Inf(-1)), 1e-30, -1e-30, 3.4e38, -3.4e38}
 
-func TestSigmoidSoftplus(t *testing.T) {
+// TestElementwise holds every tier's element-wise kernels (the table
+// elementwiseKernels) to their scalar definitions on every length, with
+// special values mixed in, writing between guards and in place.
+func TestElementwise(t *testing.T) {
 	for _, im := range asmTiers(t) {
-		r := rand.New(rand.NewPCG(7, 8))
-		for _, n := range lengths() {
-			src, _ := padded(t, r, n, n%4, uni(-30, 30))
-			for i := range src {
-				if r.IntN(4) == 0 {
-					src[i] = specialInputs[r.IntN(len(specialInputs))]
+		for _, ek := range elementwiseKernels {
+			f := ek.kernel(im)
+			r := rand.New(rand.NewPCG(7, 8))
+			for _, n := range lengths() {
+				src, _ := padded(t, r, n, n%4, uni(-30, 30))
+				for i := range src {
+					if r.IntN(4) == 0 {
+						src[i] = specialInputs[r.IntN(len(specialInputs))]
+					}
 				}
-			}
-			got, check := padded(t, r, n, (n+1)%4, uni(0, 0))
-			im.sigmoid(got, src)
-			check(im.name + " sigmoid")
-			for i, x := range src {
-				want := sigmoidRef(x)
-				if !near(got[i], want, 1e-6*want+3e-45) {
-					t.Fatalf("%s sigmoid(%g) = %g, want %g (rel err %g)", im.name, x, got[i], want, (got[i]-want)/want)
+				got, check := padded(t, r, n, (n+1)%4, uni(0, 0))
+				f(got, src)
+				check(im.name + " " + ek.name)
+				for i, x := range src {
+					if want := ek.ref(x); !near(got[i], want, ek.tol(want)) {
+						t.Fatalf("%s %s(%g) = %g, want %g (error %g)", im.name, ek.name, x, got[i], want, got[i]-want)
+					}
 				}
-			}
-			im.softplus(got, src)
-			check(im.name + " softplus")
-			for i, x := range src {
-				want := softplusRef(x)
-				if !near(got[i], want, 1e-6*float32(math.Max(1, float64(want)))) {
-					t.Fatalf("%s softplus(%g) = %g, want %g", im.name, x, got[i], want)
-				}
-			}
-			// In place.
-			cp := append([]float32(nil), src...)
-			im.sigmoid(cp, cp)
-			for i, x := range src {
-				if want := sigmoidRef(x); !near(cp[i], want, 1e-6*want+3e-45) {
-					t.Fatalf("%s sigmoid in place(%g) = %g, want %g", im.name, x, cp[i], want)
+				cp := append([]float32(nil), src...)
+				f(cp, cp)
+				for i, x := range src {
+					if want := ek.ref(x); !near(cp[i], want, ek.tol(want)) {
+						t.Fatalf("%s %s in place(%g) = %g, want %g", im.name, ek.name, x, cp[i], want)
+					}
 				}
 			}
 		}
