@@ -8,6 +8,11 @@ func archTiers() []*impl { return []*impl{neonKernels} }
 
 // neonKernels is the NEON tier (kernel_arm64.s). Every kernel is assembly;
 // the wrappers below only split the work into the shapes the assembly takes.
+// The names follow the other tiers: <op>NEON is the impl's op, with slice
+// arguments; an assembly function that takes only part of the op's work is
+// named for that part (affine4NEON: four chains; bernoulliBlocksNEON,
+// sigmoidBernoulliBlocksNEON, transposeBlocksNEON: whole blocks, the
+// wrapper <op>NEON doing the rest).
 var neonKernels = &impl{
 	name:             "neon",
 	affine:           affineNEON,
@@ -22,7 +27,7 @@ var neonKernels = &impl{
 	updateMasked:     updateMaskedNEON,
 	updateDense:      updateDenseNEON,
 	transpose:        transposeNEON,
-	taylorSums:       taylorSumsNEONWrap,
+	taylorSums:       taylorSumsNEON,
 }
 
 // affineNEON runs the product in blocks of four chains, which share every
@@ -176,7 +181,7 @@ func updateDenseNEON(w, c, g []float32, alpha float32) float32
 func transposeNEON(dst, src []float32, rows, cols, ldd, lds int) {
 	r4, c4 := rows&^3, cols&^3
 	if r4 > 0 && c4 > 0 {
-		transpose4NEON(dst, src, rows, cols, ldd, lds)
+		transposeBlocksNEON(dst, src, rows, cols, ldd, lds)
 	}
 	for i := 0; i < rows; i++ {
 		j0 := c4
@@ -189,24 +194,16 @@ func transposeNEON(dst, src []float32, rows, cols, ldd, lds int) {
 	}
 }
 
-// transpose4NEON transposes the top-left (rows&^3)×(cols&^3) part of the
-// rows×cols matrix src, in 4×4 blocks:
+// transposeBlocksNEON transposes the top-left (rows&^3)×(cols&^3) part of
+// the rows×cols matrix src, in 4×4 blocks:
 //
 //	for i < rows&^3, j < cols&^3: dst[j*ldd+i] = src[i*lds+j]
 //
 //go:noescape
-func transpose4NEON(dst, src []float32, rows, cols, ldd, lds int)
+func transposeBlocksNEON(dst, src []float32, rows, cols, ldd, lds int)
 
-// taylorSumsNEON computes taylorSumsGeneric's partial sums for n = len(a), a
-// positive multiple of 4.
+// taylorSumsNEON computes taylorSumsGeneric's partial sums for the first
+// n = len(a)&^3 elements (len(p) ≥ len(a)); it returns at once for n = 0.
 //
 //go:noescape
-func taylorSumsNEON(a, p *float32, n int, s *[3][4]float64, lohi *[2][4]float32)
-
-func taylorSumsNEONWrap(a, p []float32, s *[3][4]float64, lohi *[2][4]float32) {
-	if len(a) < 4 {
-		return
-	}
-	_ = p[len(a)-1]
-	taylorSumsNEON(&a[0], &p[0], len(a)&^3, s, lohi)
-}
+func taylorSumsNEON(a, p []float32, s *[3][4]float64, lohi *[2][4]float32)

@@ -1147,8 +1147,8 @@ done:
 // ---------------------------------------------------------------------------
 // Transpose.
 
-// func transpose4NEON(dst, src []float32, rows, cols int)
-TEXT ·transpose4NEON(SB), NOSPLIT|NOFRAME, $0-80
+// func transposeBlocksNEON(dst, src []float32, rows, cols, ldd, lds int)
+TEXT ·transposeBlocksNEON(SB), NOSPLIT|NOFRAME, $0-80
 	MOVD dst_base+0(FP), R0
 	MOVD src_base+24(FP), R1
 	MOVD rows+48(FP), R2
@@ -1234,19 +1234,22 @@ done:
 	FMUL2D(10, 10, 11); \
 	FADD2D(s3, s3, 10)
 
-// func taylorSumsNEON(a, p *float32, n int, s *[3][4]float64, lohi *[2][4]float32)
+// func taylorSumsNEON(a, p []float32, s *[3][4]float64, lohi *[2][4]float32)
 //
 // Four elements a step: partial sum k (k = i mod 4) of s1 is lane k mod 2 of
 // V16 (k < 2) or V17, of s2 V18/V19, of s3 V20/V21. V22/V23 keep each
 // lane's least and greatest a by compare and bit-insert (lo = a < lo ? a :
 // lo, min32's rule: a NaN never replaces it; FMIN would propagate it).
-// n is a positive multiple of 4.
-TEXT ·taylorSumsNEON(SB), NOSPLIT|NOFRAME, $0-40
-	MOVD  a+0(FP), R0
-	MOVD  p+8(FP), R1
-	MOVD  n+16(FP), R2
-	MOVD  s+24(FP), R3
-	MOVD  lohi+32(FP), R4
+// n = len(a)&^3 (len(a) is a multiple of 4 from TaylorSums); for n = 0 it
+// returns at once and leaves s and lohi alone.
+TEXT ·taylorSumsNEON(SB), NOSPLIT|NOFRAME, $0-64
+	MOVD  a_base+0(FP), R0
+	MOVD  a_len+8(FP), R2
+	MOVD  p_base+24(FP), R1
+	MOVD  s+48(FP), R3
+	MOVD  lohi+56(FP), R4
+	AND   $~3, R2
+	CBZ   R2, tsdone
 	VEOR  V16.B16, V16.B16, V16.B16
 	VEOR  V17.B16, V17.B16, V17.B16
 	VEOR  V18.B16, V18.B16, V18.B16
@@ -1277,4 +1280,6 @@ tsloop:
 	VST1.P [V16.D2, V17.D2, V18.D2, V19.D2], 64(R3)
 	VST1   [V20.D2, V21.D2], (R3)
 	VST1   [V22.S4, V23.S4], (R4)
+
+tsdone:
 	RET

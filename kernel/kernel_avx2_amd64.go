@@ -22,7 +22,7 @@ var avx2Kernels = &impl{
 	updateMasked:     updateMaskedAVX2,
 	updateDense:      updateDenseAVX2Wrap,
 	transpose:        transposeAVX2Wrap,
-	taylorSums:       taylorSumsAVXWrap,
+	taylorSums:       taylorSumsAVX2Wrap,
 }
 
 // affineKBlock bounds the rows of m one call of the register tile covers
@@ -135,8 +135,8 @@ func transposeAVX2Wrap(dst, src []float32, rows, cols, ldd, lds int) {
 	}
 }
 
-// taylorSumsAVXWrap is the taylorSums of both x86 tiers.
-func taylorSumsAVXWrap(a, p []float32, s *[3][4]float64, lohi *[2][4]float32) {
+// taylorSumsAVX2Wrap is the taylorSums of both x86 tiers.
+func taylorSumsAVX2Wrap(a, p []float32, s *[3][4]float64, lohi *[2][4]float32) {
 	if len(a) < 4 {
 		return
 	}
