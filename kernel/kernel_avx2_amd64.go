@@ -93,8 +93,9 @@ func sumRowsBlockedAVX2(out, m []float32, ldm, nc, nin, nout int, idx, counts []
 		gn := min(blockChains, nc-g)
 		for t0 := 0; t0 < full; t0 += tile {
 			clear(cursors[:gn])
+			o, mt, ix, ct := out[g*nout+t0:], m[t0:], idx[g*nin:], counts[g:] // once per tile
 			for r0 := 0; r0 < nin; r0 += rows {
-				sumRowsBlockAVX2(out[g*nout+t0:], nout, m[t0:], ldm, idx[g*nin:], nin, counts[g:], cursors[:], min(r0+rows, nin), gn)
+				sumRowsBlockAVX2(o, nout, mt, ldm, ix, nin, ct, cursors[:], min(r0+rows, nin), gn)
 			}
 		}
 	}

@@ -74,8 +74,11 @@ func sumRowsBlockedAVX512(out, m []float32, ldm, nc, nin, nout int, idx, counts 
 		for t0 := 0; t0 < nout; t0 += tile {
 			tw := min(tile, nout-t0)
 			clear(cursors[:gn])
+			// The slices are cut once per tile: a block can be a few
+			// hundred nanoseconds of work.
+			o, mt, ix, ct := out[g*nout+t0:], m[t0:], idx[g*nin:], counts[g:]
 			for r0 := 0; r0 < nin; r0 += rows {
-				sumRowsBlockAVX512(out[g*nout+t0:], nout, m[t0:], ldm, idx[g*nin:], nin, counts[g:], cursors[:], min(r0+rows, nin), gn, tw)
+				sumRowsBlockAVX512(o, nout, mt, ldm, ix, nin, ct, cursors[:], min(r0+rows, nin), gn, tw)
 			}
 		}
 	}
