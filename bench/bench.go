@@ -175,9 +175,14 @@ func Machine() []Case {
 	nn := kernelbench.X * kernelbench.H
 	w, ap, a, c := kernelbench.RandSlice(r, nn, -1, 1), kernelbench.RandSlice(r, nn, 0, 1), kernelbench.BinarySlice(r, nn, 0.5), make([]float32, nn)
 	g := make([]float32, nn)
-	// Units of 2–3 ms of work, so that handing a part to the other goroutine
-	// (tens of µs on this VM) does not count.
-	const creps, sreps = 4000, 20
+	// Units of 10–20 ms of work, so that handing a part to the other
+	// goroutine (a channel send that wakes a parked goroutine, then a
+	// WaitGroup: tens of µs on a VM) costs under 1%. With 1–2 ms units, as
+	// this benchmark had, two goroutines read 1.60–1.82× one goroutine's
+	// rate on a 2-vCPU Zen 5 VM, where the same Affine loop run by two
+	// goroutines without hand-offs gave 1.85–1.99×: the hand-offs, not the
+	// machine, made the difference.
+	const creps, sreps = 40000, 200
 	work := map[string]struct {
 		amount float64 // per call, in the unit
 		unit   string
