@@ -15,7 +15,6 @@ func TestPoolRunsEveryTaskOnce(t *testing.T) {
 	for _, workers := range []int{1, 2, 3, 8} {
 		before := runtime.NumGoroutine()
 		p := newPool(workers)
-		var next atomic.Int64
 		for phase, gap := range []time.Duration{0, 0, 3 * spinFor, 0, 10 * spinFor, 3 * spinFor} {
 			time.Sleep(gap)
 			tasks := 1 + phase*7
@@ -25,7 +24,7 @@ func TestPoolRunsEveryTaskOnce(t *testing.T) {
 			p.run(tasks, func(k int) {
 				counts[k].Add(1)
 				time.Sleep(time.Microsecond) // let the other goroutines take some
-			}, &next, &busy)
+			}, &busy)
 			wall := time.Since(start)
 			// Every task sleeps at least 1 µs inside some goroutine's busy
 			// time, and no goroutine is busy longer than the phase.

@@ -173,7 +173,6 @@ type Trainer struct {
 	rows            []int32   // the data rows of the current minibatch's slots
 	nb              int       // size of the current minibatch
 	pool            *pool
-	next            atomic.Int64
 	blockFn, rowFn  func(int)
 	phases          *Phases      // Options.Phases during Train
 	busy            atomic.Int64 // the current phase's busy time, when phases is set
@@ -462,12 +461,12 @@ func (t *Trainer) phaseTime(i int) *PhaseTime {
 // pt is not nil.
 func (t *Trainer) phase(tasks int, fn func(int), pt *PhaseTime) {
 	if pt == nil {
-		t.pool.run(tasks, fn, &t.next, nil)
+		t.pool.run(tasks, fn, nil)
 		return
 	}
 	t.busy.Store(0)
 	start := time.Now()
-	t.pool.run(tasks, fn, &t.next, &t.busy)
+	t.pool.run(tasks, fn, &t.busy)
 	pt.Wall += time.Since(start)
 	pt.Busy += time.Duration(t.busy.Load())
 }
