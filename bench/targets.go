@@ -62,7 +62,7 @@ func targetRules(tier string) []targetRule {
 		targetRule{name: "MNIST NCG epoch, all workers vs 1 worker", key: "target/epoch-workers",
 			num: "epoch/mnist-ncg/workers1", den: "epoch/mnist-ncg", unit: "×", atLeast: 1.8},
 		targetRule{name: "AIS, 14,500 intervals × 100 runs, CD-25 model", key: "target/ais",
-			num: "ais/mnist-h500", unit: "s", atMost: 5},
+			num: "ais/mnist-h500", unit: "s", atMost: 3},
 		targetRule{name: "machine: compute-bound work, 2 goroutines vs 1", key: "target/machine-compute",
 			num: "machine/compute/goroutines2", den: "machine/compute/goroutines1", unit: "×"},
 		targetRule{name: "machine: memory-bound work, 2 goroutines vs 1", key: "target/machine-stream",
