@@ -73,9 +73,10 @@ type Options struct {
 // Phases is where training time went, summed over minibatches. A
 // minibatch runs two parallel phases on the workers, one after the
 // other: Chains, the Gibbs chains (CD-k, in blocks of chains), and Rows,
-// the gradient of each visible row and its update. The rest of a
-// minibatch (Serial) runs on one goroutine: copying the samples in, the
-// bias gradients and updates, the checks.
+// the gradient and update of each visible row with its bias, and of the
+// hidden biases. The rest of a minibatch (Serial) runs on one goroutine:
+// the step size, the sum of the reconstruction errors and the checks for
+// NaN and Inf.
 type Phases struct {
 	Workers      int           // goroutines of the phases
 	Minibatches  int           // minibatches measured
