@@ -895,6 +895,24 @@ func nanResult(acc Op) {
 // that w, ap and c round as in the generic kernel. R10 is the byte offset
 // of the step in every slice.
 
+// updateStart zeroes Z27 (0) and Z26 (the NaN accumulator) and R10, and
+// jumps to done when BX, the length, is not positive.
+func updateStart(done string) {
+	VPXORD(Z27, Z27, Z27) // 0
+	VPXORD(Z26, Z26, Z26) // NaN accumulator
+	XORQ(R10, R10)        // R10: byte offset
+	TESTQ(RBX, RBX)
+	JLE(LabelRef(done))
+}
+
+// updateEnd places done and returns nanResult's verdict on Z26.
+func updateEnd(done string) {
+	Label(done)
+	nanResult(Z26)
+	MOVL(EBX, arg(ReturnIndex(0)))
+	vzeroRet()
+}
+
 func updateNCG() {
 	text("updateNCGAVX512", "func(w, ap, a, c, g []float32, alpha, alphaA, gamma float32) float32",
 		"updateNCGAVX512: for k < len(w), as updateNCGGeneric:",
@@ -914,11 +932,7 @@ func updateNCG() {
 	VBROADCASTSS(arg(Param("alphaA")), Z30)
 	VBROADCASTSS(arg(Param("gamma")), Z29)
 	bcast(0x3f800000, Z28) // 1
-	VPXORD(Z27, Z27, Z27)  // 0
-	VPXORD(Z26, Z26, Z26)  // NaN accumulator
-	XORQ(R10, R10)         // R10: byte offset
-	TESTQ(RBX, RBX)
-	JLE(LabelRef("uncdone"))
+	updateStart("uncdone")
 	elementLoop("uncloop", []Register{R10}, func() {
 		VMOVUPS_Z(ix(RDI, R10, 1, 0), K1, Z0) // w0
 		VMOVUPS_Z(ix(RSI, R10, 1, 0), K1, Z1) // ap
@@ -942,10 +956,7 @@ func updateNCG() {
 		VMOVUPS(Z6, K1, ix(R8, R10, 1, 0))
 		VMOVUPS(Z27, K1, ix(R9, R10, 1, 0))
 	})
-	Label("uncdone")
-	nanResult(Z26)
-	MOVL(EBX, arg(ReturnIndex(0)))
-	vzeroRet()
+	updateEnd("uncdone")
 }
 
 func updateMasked() {
@@ -959,11 +970,7 @@ func updateMasked() {
 	Load(Param("g").Base(), R9)
 	Load(Param("w").Len(), RBX)
 	VBROADCASTSS(arg(Param("alpha")), Z31)
-	VPXORD(Z27, Z27, Z27) // 0
-	VPXORD(Z26, Z26, Z26) // NaN accumulator
-	XORQ(R10, R10)
-	TESTQ(RBX, RBX)
-	JLE(LabelRef("umdone"))
+	updateStart("umdone")
 	elementLoop("umloop", []Register{R10}, func() {
 		VMOVUPS_Z(ix(RDI, R10, 1, 0), K1, Z0) // w
 		VMOVUPS_Z(ix(RDX, R10, 1, 0), K1, Z2) // a
@@ -977,10 +984,7 @@ func updateMasked() {
 		VMOVUPS(Z6, K1, ix(R8, R10, 1, 0))
 		VMOVUPS(Z27, K1, ix(R9, R10, 1, 0))
 	})
-	Label("umdone")
-	nanResult(Z26)
-	MOVL(EBX, arg(ReturnIndex(0)))
-	vzeroRet()
+	updateEnd("umdone")
 }
 
 // updateDense: c may be nil (biases): then only w and g are written.
@@ -994,11 +998,7 @@ func updateDense() {
 	Load(Param("g").Base(), R9)
 	Load(Param("w").Len(), RBX)
 	VBROADCASTSS(arg(Param("alpha")), Z31)
-	VPXORD(Z27, Z27, Z27) // 0
-	VPXORD(Z26, Z26, Z26) // NaN accumulator
-	XORQ(R10, R10)
-	TESTQ(RBX, RBX)
-	JLE(LabelRef("uddone"))
+	updateStart("uddone")
 	Label("udloop")
 	MOVQ(RBX, RCX)
 	laneMask(K1)
@@ -1016,10 +1016,7 @@ func updateDense() {
 	ADDQ(imm(64), R10)
 	SUBQ(imm(16), RBX)
 	JG(LabelRef("udloop"))
-	Label("uddone")
-	nanResult(Z26)
-	MOVL(EBX, arg(ReturnIndex(0)))
-	vzeroRet()
+	updateEnd("uddone")
 }
 
 // compressStore stores the lane numbers in Z1 of the lanes set in mask k
