@@ -24,11 +24,13 @@ import (
 // shares from their ends. So a worker updates the same rows of the model
 // (and advances the same chains) minibatch after minibatch, and they stay
 // in its core's caches; only what the phases exchange crosses between
-// cores. With one shared counter, a row went to whichever worker came
-// first, and on a 2-vCPU Zen 5 VM, where a cache line takes about 230 ns
-// from one core to the other, the rows' updates moved the model between
-// the cores every minibatch (BenchmarkMinibatch/ncg/workers2: 1.86–1.94
-// → 1.57–1.65 ms, interleaved runs; one worker 2.52–2.71 ms either way).
+// cores. A single shared counter would hand each row to whichever worker
+// comes first, moving the model between the cores every minibatch; on a
+// 2-vCPU Zen 5 VM, where a cache line takes about 230 ns from one core to
+// the other, that costs a sixth of a two-worker minibatch
+// (BenchmarkMinibatch/ncg/workers2, interleaved runs: 1.86–1.94 ms with a
+// shared counter, 1.57–1.65 ms with shares; one worker 2.52–2.71 ms either
+// way).
 type pool struct {
 	workers int
 	ph      phase        // the current phase; written before gen moves
