@@ -33,7 +33,7 @@ type benchEntry struct {
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", stderr)
 	runRE := fs.String("run", "", "run only the benchmarks whose name matches `regexp`")
-	count := fs.Int("count", 0, "repetitions, reported as the median (default 5 for kernels, 1 for epochs, AIS and exact log Z)")
+	count := fs.Int("count", 0, "repetitions, reported as the median (default 5 for kernels and machine cases, 3 for epochs, AIS and exact log Z)")
 	benchTime := fs.Duration("benchtime", 250*time.Millisecond, "target time of one kernel or machine measurement (as go test -benchtime)")
 	dataDir := fs.String("data-dir", "", "data directory with mnist/ and reference/ (default $NCG_DATA, else the user cache directory)")
 	list := fs.Bool("list", false, "list the benchmark names and exit")
