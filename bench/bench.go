@@ -181,7 +181,6 @@ func Machine() []Case {
 	// goroutines read 1.60–1.82× one goroutine's rate on a 2-vCPU Zen 5 VM,
 	// where the same Affine loop run by two goroutines without hand-offs
 	// gave 1.85–1.99×: the hand-offs, not the machine, made the difference.
-	// (A C loop of FMAs on two pinned threads reached 2.03× on a Xeon.)
 	const creps, sreps = 40000, 200
 	work := map[string]struct {
 		amount float64 // per call, in the unit

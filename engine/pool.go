@@ -49,9 +49,8 @@ type helper struct {
 const spinFor = 50 * time.Microsecond
 
 type phase struct {
-	fn     func(task int)
-	ranges []taskRange
-	busy   *atomic.Int64 // if not nil: nanoseconds each goroutine spent on tasks, summed
+	fn   func(task int)
+	busy *atomic.Int64 // if not nil: nanoseconds each goroutine spent on tasks, summed
 }
 
 // taskRange is the tasks [lo, hi) not yet taken of one worker's share,
@@ -100,7 +99,7 @@ func (p *pool) help(h *helper, worker int) {
 			return
 		}
 		seen = p.gen.Load()
-		p.ph.drain(worker)
+		p.drain(worker)
 		p.done.Add(1)
 	}
 }
@@ -158,20 +157,19 @@ func (p *pool) wakeAll() {
 
 // drain runs the tasks of worker's share, first to last, then takes the
 // other shares' tasks from their ends until none is left.
-func (ph *phase) drain(worker int) {
-	if ph.busy != nil {
+func (p *pool) drain(worker int) {
+	if p.ph.busy != nil {
 		start := time.Now()
-		defer func() { ph.busy.Add(int64(time.Since(start))) }()
+		defer func() { p.ph.busy.Add(int64(time.Since(start))) }()
 	}
-	n := len(ph.ranges)
-	for i := 0; i < n; i++ {
-		r := &ph.ranges[(worker+i)%n]
+	for i := range p.workers {
+		r := &p.ranges[(worker+i)%p.workers]
 		for {
 			t := r.take(i == 0)
 			if t < 0 {
 				break
 			}
-			ph.fn(t)
+			p.ph.fn(t)
 		}
 	}
 }
@@ -183,11 +181,11 @@ func (p *pool) run(tasks int, fn func(task int), busy *atomic.Int64) {
 	for w := range p.ranges {
 		p.ranges[w].set(tasks*w/p.workers, tasks*(w+1)/p.workers)
 	}
-	p.ph = phase{fn: fn, ranges: p.ranges, busy: busy}
+	p.ph = phase{fn: fn, busy: busy}
 	p.done.Store(0)
 	p.gen.Add(1)
 	p.wakeAll()
-	p.ph.drain(0)
+	p.drain(0)
 	for p.done.Load() < int64(len(p.helpers)) {
 		runtime.Gosched()
 	}
