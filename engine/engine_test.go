@@ -859,14 +859,18 @@ func TestPCDChainsPersist(t *testing.T) {
 // TestSparseMatchesDense trains the sparse configurations on compressed
 // rows and on the dense matrices: with the dense form held to sums of rows
 // (no fused multiply-add product), every parameter is the same in every
-// bit, with and without labels and PCD, across SET's rewirings.
+// bit, with and without labels, PCD, momentum and weight decay, across
+// SET's rewirings.
 func TestSparseMatchesDense(t *testing.T) {
 	defer kernel.ForceRowSums()()
 	for _, classes := range []int{0, 3} {
 		d := randomData(9, 157, 40, classes)
 		for _, cfg := range sparseConfigs() {
-			for _, pcd := range []bool{false, true} {
+			for v, pcd := range []bool{false, true, false} {
 				cfg.PCD, cfg.Epochs, cfg.Workers = pcd, 3, 2
+				if v == 2 { // the Go update, on present connections only
+					cfg.Momentum, cfg.L2 = 0.9, 0.01
+				}
 				run := func(sparse bool) *Model {
 					tr, err := New(cfg, d)
 					if err != nil {
@@ -885,7 +889,7 @@ func TestSparseMatchesDense(t *testing.T) {
 				}
 				sp, dense := run(true), run(false)
 				if p := paramsEqual(dense, sp); p != "" {
-					t.Errorf("%s classes=%d pcd=%v: %s differs between compressed and dense rows", cfg.Method, classes, pcd, p)
+					t.Errorf("%s classes=%d pcd=%v μ=%v: %s differs between compressed and dense rows", cfg.Method, classes, pcd, cfg.Momentum, p)
 				}
 			}
 		}

@@ -40,6 +40,10 @@ func (t *Trainer) mocanuBlock(blk int) {
 	for i, v := range hs {
 		nhneg[i] = -v
 	}
+	if t.sp != nil {
+		transposeInto(t.xsT, xs, c0, t.nb, x)
+		transposeInto(t.nhT, nhneg, c0, t.nb, h)
+	}
 	clear(t.negCnt[c0:c1]) // no binary negative state: meanFieldRows weights every chain
 	t.blockOffsets(c0, c1)
 }
@@ -85,12 +89,25 @@ func (t *Trainer) meanFieldRows(g []float32, j int) {
 	}
 }
 
-// meanFieldConn is meanFieldRows for the one connection (j, i).
+// meanFieldConn is meanFieldRows for the one connection (j, i), from the
+// transposed copies (chains in slot order, as meanFieldRows).
 func (t *Trainer) meanFieldConn(j, i int) float32 {
-	x, h := t.m.X, t.m.H
+	nb := t.nb
+	xs, nh := t.xsT[j*nb:(j+1)*nb], t.nhT[i*nb:(i+1)*nb]
 	var s float32
-	for c := 0; c < t.nb; c++ {
-		s += t.xs[c*x+j] * t.nhneg[c*h+i]
+	for c, v := range xs {
+		s += v * nh[c]
 	}
 	return s
+}
+
+// transposeInto writes the rows of src (n floats each), chains c0, c0+1,
+// …, as columns c0, c0+1, … of dst (n rows of nb floats).
+func transposeInto(dst, src []float32, c0, nb, n int) {
+	for c := 0; c < len(src)/n; c++ {
+		row := src[c*n : (c+1)*n]
+		for k, v := range row {
+			dst[k*nb+c0+c] = v
+		}
+	}
 }

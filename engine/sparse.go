@@ -193,7 +193,7 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, g []float3
 		if j < m.DataUnits {
 			a = m.A[row : row+h]
 		}
-		ok = updateRow(m.W[row:row+h], nil, a, m.c[row:row+h], g, t.velRow(j), t.step)
+		ok = updateRowAt(m.W[row:row+h], a, m.c[row:row+h], g, t.velRow(j), s.vis.col[lo:hi], t.step)
 	case j >= m.DataUnits:
 		ok = kernel.UpdateDense(m.W[row:row+h], m.c[row:row+h], g, alpha)
 	default:

@@ -155,7 +155,10 @@ type Trainer struct {
 	href                []float32 // Batch×H: the state vpre was computed for
 	// hstat holds the statistics the gradient sums: ĥ⁺ of slot c in row c,
 	// −ĥ⁻ (negated) in row Batch+c. hpos and nhneg are its two halves.
-	hstat, hpos, nhneg     []float32
+	hstat, hpos, nhneg []float32
+	// xsT, nhT: xs and nhneg transposed (X×nb, H×nb), for the SET authors'
+	// procedure on compressed rows (meanFieldConn).
+	xsT, nhT               []float32
 	scratch                []blockScratch
 	posIdx, negIdx, tmpIdx []int32 // Batch×X
 	hIdx                   []int32 // Batch×H
@@ -237,6 +240,9 @@ func (t *Trainer) alloc() {
 	t.href = make([]float32, b*h)
 	t.hstat = make([]float32, 2*b*h)
 	t.hpos, t.nhneg = t.hstat[:b*h], t.hstat[b*h:]
+	if t.cfg.SETProcedure == Mocanu {
+		t.xsT, t.nhT = make([]float32, x*b), make([]float32, h*b)
+	}
 	t.scratch = make([]blockScratch, (b+blockSize-1)/blockSize)
 	for i := range t.scratch {
 		t.scratch[i] = blockScratch{up: newProduct(x, h), down: newProduct(h, x), u: make([]float32, max(chains-1, 0))}
@@ -364,6 +370,7 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 	if t.cfg.Method == SET && (t.epoch+1 < t.cfg.Epochs || mocanu) {
 		regrow := t.epoch+1 < t.cfg.Epochs
 		t.m.rewireSET(t.cfg.Zeta, t.cfg.InitScale, regrow, mocanu && t.cfg.Init == Normal, rand.New(rand.NewPCG(t.cfg.Seed, keySET+uint64(t.epoch))))
+		t.clearAbsentVelocity()
 		t.spStale = true
 	}
 	t.epoch++
@@ -484,6 +491,21 @@ func (t *Trainer) updateBias(b, g, vel []float32) bool {
 		p.l2 = 0
 	}
 	return updateRow(b, nil, t.ones, nil, g, vel, p)
+}
+
+// clearAbsentVelocity zeroes the velocity of every absent connection after
+// a rewiring, as the dense update would at the next minibatch (a removed
+// connection keeps none), since the update on compressed rows visits only
+// present connections.
+func (t *Trainer) clearAbsentVelocity() {
+	if t.velW == nil {
+		return
+	}
+	for k, a := range t.m.A[:t.m.DataUnits*t.m.H] {
+		if a == 0 {
+			t.velW[k] = 0
+		}
+	}
 }
 
 // velRow returns row j of W's velocity.

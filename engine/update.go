@@ -35,9 +35,8 @@ func updateRow(w, ap, a, c, g, v []float32, p stepParams) bool {
 	a, g, v = a[:n], g[:n], v[:n]
 	var bad float32
 	for k, w0 := range w {
-		s := float32(g[k]*p.invB) - float32(p.l2*w0) - float32(p.l1*sign(w0)) + float32(p.mu*v[k])
-		nw := w0 + float32(float32(p.lr*s)*a[k])
-		v[k], w[k], g[k] = s*a[k], nw, 0
+		nw, nv := p.step(w0, g[k], v[k], a[k])
+		v[k], w[k], g[k] = nv, nw, 0
 		bad += nw * 0
 	}
 	if c != nil {
@@ -49,15 +48,38 @@ func updateRow(w, ap, a, c, g, v []float32, p stepParams) bool {
 	return bad == 0
 }
 
+// updateRowAt is updateRow on the positions cols of the row only, for a
+// row whose mask is zero elsewhere (compressed rows): there updateRow
+// changes nothing but zeroes the velocity, which the trainer does when it
+// removes a connection (clearAbsentVelocity). Each position gets the same
+// float32 operations as in updateRow.
+func updateRowAt(w, a, c, g, v []float32, cols []int32, p stepParams) bool {
+	n := len(w)
+	a, c, g, v = a[:n], c[:n], g[:n], v[:n]
+	var bad float32
+	for _, i := range cols {
+		nw, nv := p.step(w[i], g[i], v[i], a[i])
+		v[i], w[i], g[i], c[i] = nv, nw, 0, nw*a[i]
+		bad += nw * 0
+	}
+	return bad == 0
+}
+
+// step is one weight's update (see updateRow): the new weight and
+// velocity from the weight w0, its summed gradient g, velocity v and mask a.
+func (p stepParams) step(w0, g, v, a float32) (nw, nv float32) {
+	s := float32(g*p.invB) - float32(p.l2*w0) - float32(p.l1*sign(w0)) + float32(p.mu*v)
+	return w0 + float32(float32(p.lr*s)*a), s * a
+}
+
 func updateRowNCG(w, ap, a, c, g, v []float32, p stepParams) bool {
 	n := len(w)
 	ap, a, c, g, v = ap[:n], a[:n], c[:n], g[:n], v[:n]
 	var bad float32
 	for k, w0 := range w {
 		gk := g[k]
-		s := float32(gk*p.invB) - float32(p.l2*w0) - float32(p.l1*sign(w0)) + float32(p.mu*v[k])
-		nw := w0 + float32(float32(p.lr*s)*a[k])
-		v[k] = s * a[k]
+		nw, nv := p.step(w0, gk, v[k], a[k])
+		v[k] = nv
 		q := ap[k] + float32(float32(p.lrA*gk)*w0)
 		if q < 0 { // rare branches: A′ mostly stays inside [0, 1]
 			q = 0
