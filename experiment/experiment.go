@@ -60,6 +60,9 @@ type Spec struct {
 }
 
 // Meta records where and how a run ran; it is not part of the identity.
+// It describes the latest invocation; a resumed run keeps the earlier
+// invocations' records in Earlier, oldest first, so that a run trained in
+// parts (other versions, machines or worker counts) says which did what.
 type Meta struct {
 	Version  string    `json:"version"`
 	Go       string    `json:"go"`
@@ -75,6 +78,10 @@ type Meta struct {
 	// engine.SparseDensity dense), whose rounding can differ from the dense
 	// form's in the last bit.
 	Compressed bool `json:"compressed_rows"`
+	// FromEpoch is the number of epochs done when this invocation started
+	// (0: it started the run).
+	FromEpoch int    `json:"from_epoch,omitempty"`
+	Earlier   []Meta `json:"earlier,omitempty"`
 }
 
 // configFile is config.json.
@@ -208,9 +215,12 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		return nil, err
 	}
 	meta := Meta{Version: opts.Version, Go: runtime.Version(), Kernel: kernel.Tier(), CPU: cpuid.CPU.BrandName,
-		Workers: opts.Workers, Started: time.Now().UTC(), DataInfo: train.Source, Compressed: tr.Compressed()}
+		Workers: opts.Workers, Started: time.Now().UTC(), DataInfo: train.Source, Compressed: tr.Compressed(), FromEpoch: tr.Epoch()}
 	if test != nil {
 		meta.TestInfo = test.Source
+	}
+	if tr.Epoch() > 0 || tr.Batch() > 0 {
+		meta.Earlier = earlierInvocations(dir)
 	}
 	if err := writeJSON(filepath.Join(dir, "config.json"), configFile{spec, meta}); err != nil {
 		return nil, err
@@ -365,6 +375,19 @@ func ReadSpec(dir string) (Spec, error) {
 	var c configFile
 	err := readJSON(filepath.Join(dir, "config.json"), &c)
 	return c.Spec, err
+}
+
+// earlierInvocations returns the records of the invocations that ran dir
+// before this one, oldest first, from its config.json (none if it cannot
+// be read: the checkpoint, not config.json, carries the run).
+func earlierInvocations(dir string) []Meta {
+	var c configFile
+	if readJSON(filepath.Join(dir, "config.json"), &c) != nil {
+		return nil
+	}
+	last := c.Meta
+	last.Earlier = nil
+	return append(c.Meta.Earlier, last)
 }
 
 func readJSON(path string, v any) error {

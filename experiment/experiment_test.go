@@ -24,23 +24,45 @@ func cancelAtEpoch(cancel context.CancelFunc) func(Event) {
 
 // TestResumedRunSaysWhere: a run stopped after its first epoch resumes from
 // the checkpoint and its result says from which epoch (total_seconds covers
-// only that invocation).
+// only that invocation); its config.json keeps a record of each invocation.
 func TestResumedRunSaysWhere(t *testing.T) {
 	cfg := engine.DefaultConfig()
 	cfg.Hidden, cfg.Epochs, cfg.Batch = 8, 4, 10
 	spec := Spec{Data: "bas", Engine: cfg, Likelihood: "none"}
 	dir := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := Run(ctx, spec, dir, Options{Progress: cancelAtEpoch(cancel)})
+	_, err := Run(ctx, spec, dir, Options{Workers: 1, Progress: cancelAtEpoch(cancel)})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("first invocation: %v, want cancelled", err)
 	}
-	res, err := Run(context.Background(), spec, dir, Options{})
+	res, err := Run(context.Background(), spec, dir, Options{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.ResumedAt < 1 || res.ResumedAt >= cfg.Epochs {
 		t.Errorf("resumed_at_epoch = %d, want 1 to %d", res.ResumedAt, cfg.Epochs-1)
+	}
+	// config.json describes the second invocation and keeps the first's
+	// record; a third invocation of the finished run rewrites nothing.
+	var c configFile
+	if err := readJSON(filepath.Join(dir, "config.json"), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Meta.Workers != 3 || c.Meta.FromEpoch != res.ResumedAt || len(c.Meta.Earlier) != 1 {
+		t.Fatalf("meta after resuming: workers %d, from epoch %d, %d earlier records; want 3, %d, 1", c.Meta.Workers, c.Meta.FromEpoch, len(c.Meta.Earlier), res.ResumedAt)
+	}
+	if first := c.Meta.Earlier[0]; first.Workers != 1 || first.FromEpoch != 0 || !first.Started.Before(c.Meta.Started) || first.Earlier != nil {
+		t.Errorf("first invocation's record: %+v", first)
+	}
+	if again, err := Run(context.Background(), spec, dir, Options{Workers: 2}); err != nil || !again.Skipped {
+		t.Fatalf("third invocation: skipped %v, error %v; want the finished run returned", again != nil && again.Skipped, err)
+	}
+	var c3 configFile
+	if err := readJSON(filepath.Join(dir, "config.json"), &c3); err != nil {
+		t.Fatal(err)
+	}
+	if c3.Meta.Workers != 3 || len(c3.Meta.Earlier) != 1 {
+		t.Errorf("the finished run's config.json changed: workers %d, %d earlier records", c3.Meta.Workers, len(c3.Meta.Earlier))
 	}
 	fresh, err := Run(context.Background(), spec, filepath.Join(t.TempDir(), "fresh"), Options{})
 	if err != nil {
