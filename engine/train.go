@@ -240,9 +240,6 @@ func (t *Trainer) alloc() {
 	t.href = make([]float32, b*h)
 	t.hstat = make([]float32, 2*b*h)
 	t.hpos, t.nhneg = t.hstat[:b*h], t.hstat[b*h:]
-	if t.cfg.SETProcedure == Mocanu {
-		t.xsT, t.nhT = make([]float32, x*b), make([]float32, h*b)
-	}
 	t.scratch = make([]blockScratch, (b+blockSize-1)/blockSize)
 	for i := range t.scratch {
 		t.scratch[i] = blockScratch{up: newProduct(x, h), down: newProduct(h, x), u: make([]float32, max(chains-1, 0))}
@@ -260,6 +257,9 @@ func (t *Trainer) alloc() {
 	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
 	if useSparse(t.cfg, t.m.DataUnits) {
 		t.sp, t.spStale = &sparseModel{}, true
+		if t.cfg.SETProcedure == Mocanu {
+			t.xsT, t.nhT = make([]float32, x*b), make([]float32, h*b)
+		}
 	}
 }
 

@@ -214,12 +214,13 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err := tr.SetLabel(label); err != nil {
 		return nil, err
 	}
+	resumed := tr.Epoch() > 0 || tr.Batch() > 0
 	meta := Meta{Version: opts.Version, Go: runtime.Version(), Kernel: kernel.Tier(), CPU: cpuid.CPU.BrandName,
 		Workers: opts.Workers, Started: time.Now().UTC(), DataInfo: train.Source, Compressed: tr.Compressed(), FromEpoch: tr.Epoch()}
 	if test != nil {
 		meta.TestInfo = test.Source
 	}
-	if tr.Epoch() > 0 || tr.Batch() > 0 {
+	if resumed {
 		meta.Earlier = earlierInvocations(dir)
 	}
 	if err := writeJSON(filepath.Join(dir, "config.json"), configFile{spec, meta}); err != nil {
@@ -227,7 +228,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	}
 	started = true
 	initDensity := tr.Model().Connectivity().Density
-	if tr.Epoch() > 0 || tr.Batch() > 0 { // resumed: redraw the start to learn its density
+	if resumed { // redraw the start to learn its density
 		fresh, err := engine.New(cfg, d)
 		if err != nil {
 			return nil, err
