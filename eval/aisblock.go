@@ -8,9 +8,11 @@ import "github.com/ncg-rbm/ncg/kernel"
 // a hundred rows of C or Cᵀ (the units that flipped, or all active units on
 // a refresh). One run at a time, every such row comes from memory: C and Cᵀ
 // take 3.3 MB together, more than L2. A block of runs advanced in lockstep
-// sums the rows of all its runs in one kernel.SumRowsBatch call per
-// direction, whose blocked schedule reads each tile of a row once for every
-// run of the block that needs it. Each run's arithmetic is unchanged (its
+// sums the rows of all its runs in one kernel call per direction
+// (kernel.FlipRowsBatch: the rows switched on and those switched off in one
+// pass over the matrix; kernel.SumRowsBatch when none switched off), whose
+// blocked schedule reads each tile of a row once for every run of the block
+// that needs it. Each run's arithmetic is unchanged (its
 // rows are added in increasing order into its own vector, as binProduct
 // does), so the log weights are bit-identical to those of one run at a
 // time with binProduct (the reference in ais_test.go,
@@ -33,7 +35,7 @@ type blockProduct struct {
 	noff      []int32   // n: entries of off per run
 	valid     []bool
 	since     []int
-	tmp       []float32 // n×nout: sums of the rows switched off
+	tmp       []float32 // n×nout: FlipRowsBatch's sums of the rows switched off
 }
 
 func newBlockProduct(n, nin, nout int) *blockProduct {
@@ -63,10 +65,7 @@ func (p *blockProduct) update(out, bias, m []float32, ldm, n int, s []float32) {
 			// sum of those switched off.
 			p.nadd[i], p.noff[i] = int32(non), int32(noff)
 			p.since[i]++
-			if noff > 0 {
-				clear(p.tmp[i*nout : (i+1)*nout])
-				anyOff = true
-			}
+			anyOff = anyOff || noff > 0
 			continue
 		}
 		// A fresh sum: bias plus every active row.
@@ -75,15 +74,10 @@ func (p *blockProduct) update(out, bias, m []float32, ldm, n int, s []float32) {
 		p.nadd[i], p.noff[i] = int32(ones), 0
 		p.since[i], p.valid[i] = 0, true
 	}
-	kernel.SumRowsBatch(out, m, ldm, n, nin, nout, p.add, p.nadd)
-	if !anyOff {
-		return
-	}
-	kernel.SumRowsBatch(p.tmp, m, ldm, n, nin, nout, p.off, p.noff)
-	for i := 0; i < n; i++ {
-		if p.noff[i] > 0 {
-			kernel.Axpy(out[i*nout:(i+1)*nout], -1, p.tmp[i*nout:(i+1)*nout])
-		}
+	if anyOff {
+		kernel.FlipRowsBatch(out, p.tmp, m, ldm, n, nin, nout, p.add, p.nadd, p.off, p.noff)
+	} else {
+		kernel.SumRowsBatch(out, m, ldm, n, nin, nout, p.add, p.nadd)
 	}
 }
 

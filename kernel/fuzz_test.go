@@ -94,8 +94,7 @@ func FuzzTiersSumRowsBlocked(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, nc8 uint8, nin16, nout16 uint16, pad, rows8 uint8, bits []byte) {
 		nc, nin, nout := 1+int(nc8%80), 1+int(nin16%800), 1+int(nout16%600)
 		ldm := nout + int(pad%40)
-		defer func(r int) { binaryBlockRows = r }(binaryBlockRows)
-		binaryBlockRows = 1 + int(rows8)
+		defer forceBlockRows(1 + int(rows8))()
 		r := rand.New(rand.NewPCG(seed, 3))
 		m := make([]float32, nin*ldm)
 		for i := range m {
@@ -116,14 +115,14 @@ func FuzzTiersSumRowsBlocked(f *testing.F) {
 			want[i] = r.Float32()
 		}
 		start := append([]float32(nil), want...)
-		sumRowsBlockedGeneric(want, m, ldm, nc, nin, nout, idx, counts)
+		sumRowsBlockedGeneric(m, ldm, nc, nin, nout, rowSums{want, idx, counts}, rowSums{})
 		for _, im := range asmTiers(t) {
 			if im.sumRowsBlocked == nil {
 				continue
 			}
 			got, check := padded(t, r, len(want), int(seed%4), uni(0, 0))
 			copy(got, start)
-			im.sumRowsBlocked(got, m, ldm, nc, nin, nout, idx, counts)
+			im.sumRowsBlocked(m, ldm, nc, nin, nout, rowSums{got, idx, counts}, rowSums{})
 			check(im.name + " sumRowsBlocked")
 			for i := range want {
 				if got[i] != want[i] {

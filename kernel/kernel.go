@@ -85,29 +85,83 @@ func SumRowsBatch(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32)
 	if nc <= 0 || nin <= 0 || nout <= 0 {
 		return
 	}
-	need("out", len(out), nc*nout)
-	need("idx", len(idx), nc*nin)
-	need("counts", len(counts), nc)
+	l := rowSums{out, idx, counts}
+	checkBatch(m, ldm, nc, nin, nout, l)
+	sumBatch(m, ldm, nc, nin, nout, l, rowSums{})
+}
+
+// FlipRowsBatch is FlipRows for nc chains at once: for every chain c < nc
+// it adds to out[c*nout : (c+1)*nout] the rows of m named by
+// on[c*nin : c*nin+non[c]] and subtracts the sum of those named by
+// off[c*nin : c*nin+noff[c]], summed in tmp[c*nout : (c+1)*nout] (scratch,
+// nc*nout floats). Each chain's result is that of FlipRows bit for bit; on
+// tiers with blocked row sums the two lists of all chains share one pass
+// over m. The lists are checked as SumRowsBatch checks its own.
+func FlipRowsBatch(out, tmp, m []float32, ldm, nc, nin, nout int, on, non, off, noff []int32) {
+	if nc <= 0 || nin <= 0 || nout <= 0 {
+		return
+	}
+	a, b := rowSums{out, on, non}, rowSums{tmp, off, noff}
+	checkBatch(m, ldm, nc, nin, nout, a)
+	checkBatch(m, ldm, nc, nin, nout, b)
 	for c := 0; c < nc; c++ {
-		k := int(counts[c])
+		if noff[c] > 0 {
+			clear(tmp[c*nout : (c+1)*nout])
+		}
+	}
+	sumBatch(m, ldm, nc, nin, nout, a, b)
+	for c := 0; c < nc; c++ {
+		if noff[c] > 0 {
+			cur.axpy(out[c*nout:(c+1)*nout], -1, tmp[c*nout:(c+1)*nout])
+		}
+	}
+}
+
+// checkBatch checks the lengths and lists of a batch of row sums (nc, nin,
+// nout > 0): every list strictly increasing and naming rows of m.
+func checkBatch(m []float32, ldm, nc, nin, nout int, l rowSums) {
+	need("out", len(l.out), nc*nout)
+	need("idx", len(l.idx), nc*nin)
+	need("counts", len(l.counts), nc)
+	if ldm < nout {
+		panic(fmt.Sprintf("kernel: m stride %d < row length %d", ldm, nout))
+	}
+	for c := 0; c < nc; c++ {
+		k := int(l.counts[c])
 		if k < 0 || k > nin {
 			panic(fmt.Sprintf("kernel: chain %d count %d outside [0, %d]", c, k, nin))
 		}
-		ids := idx[c*nin : c*nin+k]
-		checkRows("m", m, ldm, ids, nout)
+		if k == 0 {
+			continue
+		}
+		// Increasing, so the first and the last bound them all.
+		ids := l.idx[c*nin : c*nin+k]
 		for i := 1; i < len(ids); i++ {
 			if ids[i] <= ids[i-1] {
 				panic(fmt.Sprintf("kernel: chain %d rows not increasing (%d after %d)", c, ids[i], ids[i-1]))
 			}
 		}
+		if ids[0] < 0 || int(ids[k-1])*ldm+nout > len(m) {
+			panic(fmt.Sprintf("kernel: m rows %d…%d out of range (len %d, stride %d)", ids[0], ids[k-1], len(m), ldm))
+		}
 	}
+}
+
+// sumBatch sums the checked lists a and (unless zero) b: blocked on tiers
+// that have it, else chain by chain with sumRows.
+func sumBatch(m []float32, ldm, nc, nin, nout int, a, b rowSums) {
 	if cur.sumRowsBlocked != nil {
-		cur.sumRowsBlocked(out, m, ldm, nc, nin, nout, idx, counts)
+		cur.sumRowsBlocked(m, ldm, nc, nin, nout, a, b)
 		return
 	}
-	for c := 0; c < nc; c++ {
-		if counts[c] > 0 {
-			cur.sumRows(out[c*nout:(c+1)*nout], m, ldm, idx[c*nin:c*nin+int(counts[c])], nout)
+	for _, l := range [2]rowSums{a, b} {
+		if l.counts == nil {
+			continue
+		}
+		for c := 0; c < nc; c++ {
+			if l.counts[c] > 0 {
+				cur.sumRows(l.out[c*nout:(c+1)*nout], m, ldm, l.idx[c*nin:c*nin+int(l.counts[c])], nout)
+			}
 		}
 	}
 }
@@ -476,7 +530,7 @@ func AffineBinaryStride(out, bias, in, m []float32, ldm, nc, nin, nout int, idx,
 		return 0
 	}
 	if cur.sumRowsBlocked != nil {
-		cur.sumRowsBlocked(out, m, ldm, nc, nin, nout, idx, counts)
+		cur.sumRowsBlocked(m, ldm, nc, nin, nout, rowSums{out, idx, counts}, rowSums{})
 		return total
 	}
 	for t0 := 0; t0 < nout; t0 += binaryTile {

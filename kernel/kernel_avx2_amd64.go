@@ -75,40 +75,56 @@ func affineAVX2(out, bias, in, m []float32, nc, nin, nout int) {
 	}
 }
 
-// sumRowsBlockedAVX2 is sumRowsBlockedGeneric with 64-column tiles (the
-// 16 YMM registers hold one chain's 64 sums and leave room for nothing
-// more), each full tile's row blocks in sumRowsBlockAVX2 calls; a last
-// partial tile is summed chain by chain with sumRowsAVX2, which adds the
-// same rows in the same order. Its callers checked that m holds nin rows
-// of ldm floats and that counts came from idx.
-func sumRowsBlockedAVX2(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32) {
-	if !blockedArgs(out, m, ldm, nc, nin, nout, idx, counts) {
+// sumRowsBlockedAVX2 is sumRowsBlockedGeneric on 64-column tiles (the 16
+// YMM registers hold one chain's 64 sums and leave room for nothing more),
+// with each row block in one sumRowsBlockAVX2Step call.
+func sumRowsBlockedAVX2(m []float32, ldm, nc, nin, nout int, a, b rowSums) {
+	rows, ok := blockPlan(m, ldm, nc, nin, nout, a, b)
+	if !ok {
 		return
 	}
-	const tile = 64
-	var cursors [blockChains]int32
-	rows := blockRows(nin)
-	full := nout / tile * tile
+	var ca, cb [blockChains]int32
 	for g := 0; g < nc; g += blockChains {
 		gn := min(blockChains, nc-g)
-		for t0 := 0; t0 < full; t0 += tile {
-			clear(cursors[:gn])
-			// The slices are cut once per tile: a block can be a few
-			// hundred nanoseconds of work.
-			o, mt, ix, ct := out[g*nout+t0:], m[t0:], idx[g*nin:], counts[g:]
+		for t0 := 0; t0 < nout; t0 += avx2BlockWidth {
+			tw := min(avx2BlockWidth, nout-t0)
+			clear(ca[:gn])
+			clear(cb[:gn])
+			ta, tb, mt := a.tile(g, t0, nin, nout, gn), b.tile(g, t0, nin, nout, gn), m[t0:]
 			for r0 := 0; r0 < nin; r0 += rows {
-				sumRowsBlockAVX2(o, nout, mt, ldm, ix, nin, ct, cursors[:], min(r0+rows, nin), gn)
-			}
-		}
-	}
-	if full < nout {
-		for c := 0; c < nc; c++ {
-			if counts[c] > 0 {
-				sumRowsAVX2(out[c*nout+full:(c+1)*nout], m[full:], ldm, idx[c*nin:c*nin+int(counts[c])])
+				r1 := min(r0+rows, nin)
+				sumRowsBlockAVX2Step(ta.out, nout, mt, ldm, ta.idx, nin, ta.counts, ca[:], r1, gn, tw)
+				if tb.counts != nil {
+					sumRowsBlockAVX2Step(tb.out, nout, mt, ldm, tb.idx, nin, tb.counts, cb[:], r1, gn, tw)
+				}
 			}
 		}
 	}
 }
+
+// sumRowsBlockAVX2Step is one row block of sumRowsBlockedAVX2: a full tile
+// in one sumRowsBlockAVX2 call; a last partial tile chain by chain with
+// sumRowsAVX2, which adds the same rows in the same order.
+func sumRowsBlockAVX2Step(out []float32, ldo int, m []float32, ldm int, idx []int32, ldi int, counts, cursors []int32, r1, nc, n int) {
+	if n == avx2BlockWidth {
+		sumRowsBlockAVX2(out, ldo, m, ldm, idx, ldi, counts, cursors, r1, nc)
+		return
+	}
+	for c := 0; c < nc; c++ {
+		ids := idx[c*ldi : c*ldi+int(counts[c])]
+		k, e := int(cursors[c]), int(cursors[c])
+		for e < len(ids) && int(ids[e]) < r1 {
+			e++
+		}
+		if e > k {
+			sumRowsAVX2(out[c*ldo:c*ldo+n], m, ldm, ids[k:e])
+		}
+		cursors[c] = int32(e)
+	}
+}
+
+// avx2BlockWidth is the AVX2 tier's column tile of the blocked row sums.
+const avx2BlockWidth = 64
 
 func sumRowsAVX2Wrap(out, m []float32, stride int, idx []int32, n int) {
 	sumRowsAVX2(out[:n], m, stride, idx)

@@ -61,24 +61,26 @@ func affineAVX512(out, bias, in, m []float32, nc, nin, nout int) {
 
 // sumRowsBlockedAVX512 is sumRowsBlockedGeneric with each row block in one
 // sumRowsBlockAVX512 call (the same loops; the cursors stay on this stack,
-// which the noescape stub keeps off the heap). Its callers checked that m
-// holds nin rows of ldm floats and that counts came from idx.
-func sumRowsBlockedAVX512(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32) {
-	if !blockedArgs(out, m, ldm, nc, nin, nout, idx, counts) {
+// which the noescape stub keeps off the heap).
+func sumRowsBlockedAVX512(m []float32, ldm, nc, nin, nout int, a, b rowSums) {
+	rows, ok := blockPlan(m, ldm, nc, nin, nout, a, b)
+	if !ok {
 		return
 	}
-	var cursors [blockChains]int32
-	tile, rows := min(binaryTile, blockTile), blockRows(nin)
+	var ca, cb [blockChains]int32
 	for g := 0; g < nc; g += blockChains {
 		gn := min(blockChains, nc-g)
-		for t0 := 0; t0 < nout; t0 += tile {
-			tw := min(tile, nout-t0)
-			clear(cursors[:gn])
-			// The slices are cut once per tile: a block can be a few
-			// hundred nanoseconds of work.
-			o, mt, ix, ct := out[g*nout+t0:], m[t0:], idx[g*nin:], counts[g:]
+		for t0 := 0; t0 < nout; t0 += blockTile {
+			tw := min(blockTile, nout-t0)
+			clear(ca[:gn])
+			clear(cb[:gn])
+			ta, tb, mt := a.tile(g, t0, nin, nout, gn), b.tile(g, t0, nin, nout, gn), m[t0:]
 			for r0 := 0; r0 < nin; r0 += rows {
-				sumRowsBlockAVX512(o, nout, mt, ldm, ix, nin, ct, cursors[:], min(r0+rows, nin), gn, tw)
+				r1 := min(r0+rows, nin)
+				sumRowsBlockAVX512(ta.out, nout, mt, ldm, ta.idx, nin, ta.counts, ca[:], r1, gn, tw)
+				if tb.counts != nil {
+					sumRowsBlockAVX512(tb.out, nout, mt, ldm, tb.idx, nin, tb.counts, cb[:], r1, gn, tw)
+				}
 			}
 		}
 	}

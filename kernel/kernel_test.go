@@ -626,6 +626,13 @@ func TestExportedChecks(t *testing.T) {
 	mustPanic("SumRowsBatch rows not increasing", batch([]int32{0, 0, 0, 2, 1, 0}, []int32{0, 2}))
 	mustPanic("SumRowsBatch count past nin", batch(make([]int32, 6), []int32{4, 0}))
 	mustPanic("SumRowsBatch short idx", batch(make([]int32, 5), []int32{0, 0}))
+	flip := func(off []int32) func() {
+		return func() {
+			FlipRowsBatch(make([]float32, 4), make([]float32, 4), make([]float32, 6), 2, 2, 3, 2, make([]int32, 6), []int32{0, 0}, off, []int32{1, 1})
+		}
+	}
+	mustPanic("FlipRowsBatch bad off row", flip([]int32{0, 0, 0, 3, 0, 0}))
+	mustPanic("FlipRowsBatch short off", flip(make([]int32, 5)))
 	mustPanic("UpdateNCG short g", func() {
 		UpdateNCG(make([]float32, 3), make([]float32, 3), make([]float32, 3), make([]float32, 3), make([]float32, 2), 1, 1, 0.5)
 	})
@@ -737,7 +744,6 @@ func TestSumRowsBlocked(t *testing.T) {
 	if len(tiers) == 0 {
 		t.Skip("no tier with blocked row sums on this CPU/build")
 	}
-	defer func(r int) { binaryBlockRows = r }(binaryBlockRows)
 	r := rand.New(rand.NewPCG(41, 42))
 	for _, im := range tiers {
 		for _, c := range []struct{ nc, nin, nout int }{
@@ -746,7 +752,7 @@ func TestSumRowsBlocked(t *testing.T) {
 		} {
 			for _, rows := range []int{1, 7, 96, 1000} {
 				for _, p := range []float64{0.02, 0.13, 0.6} {
-					binaryBlockRows = rows
+					unforce := forceBlockRows(rows)
 					ldm := PadStride(c.nout) + int(r.IntN(3))
 					m := make([]float32, c.nin*ldm)
 					for i := range m {
@@ -763,8 +769,9 @@ func TestSumRowsBlocked(t *testing.T) {
 					}
 					got, check := padded(t, r, len(want), c.nc%4, uni(0, 0))
 					copy(got, want)
-					sumRowsBlockedGeneric(want, m, ldm, c.nc, c.nin, c.nout, idx, counts)
-					im.sumRowsBlocked(got, m, ldm, c.nc, c.nin, c.nout, idx, counts)
+					sumRowsBlockedGeneric(m, ldm, c.nc, c.nin, c.nout, rowSums{want, idx, counts}, rowSums{})
+					im.sumRowsBlocked(m, ldm, c.nc, c.nin, c.nout, rowSums{got, idx, counts}, rowSums{})
+					unforce()
 					check(fmt.Sprintf("%s sumRowsBlocked %+v", im.name, c))
 					for i := range want {
 						if got[i] != want[i] {
@@ -817,6 +824,93 @@ func TestSumRowsBatch(t *testing.T) {
 		}
 		restore()
 	}
+}
+
+// TestFlipRowsBatch: on every tier, FlipRowsBatch leaves each chain's
+// sums as one FlipRows call does, bit for bit, for chains with rows
+// switched on, off, both or neither, groups beyond 64 chains and padded
+// rows, with the default row blocks and with blocks of 7 rows, and writes
+// nothing outside out.
+func TestFlipRowsBatch(t *testing.T) {
+	r := rand.New(rand.NewPCG(47, 48))
+	type shape struct{ nc, nin, nout, rows int }
+	var shapes []shape
+	for _, c := range []shape{{1, 1, 1, 0}, {3, 9, 15, 0}, {7, 40, 129, 0}, {50, 784, 500, 0}, {50, 500, 784, 0}, {70, 60, 33, 0}} {
+		shapes = append(shapes, c, shape{c.nc, c.nin, c.nout, 7})
+	}
+	for _, tier := range Tiers() {
+		restore, err := UseTier(tier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range shapes {
+			unforce := func() {}
+			if c.rows > 0 {
+				unforce = forceBlockRows(c.rows)
+			}
+			ldm := PadStride(c.nout)
+			m := Aligned(c.nin * ldm)
+			for i := range m {
+				m[i] = r.Float32()*2 - 1
+			}
+			on, off := make([]int32, c.nc*c.nin), make([]int32, c.nc*c.nin)
+			non, noff := make([]int32, c.nc), make([]int32, c.nc)
+			for k := 0; k < c.nc; k++ {
+				// Changes lists the switches between two states.
+				old := binarySliceT(r, c.nin, []float64{0, 0.1, 0.5, 0.9}[k%4])
+				s := binarySliceT(r, c.nin, []float64{0, 0.2, 0.5, 0.03}[k/4%4])
+				_, n1, n2 := changesGeneric(make([]int32, c.nin), on[k*c.nin:(k+1)*c.nin], off[k*c.nin:(k+1)*c.nin], old, s)
+				non[k], noff[k] = int32(n1), int32(n2)
+			}
+			want := make([]float32, c.nc*c.nout)
+			for i := range want {
+				want[i] = r.Float32()
+			}
+			got, check := padded(t, r, len(want), c.nc%4, uni(0, 0))
+			copy(got, want)
+			for k := 0; k < c.nc; k++ {
+				FlipRows(want[k*c.nout:(k+1)*c.nout], m, ldm, on[k*c.nin:k*c.nin+int(non[k])], off[k*c.nin:k*c.nin+int(noff[k])], make([]float32, c.nout), c.nout)
+			}
+			tmp := make([]float32, c.nc*c.nout)
+			for i := range tmp {
+				tmp[i] = float32(math.NaN()) // scratch: its contents must not matter
+			}
+			FlipRowsBatch(got, tmp, m, ldm, c.nc, c.nin, c.nout, on, non, off, noff)
+			unforce()
+			check(fmt.Sprintf("%s FlipRowsBatch %+v", tier, c))
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s %+v: out[%d] = %g, want %g", tier, c, i, got[i], want[i])
+				}
+			}
+		}
+		restore()
+	}
+}
+
+// TestBlockRows: the row blocks are equal, at most binaryBlockRows high
+// where the chains add many rows (the training products: 8 chains of about
+// 100 of 784 rows in 7 blocks of 112, the down pass's 250 of 500 rows in 5
+// of 100), and taller where they add few (AIS: 50 runs switching about 26
+// of 784 units, 2 blocks of 392; one block below that).
+func TestBlockRows(t *testing.T) {
+	for _, c := range []struct{ nin, used, nc, want int }{
+		{784, 800, 8, 112}, {500, 2000, 8, 100}, {784, 26 * 50, 50, 392}, {784, 10 * 50, 50, 784},
+		{500, 115 * 50, 50, 100}, {784, 0, 8, 112}, {126, 42 * 8, 8, 63}, {1, 1, 1, 1},
+	} {
+		if got := blockRows(c.nin, c.used, c.nc); got != c.want {
+			t.Errorf("blockRows(%d, %d, %d) = %d, want %d", c.nin, c.used, c.nc, got, c.want)
+		}
+	}
+}
+
+// forceBlockRows makes the blocked row sums use blocks of at most rows
+// rows, whatever the chains use, and returns the function that restores
+// the defaults.
+func forceBlockRows(rows int) (restore func()) {
+	r, u := binaryBlockRows, blockMinUse
+	binaryBlockRows, blockMinUse = rows, 0
+	return func() { binaryBlockRows, blockMinUse = r, u }
 }
 
 // TestTaylorSums: every tier gives the generic bits (sums and the

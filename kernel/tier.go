@@ -14,10 +14,10 @@ type impl struct {
 	affine func(out, bias, in, m []float32, nc, nin, nout int)
 	// sumRows: out[o] += Σ_{j∈idx} m[j*stride+o] for o < n.
 	sumRows func(out, m []float32, stride int, idx []int32, n int)
-	// sumRowsBlocked: the row sums of AffineBinaryStride in row blocks
-	// (see sumRowsBlockedGeneric). A tier without it (NEON; fillGeneric
-	// leaves it nil) sums each chain's rows tile by tile with sumRows.
-	sumRowsBlocked func(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32)
+	// sumRowsBlocked: the row sums of one or two lists in row blocks (see
+	// sumRowsBlockedGeneric). A tier without it (NEON; fillGeneric leaves
+	// it nil) sums each chain's rows tile by tile with sumRows.
+	sumRowsBlocked func(m []float32, ldm, nc, nin, nout int, a, b rowSums)
 	// indices: positions of the non-zero entries of s, returns the count.
 	indices func(idx []int32, s []float32) int
 	// changes: see Changes.

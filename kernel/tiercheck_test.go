@@ -80,8 +80,8 @@ func TestSelfCheckHarness(t *testing.T) {
 			}
 		},
 		"sumRowsBlocked skips the last chain": func(k *impl) {
-			k.sumRowsBlocked = func(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32) {
-				sumRowsBlockedGeneric(out, m, ldm, nc-1, nin, nout, idx, counts)
+			k.sumRowsBlocked = func(m []float32, ldm, nc, nin, nout int, a, b rowSums) {
+				sumRowsBlockedGeneric(m, ldm, nc-1, nin, nout, a, b)
 			}
 		},
 		"axpy with the wrong sign": func(k *impl) {
@@ -442,8 +442,7 @@ func (sc *tierChecker) blocked(t *impl, n int) {
 		return
 	}
 	const nc, nin = 3, 9
-	defer func(r int) { binaryBlockRows = r }(binaryBlockRows)
-	binaryBlockRows = 4
+	defer forceBlockRows(4)()
 	ldm := n + 5
 	m := sc.fill(make([]float32, nin*ldm), -1, 1)
 	idx, counts := make([]int32, nc*nin), make([]int32, nc)
@@ -458,8 +457,8 @@ func (sc *tierChecker) blocked(t *impl, n int) {
 	out, check := sc.guarded(nc * n)
 	sc.fill(out, -1, 1)
 	want := append([]float32(nil), out...)
-	sumRowsBlockedGeneric(want, m, ldm, nc, nin, n, idx, counts)
-	t.sumRowsBlocked(out, m, ldm, nc, nin, n, idx, counts)
+	sumRowsBlockedGeneric(m, ldm, nc, nin, n, rowSums{want, idx, counts}, rowSums{})
+	t.sumRowsBlocked(m, ldm, nc, nin, n, rowSums{out, idx, counts}, rowSums{})
 	check("sumRowsBlocked")
 	sc.compare("sumRowsBlocked", n, out, want, selfCheckExact)
 }
