@@ -805,12 +805,7 @@ func TestSumRowsBatch(t *testing.T) {
 				p := []float64{0, 0.05, 0.13, 0.9}[k%4]
 				counts[k] = int32(indicesGeneric(idx[k*c.nin:(k+1)*c.nin], binarySliceT(r, c.nin, p)))
 			}
-			want := make([]float32, c.nc*c.nout)
-			for i := range want {
-				want[i] = r.Float32()
-			}
-			got, check := padded(t, r, len(want), c.nc%4, uni(0, 0))
-			copy(got, want)
+			want, got, check := batchOut(t, r, c.nc*c.nout, c.nc%4)
 			for k := 0; k < c.nc; k++ {
 				sumRowsGeneric(want[k*c.nout:(k+1)*c.nout], m, ldm, idx[k*c.nin:k*c.nin+int(counts[k])], c.nout)
 			}
@@ -862,12 +857,7 @@ func TestFlipRowsBatch(t *testing.T) {
 				_, n1, n2 := changesGeneric(make([]int32, c.nin), on[k*c.nin:(k+1)*c.nin], off[k*c.nin:(k+1)*c.nin], old, s)
 				non[k], noff[k] = int32(n1), int32(n2)
 			}
-			want := make([]float32, c.nc*c.nout)
-			for i := range want {
-				want[i] = r.Float32()
-			}
-			got, check := padded(t, r, len(want), c.nc%4, uni(0, 0))
-			copy(got, want)
+			want, got, check := batchOut(t, r, c.nc*c.nout, c.nc%4)
 			for k := 0; k < c.nc; k++ {
 				FlipRows(want[k*c.nout:(k+1)*c.nout], m, ldm, on[k*c.nin:k*c.nin+int(non[k])], off[k*c.nin:k*c.nin+int(noff[k])], make([]float32, c.nout), c.nout)
 			}
@@ -902,6 +892,19 @@ func TestBlockRows(t *testing.T) {
 			t.Errorf("blockRows(%d, %d, %d) = %d, want %d", c.nin, c.used, c.nc, got, c.want)
 		}
 	}
+}
+
+// batchOut returns n random sums to start a batch of row sums from: want,
+// and the same in got, a guarded slice at offset off whose check fails if
+// anything outside it was written.
+func batchOut(t *testing.T, r *rand.Rand, n, off int) (want, got []float32, check func(string)) {
+	want = make([]float32, n)
+	for i := range want {
+		want[i] = r.Float32()
+	}
+	got, check = padded(t, r, n, off, uni(0, 0))
+	copy(got, want)
+	return want, got, check
 }
 
 // forceBlockRows makes the blocked row sums use blocks of at most rows
