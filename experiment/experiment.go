@@ -243,11 +243,11 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		plan := spec.plan(opts.Workers, d.Classes)
 		if opts.Progress != nil {
 			plan.Progress = func(p eval.Progress) {
-				left := clk.evalProgress(p)
+				left, unknown := clk.evalProgress(p), 0
 				if left >= 0 {
-					left = clk.left(epoch, clk.batches, left)
+					left, unknown = clk.left(epoch, clk.batches, left)
 				}
-				emit(Evaluating{Dir: dir, Epoch: epoch, Progress: p, Left: left})
+				emit(Evaluating{Dir: dir, Epoch: epoch, Progress: p, Left: left, UnknownEvals: unknown})
 			}
 		}
 		clk.startEval()
@@ -258,8 +258,9 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		OnBatch: func(epoch, done, batches int) {
 			clk.batch(batches)
 			if opts.Progress != nil {
+				left, unknown := clk.left(epoch, done, -1)
 				emit(Minibatch{Dir: dir, Epoch: epoch, Epochs: spec.Engine.Epochs, Done: done, Batches: batches,
-					PerSecond: float64(clk.trained) / clk.training.Seconds(), Left: clk.left(epoch, done, -1)})
+					PerSecond: float64(clk.trained) / clk.training.Seconds(), Left: left, UnknownEvals: unknown})
 			}
 		},
 		Checkpoint:      ckpt,
@@ -278,7 +279,8 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 				m.setEval(ev, test != nil)
 			}
 			rows = append(rows, m)
-			emit(EpochDone{Dir: dir, Epochs: spec.Engine.Epochs, Metrics: m, Evaluated: evaluated, Left: clk.left(r.Epoch, clk.batches, -1)})
+			left, unknown := clk.left(r.Epoch, clk.batches, -1)
+			emit(EpochDone{Dir: dir, Epochs: spec.Engine.Epochs, Metrics: m, Evaluated: evaluated, Left: left, UnknownEvals: unknown})
 			if r.Checkpoint { // the metrics on disk keep pace with the checkpoint
 				return WriteMetrics(filepath.Join(dir, "metrics.csv"), rows)
 			}

@@ -75,15 +75,21 @@ func TestResumedRunSaysWhere(t *testing.T) {
 
 // TestClockCountsEvaluations: the time left is the minibatches left at the
 // training speed plus the evaluations left at the last one's duration, and
-// during an evaluation what is left of it; an evaluation of unknown
-// length ahead makes it unknown.
+// during an evaluation what is left of it; before an evaluation has been
+// timed, the evaluations ahead are left out and counted.
 func TestClockCountsEvaluations(t *testing.T) {
 	spec := Spec{EvalEvery: 5}
 	spec.Engine.Epochs = 10
 	c := newClock(spec)
+	if got, n := c.left(1, 0, -1); got != -1 || n != 0 {
+		t.Errorf("before any minibatch: %v left + %d evaluations, want unknown (-1)", got, n)
+	}
 	c.batches, c.trained, c.training = 4, 8, 8*time.Second // 1 s a minibatch
-	if got := c.left(2, 4, -1); got != -1 {
-		t.Errorf("with no evaluation timed yet: %v left, want unknown (-1)", got)
+	if got, n := c.left(2, 4, -1); got != 32*time.Second || n != 2 {
+		t.Errorf("with no evaluation timed yet: %v left + %d evaluations, want 32s + 2", got, n)
+	}
+	if got, n := c.left(5, 4, time.Second); got != 21*time.Second || n != 1 {
+		t.Errorf("during the first evaluation: %v left + %d evaluations, want 21s + 1", got, n)
 	}
 	c.evalTook = 3 * time.Second
 	for _, tc := range []struct {
@@ -97,7 +103,7 @@ func TestClockCountsEvaluations(t *testing.T) {
 		{10, 4, 2 * time.Second, 2 * time.Second},           // the final evaluation
 		{10, 4, -1, 3 * time.Second},                        // trained, final evaluation ahead
 	} {
-		if got := c.left(tc.epoch, tc.done, tc.inEval); got != tc.want {
+		if got, n := c.left(tc.epoch, tc.done, tc.inEval); got != tc.want || n != 0 {
 			t.Errorf("epoch %d, %d minibatches, evaluation %v: %v left, want %v", tc.epoch, tc.done, tc.inEval, got, tc.want)
 		}
 	}

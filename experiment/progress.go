@@ -11,6 +11,10 @@ import (
 // order, one at a time; rendering them (and how often) is the caller's
 // business. Left, where an event has it, is the estimated time until the
 // run is finished, evaluations included; it is negative while unknown.
+// Before an evaluation has been timed in this invocation, the evaluations
+// ahead are of unknown length: Left then counts the training and the
+// evaluation under way, and UnknownEvals says how many evaluations it
+// leaves out.
 type Event interface{ event() }
 
 // Resumed: the run continues from the checkpoint in Dir at Epoch.
@@ -26,17 +30,19 @@ type Minibatch struct {
 	Epoch, Epochs, Done, Batches int
 	PerSecond                    float64
 	Left                         time.Duration
+	UnknownEvals                 int
 }
 
 // EpochDone: an epoch is trained, and evaluated when it is due for that
 // (Evaluated), except the last, whose evaluation follows (Evaluating, then
 // Finished). Metrics.Epoch is its number.
 type EpochDone struct {
-	Dir       string
-	Epochs    int
-	Metrics   Metrics
-	Evaluated bool
-	Left      time.Duration
+	Dir          string
+	Epochs       int
+	Metrics      Metrics
+	Evaluated    bool
+	Left         time.Duration
+	UnknownEvals int
 }
 
 // Evaluating: the evaluation after Epoch is in a phase, as far as
@@ -45,7 +51,8 @@ type Evaluating struct {
 	Dir   string
 	Epoch int
 	eval.Progress
-	Left time.Duration
+	Left         time.Duration
+	UnknownEvals int
 }
 
 // Finished: the final evaluation is done; Metrics is the last epoch's row.
@@ -96,14 +103,16 @@ func (c *clock) due(epoch int) bool {
 
 // left estimates the time left after done minibatches of epoch (1-based)
 // and, during the evaluation after epoch, what is left of it (inEval < 0:
-// not evaluating; else the estimate of the evaluation under way).
-func (c *clock) left(epoch, done int, inEval time.Duration) time.Duration {
+// not evaluating; else the estimate of the evaluation under way). Before
+// an evaluation has been timed, the evaluations ahead are left out and
+// counted in unknown; t is negative when nothing is known yet.
+func (c *clock) left(epoch, done int, inEval time.Duration) (t time.Duration, unknown int) {
 	if c.trained == 0 || c.batches == 0 {
-		return -1
+		return -1, 0
 	}
 	epochs := c.spec.Engine.Epochs
 	batchesLeft := (epochs-epoch)*c.batches + c.batches - done
-	t := time.Duration(float64(c.training) / float64(c.trained) * float64(batchesLeft))
+	t = time.Duration(float64(c.training) / float64(c.trained) * float64(batchesLeft))
 	evals := 0
 	for e := epoch + 1; e <= epochs; e++ {
 		if c.due(e) {
@@ -113,13 +122,13 @@ func (c *clock) left(epoch, done int, inEval time.Duration) time.Duration {
 	if inEval < 0 && done == c.batches && c.due(epoch) {
 		evals++ // trained, not yet evaluating
 	}
-	switch {
-	case inEval >= 0:
+	if inEval >= 0 {
 		t += inEval
-	case evals > 0 && c.evalTook == 0:
-		return -1 // an evaluation of unknown length is ahead
 	}
-	return t + time.Duration(evals)*c.evalTook
+	if c.evalTook == 0 {
+		return t, evals
+	}
+	return t + time.Duration(evals)*c.evalTook, 0
 }
 
 // startEval marks the start of an evaluation.

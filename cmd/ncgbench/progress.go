@@ -42,12 +42,20 @@ func runProgressTo(w io.Writer, terminal bool) func(experiment.Event) {
 	return p.event
 }
 
-// leftString renders a time left (negative: unknown).
-func leftString(d time.Duration) string {
+// leftString renders a time left (negative: unknown) and the evaluations
+// of unknown length it leaves out: "1h2m3s", "1h2m3s + 2 evaluations".
+func leftString(d time.Duration, unknownEvals int) string {
 	if d < 0 {
 		return "?"
 	}
-	return d.Round(time.Second).String()
+	s := d.Round(time.Second).String()
+	switch {
+	case unknownEvals == 1:
+		s += " + 1 evaluation"
+	case unknownEvals > 1:
+		s += fmt.Sprintf(" + %d evaluations", unknownEvals)
+	}
+	return s
 }
 
 func (p *runProgress) event(e experiment.Event) {
@@ -67,14 +75,14 @@ func (p *runProgress) event(e experiment.Event) {
 		}
 		p.live = now
 		fmt.Fprintf(p.w, "\r%s epoch %d/%d  minibatch %d/%d  %.0f minibatches/s  %s left   ",
-			filepath.Base(e.Dir), e.Epoch, e.Epochs, e.Done, e.Batches, e.PerSecond, leftString(e.Left))
+			filepath.Base(e.Dir), e.Epoch, e.Epochs, e.Done, e.Batches, e.PerSecond, leftString(e.Left, e.UnknownEvals))
 	case experiment.EpochDone:
 		m := e.Metrics
 		if !e.Evaluated && m.Epoch != e.Epochs && now.Sub(p.last[e.Dir]) < epochEvery {
 			return
 		}
 		p.last[e.Dir] = now
-		fmt.Fprintf(p.w, "%s%s epoch %d/%d  %.2fs  %s  (%s left)\n", erase, filepath.Base(e.Dir), m.Epoch, e.Epochs, m.Seconds, m.Summary(), leftString(e.Left))
+		fmt.Fprintf(p.w, "%s%s epoch %d/%d  %.2fs  %s  (%s left)\n", erase, filepath.Base(e.Dir), m.Epoch, e.Epochs, m.Seconds, m.Summary(), leftString(e.Left, e.UnknownEvals))
 	case experiment.Evaluating:
 		start, end := e.Done == 0, e.Done == e.Total
 		if p.terminal {
@@ -82,7 +90,7 @@ func (p *runProgress) event(e experiment.Event) {
 				return
 			}
 			p.live = now
-			fmt.Fprintf(p.w, "\r%s epoch %d: %s %s  %s left   ", filepath.Base(e.Dir), e.Epoch, e.Phase, percent(e.Progress), leftString(e.Left))
+			fmt.Fprintf(p.w, "\r%s epoch %d: %s %s  %s left   ", filepath.Base(e.Dir), e.Epoch, e.Phase, percent(e.Progress), leftString(e.Left, e.UnknownEvals))
 			return
 		}
 		// Plain lines for the long phases only: their start, then at most
@@ -95,7 +103,7 @@ func (p *runProgress) event(e experiment.Event) {
 			return
 		}
 		p.last[key] = now
-		fmt.Fprintf(p.w, "%s epoch %d: %s %s  (%s left)\n", filepath.Base(e.Dir), e.Epoch, e.Phase, percent(e.Progress), leftString(e.Left))
+		fmt.Fprintf(p.w, "%s epoch %d: %s %s  (%s left)\n", filepath.Base(e.Dir), e.Epoch, e.Phase, percent(e.Progress), leftString(e.Left, e.UnknownEvals))
 	case experiment.Finished:
 		fmt.Fprintf(p.w, "%s%s final  %s\n", erase, filepath.Base(e.Dir), e.Metrics.Summary())
 	}

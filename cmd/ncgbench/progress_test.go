@@ -46,3 +46,20 @@ func TestRunProgressLines(t *testing.T) {
 		t.Errorf("terminal minibatch line %q", got)
 	}
 }
+
+// TestLeftString: a time left reads as a duration, with the evaluations of
+// unknown length it leaves out, and "?" while unknown.
+func TestLeftString(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		n    int
+		want string
+	}{
+		{-1, 0, "?"}, {-1, 2, "?"}, {90*time.Second + 400*time.Millisecond, 0, "1m30s"},
+		{time.Hour, 1, "1h0m0s + 1 evaluation"}, {0, 3, "0s + 3 evaluations"},
+	} {
+		if got := leftString(tc.d, tc.n); got != tc.want {
+			t.Errorf("leftString(%v, %d) = %q, want %q", tc.d, tc.n, got, tc.want)
+		}
+	}
+}
