@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/eval"
 	"github.com/ncg-rbm/ncg/internal/dirlock"
 )
 
@@ -155,6 +156,37 @@ func TestInterruptedFinalEvaluationKeepsTheModel(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(dir, "result.json")); err == nil {
 			t.Error("result.json written by an interrupted evaluation")
+		}
+	}
+}
+
+// TestEvaluationLeavesTrainingAlone: a run trains the same model whether
+// it is evaluated after every epoch or only at the end (evaluation draws
+// from its own streams), for NCG and for SET by its authors' procedure,
+// whose rewiring draws at random; so report groups runs across evaluation
+// schedules.
+func TestEvaluationLeavesTrainingAlone(t *testing.T) {
+	for _, method := range []engine.Method{engine.NCG, engine.SET} {
+		cfg := engine.DefaultConfig()
+		cfg.Method, cfg.Hidden, cfg.Epochs, cfg.Batch, cfg.Seed = method, 8, 3, 10, 5
+		if method == engine.SET {
+			cfg.Epsilon, cfg.Zeta, cfg.SETProcedure = 2, 0.3, engine.Mocanu
+		}
+		var models [][]byte
+		for _, every := range []int{1, 0} {
+			spec := Spec{Data: "bas", Engine: cfg, EvalEvery: every, Likelihood: eval.LikelihoodAIS, AISRuns: 4, AISIntervals: 300}
+			dir := filepath.Join(t.TempDir(), "run")
+			if _, err := Run(context.Background(), spec, dir, Options{Workers: 1}); err != nil {
+				t.Fatalf("%s, eval-every %d: %v", method, every, err)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "model.npz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			models = append(models, b)
+		}
+		if !bytes.Equal(models[0], models[1]) {
+			t.Errorf("%s: the model evaluated every epoch differs from the one evaluated at the end", method)
 		}
 	}
 }

@@ -62,12 +62,14 @@ func num(v float64) *float64 {
 	return &v
 }
 
-// Group is the runs of one configuration: equal specs but for the seed.
+// Group is the runs of one configuration: equal specs but for the seed,
+// the worker count and the evaluation schedule, none of which changes what
+// a run trains.
 type Group struct {
 	Name  string          // Data + " " + Model
 	Data  string          // data set (base name of a file)
 	Model string          // method and the settings that tell groups apart
-	Spec  experiment.Spec // the common spec, seed 0
+	Spec  experiment.Spec // the common spec: seed, workers and eval-every 0
 	Runs  []Run
 
 	Finished int // runs with result.json
@@ -86,15 +88,19 @@ type Group struct {
 	SecondsPerEpoch float64 // mean training time of an epoch over all rows of all runs
 }
 
-// key is a group's identity: the spec without the seed.
+// key is a group's identity: the spec without the seed, the worker count
+// and the evaluation schedule. A run trains the same model whatever its
+// workers and whenever it is evaluated (TestEvaluationLeavesTrainingAlone
+// in experiment), so runs that differ only there are seeds of one
+// configuration; their curves have points where each was evaluated.
 func key(s experiment.Spec) experiment.Spec {
 	s.Engine.Seed = 0
 	s.Engine.Workers = 0
+	s.EvalEvery = 0
 	return s
 }
 
-// GroupRuns groups runs by configuration (spec without seed) and names the
-// groups. Groups come sorted by data, method (dense, ncg, line, random,
+// GroupRuns groups runs by configuration (see key) and names the groups. Groups come sorted by data, method (dense, ncg, line, random,
 // set) and name.
 func GroupRuns(runs []Run) []Group {
 	index := map[string]int{}
@@ -199,7 +205,8 @@ func (g *Group) soFar() (nll, test, train, dens []float64) {
 }
 
 // methodLabel is the method with its connectivity parameter, as in the
-// paper's Table 1: "NCG p=0.5 γ=0.5", "line v=392", "random 0.5", "SET ε=11".
+// paper's Table 1: "NCG p=0.5 γ=0.5", "line v=392", "random 0.5", "SET ε=11
+// ζ=0.3", with the SET procedure when it is not the engine's ("… mocanu").
 func methodLabel(c engine.Config) string {
 	switch c.Method {
 	case engine.Dense:
@@ -211,7 +218,11 @@ func methodLabel(c engine.Config) string {
 	case engine.Random:
 		return fmt.Sprintf("random %s", fnum(c.Density))
 	case engine.SET:
-		return fmt.Sprintf("SET ε=%s ζ=%s", fnum(c.Epsilon), fnum(c.Zeta))
+		label := fmt.Sprintf("SET ε=%s ζ=%s", fnum(c.Epsilon), fnum(c.Zeta))
+		if c.SETProcedure != "" {
+			label += " " + string(c.SETProcedure)
+		}
+		return label
 	}
 	return string(c.Method)
 }

@@ -223,6 +223,39 @@ func TestNamesShowDifferences(t *testing.T) {
 	}
 }
 
+// TestGroupsIgnoreEvaluationSchedule: seeds of one configuration evaluated
+// on different schedules (or with other worker counts) form one group, and
+// the SET authors' procedure is named apart from the engine's SET.
+func TestGroupsIgnoreEvaluationSchedule(t *testing.T) {
+	root := t.TempDir()
+	set := func(seed uint64, evalEvery, workers int, proc engine.SETProcedure) experiment.Spec {
+		s := testSpec(engine.SET, seed)
+		s.Engine.Epsilon, s.Engine.Zeta, s.Engine.SETProcedure = 11, 0.3, proc
+		s.EvalEvery, s.Engine.Workers = evalEvery, workers
+		return s
+	}
+	fakeRun(t, filepath.Join(root, "m1"), set(1, 2, 1, engine.Mocanu), 1, 0.5, true)
+	fakeRun(t, filepath.Join(root, "m2"), set(2, 4, 2, engine.Mocanu), 3, 0.5, true)
+	fakeRun(t, filepath.Join(root, "s1"), set(1, 2, 1, ""), 1, 0.5, true)
+	runs, _, err := Collect(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := GroupRuns(runs)
+	var got []string
+	for _, g := range groups {
+		got = append(got, fmt.Sprintf("%s (%d runs)", g.Name, len(g.Runs)))
+	}
+	want := []string{"bas SET ε=11 ζ=0.3 (1 runs)", "bas SET ε=11 ζ=0.3 mocanu (2 runs)"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("groups %q, want %q", got, want)
+	}
+	// The final NLL of both seeds: 1 + 10/4 and 3 + 10/4.
+	if g := groups[1]; g.NLL.N != 2 || math.Abs(g.NLL.Mean-4.5) > 1e-12 {
+		t.Errorf("mocanu group NLL %+v, want the mean of 3.5 and 5.5 over 2 runs", g.NLL)
+	}
+}
+
 func TestWriteFigures(t *testing.T) {
 	root := t.TempDir()
 	fakeRun(t, filepath.Join(root, "runs", "a"), testSpec(engine.NCG, 1), 10, 0.3, true)
