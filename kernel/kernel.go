@@ -86,7 +86,7 @@ func SumRowsBatch(out, m []float32, ldm, nc, nin, nout int, idx, counts []int32)
 		return
 	}
 	l := rowSums{out, idx, counts}
-	checkBatch(m, ldm, nc, nin, nout, l)
+	checkBatch(m, ldm, nc, nin, nout, l, [3]string{"out", "idx", "counts"})
 	sumBatch(m, ldm, nc, nin, nout, l, rowSums{})
 }
 
@@ -102,8 +102,8 @@ func FlipRowsBatch(out, tmp, m []float32, ldm, nc, nin, nout int, on, non, off, 
 		return
 	}
 	a, b := rowSums{out, on, non}, rowSums{tmp, off, noff}
-	checkBatch(m, ldm, nc, nin, nout, a)
-	checkBatch(m, ldm, nc, nin, nout, b)
+	checkBatch(m, ldm, nc, nin, nout, a, [3]string{"out", "on", "non"})
+	checkBatch(m, ldm, nc, nin, nout, b, [3]string{"tmp", "off", "noff"})
 	for c := 0; c < nc; c++ {
 		if noff[c] > 0 {
 			clear(tmp[c*nout : (c+1)*nout])
@@ -118,18 +118,19 @@ func FlipRowsBatch(out, tmp, m []float32, ldm, nc, nin, nout int, on, non, off, 
 }
 
 // checkBatch checks the lengths and lists of a batch of row sums (nc, nin,
-// nout > 0): every list strictly increasing and naming rows of m.
-func checkBatch(m []float32, ldm, nc, nin, nout int, l rowSums) {
-	need("out", len(l.out), nc*nout)
-	need("idx", len(l.idx), nc*nin)
-	need("counts", len(l.counts), nc)
+// nout > 0), whose out, idx and counts the caller calls names: every list
+// strictly increasing and naming rows of m.
+func checkBatch(m []float32, ldm, nc, nin, nout int, l rowSums, names [3]string) {
+	need(names[0], len(l.out), nc*nout)
+	need(names[1], len(l.idx), nc*nin)
+	need(names[2], len(l.counts), nc)
 	if ldm < nout {
 		panic(fmt.Sprintf("kernel: m stride %d < row length %d", ldm, nout))
 	}
 	for c := 0; c < nc; c++ {
 		k := int(l.counts[c])
 		if k < 0 || k > nin {
-			panic(fmt.Sprintf("kernel: chain %d count %d outside [0, %d]", c, k, nin))
+			panic(fmt.Sprintf("kernel: %s: chain %d count %d outside [0, %d]", names[2], c, k, nin))
 		}
 		if k == 0 {
 			continue
@@ -138,11 +139,11 @@ func checkBatch(m []float32, ldm, nc, nin, nout int, l rowSums) {
 		ids := l.idx[c*nin : c*nin+k]
 		for i := 1; i < len(ids); i++ {
 			if ids[i] <= ids[i-1] {
-				panic(fmt.Sprintf("kernel: chain %d rows not increasing (%d after %d)", c, ids[i], ids[i-1]))
+				panic(fmt.Sprintf("kernel: %s: chain %d rows not increasing (%d after %d)", names[1], c, ids[i], ids[i-1]))
 			}
 		}
 		if ids[0] < 0 || int(ids[k-1])*ldm+nout > len(m) {
-			panic(fmt.Sprintf("kernel: m rows %d…%d out of range (len %d, stride %d)", ids[0], ids[k-1], len(m), ldm))
+			panic(fmt.Sprintf("kernel: %s: m rows %d…%d out of range (len %d, stride %d)", names[1], ids[0], ids[k-1], len(m), ldm))
 		}
 	}
 }
