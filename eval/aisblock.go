@@ -8,10 +8,9 @@ import "github.com/ncg-rbm/ncg/kernel"
 // a hundred rows of C or Cᵀ (the units that flipped, or all active units on
 // a refresh). One run at a time, every such row comes from memory: C and Cᵀ
 // take 3.3 MB together, more than L2. A block of runs advanced in lockstep
-// sums the rows of all its runs in one kernel call per direction
-// (kernel.FlipRowsBatch: the rows switched on and those switched off in one
-// pass over the matrix; kernel.SumRowsBatch when none switched off), whose
-// blocked schedule reads each tile of a row once for every run of the block
+// sums the rows of all its runs in one kernel.FlipRowsBatch call per
+// direction (the rows switched on and those switched off in one pass over
+// the matrix), whose blocked schedule reads each tile of a row once for every run of the block
 // that needs it. Each run's arithmetic is unchanged (its
 // rows are added in increasing order into its own vector, as binProduct
 // does), so the log weights are bit-identical to those of one run at a
@@ -55,7 +54,6 @@ func (p *blockProduct) reset() { clear(p.valid) }
 // first n runs; p.act and p.ones then hold each run's active units.
 func (p *blockProduct) update(out, bias, m []float32, ldm, n int, s []float32) {
 	nin, nout := p.nin, p.nout
-	anyOff := false
 	for i := 0; i < n; i++ {
 		lo, hi := i*nin, (i+1)*nin
 		ones, non, noff := kernel.Changes(p.act[lo:hi], p.add[lo:hi], p.off[lo:hi], p.old[lo:hi], s[lo:hi])
@@ -65,7 +63,6 @@ func (p *blockProduct) update(out, bias, m []float32, ldm, n int, s []float32) {
 			// sum of those switched off.
 			p.nadd[i], p.noff[i] = int32(non), int32(noff)
 			p.since[i]++
-			anyOff = anyOff || noff > 0
 			continue
 		}
 		// A fresh sum: bias plus every active row.
@@ -74,11 +71,7 @@ func (p *blockProduct) update(out, bias, m []float32, ldm, n int, s []float32) {
 		p.nadd[i], p.noff[i] = int32(ones), 0
 		p.since[i], p.valid[i] = 0, true
 	}
-	if anyOff {
-		kernel.FlipRowsBatch(out, p.tmp, m, ldm, n, nin, nout, p.add, p.nadd, p.off, p.noff)
-	} else {
-		kernel.SumRowsBatch(out, m, ldm, n, nin, nout, p.add, p.nadd)
-	}
+	kernel.FlipRowsBatch(out, p.tmp, m, ldm, n, nin, nout, p.add, p.nadd, p.off, p.noff)
 }
 
 // aisBlock is a worker's scratch for a block of up to maxBlockRuns runs.

@@ -100,8 +100,9 @@ func key(s experiment.Spec) experiment.Spec {
 	return s
 }
 
-// GroupRuns groups runs by configuration (see key) and names the groups. Groups come sorted by data, method (dense, ncg, line, random,
-// set) and name.
+// GroupRuns groups runs by configuration (see key) and names the groups.
+// Groups come sorted by data, method (dense, ncg, line, random, set) and
+// name.
 func GroupRuns(runs []Run) []Group {
 	index := map[string]int{}
 	var groups []Group
