@@ -157,6 +157,10 @@ func updateDenseGeneric(w, c, g []float32, alpha float32) float32 {
 	return bad
 }
 
+// prefetchWGeneric does nothing: Go has no prefetch, and a hint may be
+// ignored.
+func prefetchWGeneric(s []float32, n, stride int) {}
+
 func transposeGeneric(dst, src []float32, rows, cols, ldd, lds int) {
 	for i := 0; i < rows; i++ {
 		for j := 0; j < cols; j++ {

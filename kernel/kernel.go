@@ -360,6 +360,24 @@ func TransposeStrided(dst []float32, ldd int, src []float32, lds int, rows, cols
 	cur.transpose(dst[:(cols-1)*ldd+rows], src[:(rows-1)*lds+cols], rows, cols, ldd, lds)
 }
 
+// PrefetchW hints that the cache lines holding s[0], s[stride], …,
+// s[(n−1)·stride] are about to be written: the core fetches them, taking
+// them from another core's cache if need be, while it goes on with other
+// work, instead of stalling on its stores. It changes no value. The amd64
+// tiers issue PREFETCHW on CPUs that have it; elsewhere it does nothing.
+// The engine uses it for the lines of its copies of C that a worker
+// rewrites after the other worker has read them.
+func PrefetchW(s []float32, n, stride int) {
+	if n <= 0 {
+		return
+	}
+	if stride < 0 {
+		panic(fmt.Sprintf("kernel: prefetch stride %d below 0", stride))
+	}
+	need("s", len(s), (n-1)*stride+1)
+	cur.prefetchW(s[:(n-1)*stride+1], n, stride)
+}
+
 // sigmoidFloor is the input below which Sigmoid returns exactly 0.
 const sigmoidFloor = -88
 

@@ -28,6 +28,7 @@ var neonKernels = &impl{
 	updateDense:      updateDenseNEON,
 	transpose:        transposeNEON,
 	taylorSums:       taylorSumsNEON,
+	prefetchW:        prefetchWNEON,
 }
 
 // affineNEON runs the product in blocks of four chains, which share every
@@ -207,3 +208,9 @@ func transposeBlocksNEON(dst, src []float32, rows, cols, ldd, lds int)
 //
 //go:noescape
 func taylorSumsNEON(a, p []float32, s *[3][4]float64, lohi *[2][4]float32)
+
+// prefetchWNEON asks for the cache lines holding s[0], s[stride], …,
+// s[(n−1)·stride] for writing (PRFM PSTL1KEEP), changing no value.
+//
+//go:noescape
+func prefetchWNEON(s []float32, n, stride int)

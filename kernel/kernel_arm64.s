@@ -1283,3 +1283,20 @@ tsloop:
 
 tsdone:
 	RET
+
+// func prefetchWNEON(s []float32, n, stride int)
+//
+// One PRFM PSTL1KEEP (prefetch for a store, into L1) per line; n ≥ 1 from
+// PrefetchW.
+TEXT ·prefetchWNEON(SB), NOSPLIT|NOFRAME, $0-40
+	MOVD s_base+0(FP), R0
+	MOVD n+24(FP), R1
+	MOVD stride+32(FP), R2
+	LSL  $2, R2, R2
+
+pfwLoop:
+	PRFM (R0), PSTL1KEEP
+	ADD  R2, R0, R0
+	SUBS $1, R1, R1
+	BGT  pfwLoop
+	RET

@@ -23,6 +23,18 @@ var avx2Kernels = &impl{
 	updateDense:      updateDenseAVX2Wrap,
 	transpose:        transposeAVX2Wrap,
 	taylorSums:       taylorSumsAVX2Wrap,
+	prefetchW:        prefetchWAMD64,
+}
+
+// hasPrefetchW is whether the CPU has PREFETCHW (CPUID's PRFCHW). Intel's
+// report it from Broadwell on, AMD's from the first x86-64 ones.
+var hasPrefetchW = cpuidPRFCHW()
+
+// prefetchWAMD64 is PrefetchW for both amd64 tiers.
+func prefetchWAMD64(s []float32, n, stride int) {
+	if hasPrefetchW {
+		prefetchW(&s[0], n, stride)
+	}
 }
 
 // affineKBlock bounds the rows of m one call of the register tile covers

@@ -2115,3 +2115,34 @@ tsloop:
 	VMOVUPS   X4, 16(R8)
 	VZEROUPPER
 	RET
+
+// func prefetchW(p *float32, n int, stride int)
+TEXT ·prefetchW(SB), NOSPLIT|NOFRAME, $0-24
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	MOVQ stride+16(FP), DX
+	SHLQ $0x02, DX
+
+pfLoop:
+	TESTQ CX, CX
+	JLE   pfDone
+	BYTE  $0x0f
+	BYTE  $0x0d
+	BYTE  $0x08
+	ADDQ  DX, AX
+	DECQ  CX
+	JMP   pfLoop
+
+pfDone:
+	RET
+
+// func cpuidPRFCHW() bool
+// Requires: CPUID
+TEXT ·cpuidPRFCHW(SB), NOSPLIT|NOFRAME, $0-1
+	MOVL $0x80000001, AX
+	XORL CX, CX
+	CPUID
+	SHRL $0x08, CX
+	ANDL $0x01, CX
+	MOVB CL, ret+0(FP)
+	RET

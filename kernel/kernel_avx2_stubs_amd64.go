@@ -115,3 +115,16 @@ func sumRowsBlockAVX2(out []float32, ldo int, m []float32, ldm int, idx []int32,
 //
 //go:noescape
 func taylorSumsAVX2(a []float32, p []float32, s *[3][4]float64, lohi *[2][4]float32)
+
+// prefetchW asks for the cache lines holding p[0], p[stride], …,
+// p[(n−1)·stride] in a state that can be written (PREFETCHW): a hint
+// that changes no value. n ≤ 0 prefetches nothing.
+//
+//go:noescape
+func prefetchW(p *float32, n int, stride int)
+
+// cpuidPRFCHW reports bit 8 of ECX of CPUID leaf 0x80000001 (PRFCHW:
+// the CPU has PREFETCHW). Every x86-64 CPU has that leaf.
+//
+//go:noescape
+func cpuidPRFCHW() bool

@@ -28,6 +28,7 @@ var avx512Kernels = &impl{
 	// bands of 16 rows of C. The tier's CPUs all have AVX2 (checked by archTiers).
 	transpose:  transposeAVX2Wrap,
 	taylorSums: taylorSumsAVX2Wrap,
+	prefetchW:  prefetchWAMD64,
 }
 
 // affineChainsAVX512 is how many chains one affine6AVX512 call takes.

@@ -603,6 +603,26 @@ func TestTranspose(t *testing.T) {
 	}
 }
 
+// TestPrefetchW: a prefetch changes no value and touches nothing outside
+// its lines, with a stride of 0, of one float, of a cache line and of a row.
+func TestPrefetchW(t *testing.T) {
+	for _, im := range append(asmTiers(t), generic) {
+		r := rand.New(rand.NewPCG(19, 20))
+		for _, c := range []struct{ n, stride int }{{1, 0}, {4, 0}, {1, 1}, {7, 1}, {33, 16}, {500, 784}} {
+			s, check := padded(t, r, (c.n-1)*c.stride+1, 3, uni(-1, 1))
+			want := clone(s)
+			im.prefetchW(s, c.n, c.stride)
+			check(fmt.Sprintf("%s prefetchW n %d stride %d", im.name, c.n, c.stride))
+			for i := range want {
+				if math.Float32bits(s[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s prefetchW n %d stride %d changed [%d] from %g to %g", im.name, c.n, c.stride, i, want[i], s[i])
+				}
+			}
+		}
+	}
+	PrefetchW(nil, 0, 5) // nothing to prefetch: no bounds to check
+}
+
 // TestExportedChecks: the exported functions reject short slices and bad
 // indices with a panic naming the argument, before any assembly runs.
 func TestExportedChecks(t *testing.T) {
@@ -633,6 +653,8 @@ func TestExportedChecks(t *testing.T) {
 	}
 	mustPanic("FlipRowsBatch bad off row", flip([]int32{0, 0, 0, 3, 0, 0}))
 	mustPanic("FlipRowsBatch short off", flip(make([]int32, 5)))
+	mustPanic("PrefetchW past the end", func() { PrefetchW(make([]float32, 32), 3, 16) })
+	mustPanic("PrefetchW negative stride", func() { PrefetchW(make([]float32, 32), 2, -1) })
 	mustPanic("UpdateNCG short g", func() {
 		UpdateNCG(make([]float32, 3), make([]float32, 3), make([]float32, 3), make([]float32, 3), make([]float32, 2), 1, 1, 0.5)
 	})

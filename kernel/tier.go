@@ -39,6 +39,8 @@ type impl struct {
 	transpose    func(dst, src []float32, rows, cols, ldd, lds int)
 	// taylorSums: see TaylorSums; len(a) = len(p) is a multiple of 4.
 	taylorSums func(a, p []float32, s *[3][4]float64, lohi *[2][4]float32)
+	// prefetchW: see PrefetchW; n ≥ 1, len(s) = (n−1)·stride+1.
+	prefetchW func(s []float32, n, stride int)
 }
 
 var (
@@ -59,6 +61,7 @@ var (
 		updateDense:      updateDenseGeneric,
 		transpose:        transposeGeneric,
 		taylorSums:       taylorSumsGeneric,
+		prefetchW:        prefetchWGeneric,
 	}
 	// available lists the tiers this CPU and build support, best first:
 	// the architecture's assembly tiers (archTiers), then generic.
@@ -126,6 +129,9 @@ func fillGeneric(t *impl) {
 	}
 	if t.transpose == nil {
 		t.transpose = generic.transpose
+	}
+	if t.prefetchW == nil {
+		t.prefetchW = generic.prefetchW
 	}
 }
 

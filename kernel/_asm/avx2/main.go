@@ -113,6 +113,8 @@ func main() {
 	transpose()
 	sumRowsBlock()
 	taylorSums()
+	prefetchW()
+	cpuidPRFCHW()
 
 	os.Exit(build.Main(flags.Config(), g))
 }
