@@ -272,8 +272,14 @@ func (t *Trainer) rowTask(k int) {
 		return // sparseRowUpdate keeps CH up to date
 	}
 	mocanu := t.cfg.SETProcedure == Mocanu
+	// With one worker the copies' lines are this core's already.
+	prefetch := t.pool.workers > 1
+	per := (h + j1 - j0 - 1) / (j1 - j0) // hidden units of ch prefetched per row
 	for j := j0; j < j1; j++ {
 		r := j - j0
+		if prefetch {
+			m.prefetchCopies(j, min(r*per, h), min((r+1)*per, h), j0, j1)
+		}
 		kernel.SumRows(g, t.hstat, h, lists[r*2*b:r*2*b+int(lens[r])], h)
 		if mocanu {
 			t.meanFieldRows(g, j)

@@ -272,6 +272,21 @@ func (m *Model) syncCopies() {
 	m.padC(0, m.X)
 }
 
+// prefetchCopies asks for the cache lines that refreshing the copies of C
+// will write (kernel.PrefetchW): row j of cp, and the band of columns
+// j0…j1−1 of ch in the rows of hidden units i0…i1−1. With two workers, the
+// other core has read most of them during the chains; fetched ahead, they
+// arrive while the row's gradient is summed instead of stalling the stores
+// of the transpose and the copy.
+func (m *Model) prefetchCopies(j, i0, i1, j0, j1 int) {
+	ld := m.cpStride()
+	kernel.PrefetchW(m.cp[j*ld:], (m.H+15)/16, 16) // cp's rows start on a line
+	if i1 > i0 {
+		kernel.PrefetchW(m.ch[i0*m.X+j0:], i1-i0, m.X)
+		kernel.PrefetchW(m.ch[i0*m.X+j1-1:], i1-i0, m.X) // a band may span two lines
+	}
+}
+
 // cpStride is the row stride of cp.
 func (m *Model) cpStride() int { return kernel.PadStride(m.H) }
 
