@@ -20,7 +20,12 @@
 //	<epoch>/chains-idle, …/rows-idle % of the workers' time in that phase spent waiting
 //	<epoch>/serial                   s of the minibatches outside the phases
 //	<epoch>/setup                    s of the epoch outside the minibatches (the
-//	                                 model's initialisation, the shuffle)
+//	                                 shuffle, the workers' start)
+//	<epoch>/init                     s of engine.New before the epoch (the
+//	                                 model's initialisation): not part of the
+//	                                 epoch's time, which is Train's, as a
+//	                                 training run pays it once and the NumPy
+//	                                 peer (bench/peers) starts its clock after it
 //
 // Kernel and machine cases repeat their work for about the time
 // SetBenchTime sets, as go test -bench does; the others time one call.
@@ -237,8 +242,9 @@ func Machine() []Case {
 	return cs
 }
 
-// epochParts is the breakdown of an epoch that took took, with phases ph.
-func epochParts(ph *engine.Phases, took time.Duration) []Part {
+// epochParts is the breakdown of an epoch that took took, with phases ph,
+// after an initialisation that took init.
+func epochParts(ph *engine.Phases, took, init time.Duration) []Part {
 	return []Part{
 		{"chains", "s", ph.Chains.Wall.Seconds()},
 		{"chains-idle", "%", 100 * ph.Chains.Idle(ph.Workers)},
@@ -246,6 +252,7 @@ func epochParts(ph *engine.Phases, took time.Duration) []Part {
 		{"rows-idle", "%", 100 * ph.Rows.Idle(ph.Workers)},
 		{"serial", "s", ph.Serial().Seconds()},
 		{"setup", "s", (took - ph.Total).Seconds()},
+		{"init", "s", init.Seconds()},
 	}
 }
 
@@ -277,9 +284,9 @@ func Training(dataDir string) []Case {
 	mn := &mnist{dir: dataDir}
 	epoch := func(name string, method engine.Method, workers int) Case {
 		var ph engine.Phases
-		var took time.Duration
+		var took, init time.Duration
 		c := Case{Name: name, Unit: "s", Count: 3}
-		c.Parts = func() []Part { return epochParts(&ph, took) }
+		c.Parts = func() []Part { return epochParts(&ph, took, init) }
 		c.Run = func() (float64, error) {
 			train, err := mn.load()
 			if err != nil {
@@ -298,7 +305,9 @@ func Training(dataDir string) []Case {
 			if err != nil {
 				return 0, err
 			}
+			init = time.Since(start)
 			ph = engine.Phases{}
+			start = time.Now()
 			if err := t.Train(context.Background(), engine.Options{Phases: &ph}); err != nil {
 				return 0, err
 			}
