@@ -243,8 +243,8 @@ func Machine() []Case {
 }
 
 // epochParts is the breakdown of an epoch that took took, with phases ph,
-// after an initialisation that took init.
-func epochParts(ph *engine.Phases, took, init time.Duration) []Part {
+// after an initialisation that took initTook.
+func epochParts(ph *engine.Phases, took, initTook time.Duration) []Part {
 	return []Part{
 		{"chains", "s", ph.Chains.Wall.Seconds()},
 		{"chains-idle", "%", 100 * ph.Chains.Idle(ph.Workers)},
@@ -252,7 +252,7 @@ func epochParts(ph *engine.Phases, took, init time.Duration) []Part {
 		{"rows-idle", "%", 100 * ph.Rows.Idle(ph.Workers)},
 		{"serial", "s", ph.Serial().Seconds()},
 		{"setup", "s", (took - ph.Total).Seconds()},
-		{"init", "s", init.Seconds()},
+		{"init", "s", initTook.Seconds()},
 	}
 }
 
@@ -284,9 +284,9 @@ func Training(dataDir string) []Case {
 	mn := &mnist{dir: dataDir}
 	epoch := func(name string, method engine.Method, workers int) Case {
 		var ph engine.Phases
-		var took, init time.Duration
+		var took, initTook time.Duration
 		c := Case{Name: name, Unit: "s", Count: 3}
-		c.Parts = func() []Part { return epochParts(&ph, took, init) }
+		c.Parts = func() []Part { return epochParts(&ph, took, initTook) }
 		c.Run = func() (float64, error) {
 			train, err := mn.load()
 			if err != nil {
@@ -305,7 +305,7 @@ func Training(dataDir string) []Case {
 			if err != nil {
 				return 0, err
 			}
-			init = time.Since(start)
+			initTook = time.Since(start)
 			ph = engine.Phases{}
 			start = time.Now()
 			if err := t.Train(context.Background(), engine.Options{Phases: &ph}); err != nil {

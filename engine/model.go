@@ -279,8 +279,9 @@ func (m *Model) syncCopies() {
 // arrive while the row's gradient is summed instead of stalling the stores
 // of the transpose and the copy.
 func (m *Model) prefetchCopies(j, i0, i1, j0, j1 int) {
+	const line = 16 // floats in a 64-byte cache line; cp's rows start on one
 	ld := m.cpStride()
-	kernel.PrefetchW(m.cp[j*ld:], (m.H+15)/16, 16) // cp's rows start on a line
+	kernel.PrefetchW(m.cp[j*ld:], (m.H+line-1)/line, line)
 	if i1 > i0 {
 		kernel.PrefetchW(m.ch[i0*m.X+j0:], i1-i0, m.X)
 		kernel.PrefetchW(m.ch[i0*m.X+j1-1:], i1-i0, m.X) // a band may span two lines

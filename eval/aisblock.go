@@ -10,9 +10,9 @@ import "github.com/ncg-rbm/ncg/kernel"
 // take 3.3 MB together, more than L2. A block of runs advanced in lockstep
 // sums the rows of all its runs in one kernel.FlipRowsBatch call per
 // direction (the rows switched on and those switched off in one pass over
-// the matrix), whose blocked schedule reads each tile of a row once for every run of the block
-// that needs it. Each run's arithmetic is unchanged (its
-// rows are added in increasing order into its own vector, as binProduct
+// the matrix), whose blocked schedule reads each tile of a row once for
+// every run of the block that needs it. Each run's arithmetic is unchanged
+// (its rows are added in increasing order into its own vector, as binProduct
 // does), so the log weights are bit-identical to those of one run at a
 // time with binProduct (the reference in ais_test.go,
 // TestAISLockstepMatchesRuns).
