@@ -207,12 +207,22 @@ func Cases() []Case {
 		}
 	}
 
-	// Element-wise kernels on EW floats; the work is the bytes of the input.
+	// Element-wise kernels on EW floats; the work is the bytes of the input
+	// (of both states for changes).
 	src := RandSlice(r, EW, -8, 8)
 	dst := make([]float32, EW)
 	st := make([]float32, EW)
 	s := kernel.NewStream(1, 2)
 	pos := make([]int32, EW)
+	on, off := make([]int32, EW), make([]int32, EW)
+	states2 := [2][]float32{BinarySlice(r, EW, 0.25), make([]float32, EW)}
+	for i, v := range states2[0] {
+		states2[1][i] = v
+		if r.Float64() < 0.1 {
+			states2[1][i] = 1 - v
+		}
+	}
+	ref, flip := append([]float32(nil), states2[0]...), 0
 	for _, e := range []struct {
 		name string
 		f    func()
@@ -222,8 +232,16 @@ func Cases() []Case {
 		{"bernoulli", func() { kernel.Bernoulli(st, dst, &s) }},
 		{"sigmoidbernoulli", func() { kernel.SigmoidBernoulli(dst, st, src, &s) }},
 		{"indices", func() { kernel.Indices(pos, st) }},
+		// Changes from one state to another that differs in a tenth of
+		// the units, a quarter of them on (as MNIST's visible states
+		// between Gibbs steps); each call moves ref to the other state.
+		{"changes", func() { flip ^= 1; kernel.Changes(pos, on, off, ref, states2[flip]) }},
 	} {
-		perTier(e.name, EWShape, float64(4*EW), Bytes, false, e.f)
+		work := float64(4 * EW)
+		if e.name == "changes" {
+			work *= 2
+		}
+		perTier(e.name, EWShape, work, Bytes, false, e.f)
 	}
 
 	// The fused update streams H×X matrices; copy/go is its reference: a
