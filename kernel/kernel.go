@@ -401,8 +401,10 @@ func softplusRef(x float32) float32 {
 // computed for: it writes the positions of the ones of s to idx, of the
 // units switched on (s ≠ 0, ref = 0) to on and of those switched off
 // (s = 0, ref ≠ 0) to off, all increasing, sets ref = s, and returns the
-// three counts. Each list needs len(s) entries. Both Gibbs samplers
-// (engine, AIS) use it to choose between a fresh product and FlipRows.
+// three counts. Each list needs len(s) entries; the assembly tiers may
+// overwrite a list's entries past its count (never past len(s)), as
+// Indices may. Both Gibbs samplers (engine, AIS) use it to choose between
+// a fresh product and FlipRows.
 func Changes(idx, on, off []int32, ref, s []float32) (ones, non, noff int) {
 	n := len(s)
 	need("ref", len(ref), n)

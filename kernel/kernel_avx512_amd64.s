@@ -420,7 +420,9 @@ ix32:
 	JLT         ix16
 	VCMPPS      $+4, (SI), Z3, K2
 	VCMPPS      $+4, 64(SI), Z3, K3
+	VPXORD      Z4, Z4, Z4
 	VPCOMPRESSD Z1, K2, Z4
+	VPXORD      Z7, Z7, Z7
 	VPCOMPRESSD Z6, K3, Z7
 	KMOVW       K2, DX
 	KMOVW       K3, CX
@@ -440,6 +442,7 @@ ix16:
 	CMPQ        BX, $+16
 	JLT         ixtail
 	VCMPPS      $+4, (SI), Z3, K2
+	VPXORD      Z4, Z4, Z4
 	VPCOMPRESSD Z1, K2, Z4
 	KMOVW       K2, DX
 	POPCNTL     DX, DX
@@ -465,6 +468,7 @@ ixtail:
 	KMOVW       AX, K1
 	VMOVUPS.Z   (SI), K1, Z0
 	VCMPPS      $+4, Z3, Z0, K1, K2
+	VPXORD      Z4, Z4, Z4
 	VPCOMPRESSD Z1, K2, Z4
 	KMOVW       K2, DX
 	POPCNTL     DX, DX
@@ -1509,6 +1513,42 @@ TEXT ·changesAVX512(SB), NOSPLIT|NOFRAME, $0-144
 	VPXORD       Z3, Z3, Z3
 
 chloop:
+	CMPQ        BX, $+16
+	JLT         chtail
+	VMOVUPS     (SI), Z0
+	VMOVUPS     (R9), Z5
+	VMOVUPS     Z0, (R9)
+	VCMPPS      $+4, Z3, Z0, K2
+	VCMPPS      $+4, Z3, Z5, K4
+	KANDNW      K2, K4, K5
+	KANDNW      K4, K2, K6
+	VPXORD      Z4, Z4, Z4
+	VPCOMPRESSD Z1, K2, Z4
+	KMOVW       K2, DX
+	POPCNTL     DX, DX
+	VMOVDQU32   Z4, (DI)
+	LEAQ        (DI)(DX*4), DI
+	VPXORD      Z7, Z7, Z7
+	VPCOMPRESSD Z1, K5, Z7
+	KMOVW       K5, DX
+	POPCNTL     DX, DX
+	VMOVDQU32   Z7, (R10)
+	LEAQ        (R10)(DX*4), R10
+	VPXORD      Z8, Z8, Z8
+	VPCOMPRESSD Z1, K6, Z8
+	KMOVW       K6, DX
+	POPCNTL     DX, DX
+	VMOVDQU32   Z8, (R11)
+	LEAQ        (R11)(DX*4), R11
+	VPADDD      Z2, Z1, Z1
+	ADDQ        $+64, SI
+	ADDQ        $+64, R9
+	SUBQ        $+16, BX
+	JMP         chloop
+
+chtail:
+	TESTQ       BX, BX
+	JLE         chdone
 	MOVQ        BX, CX
 	XORL        AX, AX
 	CMPQ        CX, AX
@@ -1527,6 +1567,7 @@ chloop:
 	VCMPPS      $+4, Z3, Z5, K1, K4
 	KANDNW      K2, K4, K5
 	KANDNW      K4, K2, K6
+	VPXORD      Z4, Z4, Z4
 	VPCOMPRESSD Z1, K2, Z4
 	KMOVW       K2, DX
 	POPCNTL     DX, DX
@@ -1537,7 +1578,8 @@ chloop:
 	KMOVW       AX, K3
 	VMOVDQU32   Z4, K3, (DI)
 	LEAQ        (DI)(DX*4), DI
-	VPCOMPRESSD Z1, K5, Z4
+	VPXORD      Z7, Z7, Z7
+	VPCOMPRESSD Z1, K5, Z7
 	KMOVW       K5, DX
 	POPCNTL     DX, DX
 	MOVL        DX, CX
@@ -1545,9 +1587,10 @@ chloop:
 	SHLL        CL, AX
 	DECL        AX
 	KMOVW       AX, K3
-	VMOVDQU32   Z4, K3, (R10)
+	VMOVDQU32   Z7, K3, (R10)
 	LEAQ        (R10)(DX*4), R10
-	VPCOMPRESSD Z1, K6, Z4
+	VPXORD      Z8, Z8, Z8
+	VPCOMPRESSD Z1, K6, Z8
 	KMOVW       K6, DX
 	POPCNTL     DX, DX
 	MOVL        DX, CX
@@ -1555,13 +1598,8 @@ chloop:
 	SHLL        CL, AX
 	DECL        AX
 	KMOVW       AX, K3
-	VMOVDQU32   Z4, K3, (R11)
+	VMOVDQU32   Z8, K3, (R11)
 	LEAQ        (R11)(DX*4), R11
-	VPADDD      Z2, Z1, Z1
-	ADDQ        $+64, SI
-	ADDQ        $+64, R9
-	SUBQ        $+16, BX
-	JG          chloop
 
 chdone:
 	SUBQ R12, DI
