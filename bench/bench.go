@@ -9,6 +9,7 @@
 //	                                 all cores, "gonum-1core": on one, like our kernels;
 //	                                 kernel/copy/go: Go's copy, the fused update's reference)
 //	epoch/mnist-ncg, epoch/mnist-dense, epoch/mnist-ncg/workers1   s per 60,000-sample epoch
+//	epoch/mnist-ncg/pair             s per epoch with two one-worker runs at once (half their time)
 //	ais/mnist-h500                   s for AIS (100 runs, 14,500 intervals) on the CD-25 reference model
 //	exact/logz-2^20                  s for the exact log Z of X = 784, H = 20
 //	machine/<work>/goroutines<n>     what n cores do together (see Machine)
@@ -49,6 +50,7 @@ import (
 	"github.com/ncg-rbm/ncg/eval"
 	"github.com/ncg-rbm/ncg/internal/kernelbench"
 	"github.com/ncg-rbm/ncg/kernel"
+	"golang.org/x/sync/errgroup"
 )
 
 // Case is one benchmark.
@@ -316,9 +318,43 @@ func Training(dataDir string) []Case {
 		}
 		return c
 	}
+	// pair trains two one-worker epochs (seeds 1 and 2) at once, each on
+	// its own model, as a sweep runs them, and returns half the time both
+	// took: the machine's time per epoch when two runs share it and
+	// nothing else. workers1 over it is what a second core gives this work
+	// with no data shared between the cores, the ceiling of a
+	// two-worker run's speed-up.
+	pair := Case{Name: "epoch/mnist-ncg/pair", Unit: "s", Count: 3, Run: func() (float64, error) {
+		train, err := mn.load()
+		if err != nil {
+			return 0, err
+		}
+		d, err := engine.FromSet(train, false)
+		if err != nil {
+			return 0, err
+		}
+		var ts [2]*engine.Trainer
+		for i := range ts {
+			cfg := engine.DefaultConfig()
+			cfg.Epochs, cfg.Method, cfg.Workers, cfg.Seed = 1, engine.NCG, 1, uint64(i+1)
+			if ts[i], err = engine.New(cfg, d); err != nil {
+				return 0, err
+			}
+		}
+		var g errgroup.Group
+		start := time.Now()
+		for _, t := range ts {
+			g.Go(func() error { return t.Train(context.Background(), engine.Options{}) })
+		}
+		if err := g.Wait(); err != nil {
+			return 0, err
+		}
+		return time.Since(start).Seconds() / 2, nil
+	}}
 	return []Case{
 		epoch("epoch/mnist-ncg", engine.NCG, 0),
 		epoch("epoch/mnist-ncg/workers1", engine.NCG, 1),
+		pair,
 		epoch("epoch/mnist-dense", engine.Dense, 0),
 		{Name: "ais/mnist-h500", Unit: "s", Count: 3, Run: func() (float64, error) {
 			p := filepath.Join(data.Dir(dataDir), ReferenceModel)

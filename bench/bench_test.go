@@ -19,7 +19,7 @@ func TestSuiteNames(t *testing.T) {
 			t.Errorf("%s: incomplete case %+v", c.Name, c)
 		}
 	}
-	want := []string{"epoch/mnist-ncg", "epoch/mnist-dense", "epoch/mnist-ncg/workers1", "ais/mnist-h500", "exact/logz-2^20",
+	want := []string{"epoch/mnist-ncg", "epoch/mnist-dense", "epoch/mnist-ncg/workers1", "epoch/mnist-ncg/pair", "ais/mnist-h500", "exact/logz-2^20",
 		"kernel/dense/gonum/x784-h500-c64", "kernel/dense/gonum-1core/x784-h500-c64"}
 	for _, tier := range kernel.Tiers() {
 		want = append(want, "kernel/dense/"+tier+"/x784-h500-c16", "kernel/sigmoid/"+tier+"/n32000")

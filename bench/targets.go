@@ -61,6 +61,8 @@ func targetRules(tier string) []targetRule {
 			num: "epoch/mnist-ncg", unit: "s", atMost: 1.5},
 		targetRule{name: "MNIST NCG epoch, all workers vs 1 worker", key: "target/epoch-workers",
 			num: "epoch/mnist-ncg/workers1", den: "epoch/mnist-ncg", unit: "×", atLeast: 1.8},
+		targetRule{name: "MNIST NCG, two one-worker runs at once vs one (nothing shared)", key: "target/epoch-pair",
+			num: "epoch/mnist-ncg/workers1", den: "epoch/mnist-ncg/pair", unit: "×"},
 		targetRule{name: "AIS, 14,500 intervals × 100 runs, CD-25 model", key: "target/ais",
 			num: "ais/mnist-h500", unit: "s", atMost: 3},
 		targetRule{name: "machine: compute-bound work, 2 goroutines vs 1", key: "target/machine-compute",
