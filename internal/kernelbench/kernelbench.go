@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -205,6 +206,39 @@ func Cases() []Case {
 				kernel.SumRowsBatch(out, pm, ld, nc, X, H, ri, rc)
 			})
 		}
+	}
+
+	// FlipRows as a Gibbs step of the training chains runs it: the up pass
+	// adds the rows (H floats, PadStride(H) apart) of the visible units
+	// that switched on and subtracts those that switched off, the down pass
+	// the same with rows of the hidden-major copy (X floats). About 60
+	// units switch per step either way (docs/kernels.md), half on, half
+	// off, cycled through 64 lists so that the rows come from L2 and L3 as
+	// in training. The work is the bytes of the rows.
+	mt := RandSlice(r, H*X, -1, 1) // the hidden-major copy: H rows of X
+	for _, v := range []struct {
+		shape       string
+		m           []float32
+		ld, nin, nv int
+	}{{"up-x784-h500", pm, ld, X, H}, {"down-h500-x784", mt, X, H, X}} {
+		const lists, flips = 64, 60
+		on, off := make([][]int32, lists), make([][]int32, lists)
+		for l := range on {
+			for _, j := range r.Perm(v.nin)[:flips] {
+				if len(on[l]) < flips/2 {
+					on[l] = append(on[l], int32(j))
+				} else {
+					off[l] = append(off[l], int32(j))
+				}
+			}
+			slices.Sort(on[l])
+			slices.Sort(off[l])
+		}
+		o, tmp, l := make([]float32, v.nv), make([]float32, v.nv), 0
+		perTier("fliprows", v.shape, float64(4*flips*v.nv), Bytes, false, func() {
+			l = (l + 1) % lists
+			kernel.FlipRows(o, v.m, v.ld, on[l], off[l], tmp, v.nv)
+		})
 	}
 
 	// Element-wise kernels on EW floats; the work is the bytes of the input
