@@ -539,10 +539,11 @@ func hugeRow() {
 }
 
 // sumRows takes the columns in chunks: 512 at a time while at least 512
-// are left, then one chunk of 497–511 if left; then, while more than 64
-// are left, chunks of up to 128 (8 accumulators; vectors 0-3 full, 4-7
-// masked by K1-K4); then at most one chunk of up to 64 (4 accumulators
-// masked by K1-K4). Each chunk of out stays in registers while every row
+// are left, then one chunk of 497–511 if left; then, while more than 224
+// are left, chunks of up to 288 (18 accumulators; vectors 0-13 full,
+// 14-17 masked by K1-K4); then, while more than 64 are left, chunks of up
+// to 128 (vectors 0-3 full, 4-7 masked); then at most one chunk of up to
+// 64 (4 accumulators masked by K1-K4). Each chunk of out stays in registers while every row
 // of idx is added to it.
 func sumRows() {
 	text("sumRowsAVX512", "func(out, m []float32, stride int, idx []int32, n int)",
@@ -589,7 +590,7 @@ func sumRows() {
 	// 497–511 columns left (H = 500): 31 registers and a masked one.
 	Label("srhugetail")
 	CMPQ(R10, imm(16*huge))
-	JLE(LabelRef("srwide"))
+	JLE(LabelRef("srbig"))
 	LEAQ(at(R10, -16*huge), RCX)
 	laneMask(K1)
 	for i := 0; i < huge; i++ {
@@ -612,59 +613,11 @@ func sumRows() {
 	VMOVUPS(Z31, K1, at(RDI, 64*huge))
 	JMP(LabelRef("srdone"))
 
-	Label("srwide")
-	CMPQ(R10, imm(64))
-	JLE(LabelRef("srnarrow"))
-	chunkMasks(R10, 4)
-	for i := 0; i < 4; i++ {
-		VMOVUPS(at(RDI, 64*i), z(i))
-	}
-	for i, k := range masks {
-		VMOVUPS_Z(at(RDI, 256+64*i), k, z(4+i))
-	}
-	XORQ(RBX, RBX)
-	CMPQ(RBX, R9)
-	JGE(LabelRef("srwidestore"))
-	Label("srwiderow")
-	// Prefetch the chunk of the row pfDist indices ahead (the last row
-	// again near the end): the rows are scattered, so the hardware
-	// prefetchers cannot predict them. binary13 at 8 chains: 302–318 →
-	// 358–398 GFLOP/s (3 interleaved runs); distances 2 and 4 gained less.
-	LEAQ(at(RBX, pfDist), R12)
-	CMPQ(R12, R13)
-	CMOVQGT(R13, R12)
-	MOVLQSX(ix(R8, R12, 4, 0), R12)
-	IMULQ(RDX, R12)
-	ADDQ(RSI, R12)
-	for i := 0; i < 8; i++ {
-		PREFETCHT0(at(R12, 64*i))
-	}
-	MOVLQSX(ix(R8, RBX, 4, 0), R11)
-	IMULQ(RDX, R11)
-	ADDQ(RSI, R11) // R11: this chunk of row idx[BX]
-	for i := 0; i < 4; i++ {
-		VADDPS(at(R11, 64*i), z(i), z(i))
-	}
-	for i, k := range masks {
-		VMOVUPS_Z(at(R11, 256+64*i), k, z(8+i))
-	}
-	for i := 0; i < 4; i++ {
-		VADDPS(z(8+i), z(4+i), z(4+i))
-	}
-	INCQ(RBX)
-	CMPQ(RBX, R9)
-	JLT(LabelRef("srwiderow"))
-	Label("srwidestore")
-	for i := 0; i < 4; i++ {
-		VMOVUPS(z(i), at(RDI, 64*i))
-	}
-	for i, k := range masks {
-		VMOVUPS(z(4+i), k, at(RDI, 256+64*i))
-	}
-	ADDQ(imm(512), RDI)
-	ADDQ(imm(512), RSI)
-	SUBQ(imm(128), R10)
-	JMP(LabelRef("srwide"))
+	// 784 columns (the down product of MNIST) are a 512-column chunk and
+	// one of 272, not 512 + 128 + 128 + 16: each chunk reads every row's
+	// index and its first lines again.
+	wideChunk("srbig", bigFull, "srwide")
+	wideChunk("srwide", 4, "srnarrow")
 
 	Label("srnarrow")
 	TESTQ(R10, R10)
@@ -696,6 +649,70 @@ func sumRows() {
 
 	Label("srdone")
 	vzeroRet()
+}
+
+// bigFull is the number of full vectors of sumRows' big chunks (14 + 4
+// masked: 225–288 columns).
+const bigFull = 14
+
+// wideChunk emits sumRows' chunks of full+1 to full+4 vectors, taken while
+// more than 16·full columns are left (else it jumps to next): vectors
+// 0…full−1 whole, the last four masked by K1-K4, accumulated in Z0…
+// Z(full+3); Z(full+4)… hold the masked loads. It prefetches each chunk
+// pfDist rows ahead: the rows are scattered, so the hardware prefetchers
+// cannot predict them (binary13 at 8 chains: 302–318 → 358–398 GFLOP/s,
+// 3 interleaved runs; distances 2 and 4 gained less).
+func wideChunk(name string, full int, next string) {
+	vecs := full + 4
+	Label(name)
+	CMPQ(R10, imm(16*full))
+	JLE(LabelRef(next))
+	chunkMasks(R10, full)
+	for i := 0; i < full; i++ {
+		VMOVUPS(at(RDI, 64*i), z(i))
+	}
+	for i, k := range masks {
+		VMOVUPS_Z(at(RDI, 64*(full+i)), k, z(full+i))
+	}
+	XORQ(RBX, RBX)
+	CMPQ(RBX, R9)
+	JGE(LabelRef(name + "store"))
+	Label(name + "row")
+	LEAQ(at(RBX, pfDist), R12)
+	CMPQ(R12, R13)
+	CMOVQGT(R13, R12)
+	MOVLQSX(ix(R8, R12, 4, 0), R12)
+	IMULQ(RDX, R12)
+	ADDQ(RSI, R12)
+	for i := 0; i < vecs; i++ {
+		PREFETCHT0(at(R12, 64*i))
+	}
+	MOVLQSX(ix(R8, RBX, 4, 0), R11)
+	IMULQ(RDX, R11)
+	ADDQ(RSI, R11) // R11: this chunk of row idx[BX]
+	for i := 0; i < full; i++ {
+		VADDPS(at(R11, 64*i), z(i), z(i))
+	}
+	for i, k := range masks {
+		VMOVUPS_Z(at(R11, 64*(full+i)), k, z(vecs+i))
+	}
+	for i := 0; i < 4; i++ {
+		VADDPS(z(vecs+i), z(full+i), z(full+i))
+	}
+	INCQ(RBX)
+	CMPQ(RBX, R9)
+	JLT(LabelRef(name + "row"))
+	Label(name + "store")
+	for i := 0; i < full; i++ {
+		VMOVUPS(z(i), at(RDI, 64*i))
+	}
+	for i, k := range masks {
+		VMOVUPS(z(full+i), k, at(RDI, 64*(full+i)))
+	}
+	ADDQ(imm(64*vecs), RDI)
+	ADDQ(imm(64*vecs), RSI)
+	SUBQ(imm(16*vecs), R10)
+	JMP(LabelRef(name))
 }
 
 // affineChains is how many chains affine6AVX512 takes at most.
