@@ -171,8 +171,17 @@ func checkRows(what string, m []float32, stride int, idx []int32, n int) {
 	if stride < n {
 		panic(fmt.Sprintf("kernel: %s stride %d < row length %d", what, stride, n))
 	}
+	// Row j fits iff 0 ≤ j ≤ last: one unsigned compare a row (a negative
+	// j is a huge uint). With m shorter than one row, none fits.
+	if len(idx) == 0 {
+		return
+	}
+	if len(m) < n {
+		panic(fmt.Sprintf("kernel: %s row %d out of range (len %d, stride %d)", what, idx[0], len(m), stride))
+	}
+	last := uint((len(m) - n) / max(stride, 1))
 	for _, j := range idx {
-		if j < 0 || int(j)*stride+n > len(m) {
+		if uint(int(j)) > last {
 			panic(fmt.Sprintf("kernel: %s row %d out of range (len %d, stride %d)", what, j, len(m), stride))
 		}
 	}

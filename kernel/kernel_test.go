@@ -1100,3 +1100,26 @@ func TestFlipRows(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRows: checkRows accepts a row j exactly when the row's n
+// floats lie inside m (0 ≤ j and j·stride + n ≤ len(m)), over every small
+// length, stride, row length and row, negative ones included.
+func TestCheckRows(t *testing.T) {
+	for lm := 0; lm <= 12; lm++ {
+		for n := 1; n <= 4; n++ {
+			for stride := n; stride <= 5; stride++ {
+				for j := int32(-3); j <= 14; j++ {
+					want := j >= 0 && int(j)*stride+n <= lm
+					ok := func() (ok bool) {
+						defer func() { ok = recover() == nil }()
+						checkRows("m", make([]float32, lm), stride, []int32{j}, n)
+						return
+					}()
+					if ok != want {
+						t.Errorf("len %d, stride %d, n %d, row %d: accepted %v, want %v", lm, stride, n, j, ok, want)
+					}
+				}
+			}
+		}
+	}
+}
