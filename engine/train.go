@@ -149,6 +149,7 @@ type Trainer struct {
 	// Scratch, sized once (no allocation per minibatch).
 	perm                []int32
 	gB, gV              []float32
+	dvBlock             []float32 // per chain block: its share of gV (blockVisibleGrad)
 	x0, xs, vpre, vprob []float32 // Batch×X
 	xref                []float32 // Batch×X: the state hpre was computed for
 	h, hpre, hprob      []float32 // Batch×H
@@ -235,6 +236,7 @@ func (t *Trainer) alloc() {
 	}
 	t.perm = make([]int32, t.data.N)
 	t.gB, t.gV = make([]float32, h), make([]float32, x)
+	t.dvBlock = make([]float32, (b+blockSize-1)/blockSize*x)
 	t.x0, t.xs, t.vpre, t.vprob, t.xref = make([]float32, b*x), make([]float32, b*x), make([]float32, b*x), make([]float32, b*x), make([]float32, b*x)
 	t.h, t.hpre, t.hprob = make([]float32, b*h), make([]float32, b*h), make([]float32, b*h)
 	t.href = make([]float32, b*h)
