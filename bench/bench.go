@@ -28,8 +28,10 @@
 //	                                 training run pays it once and the NumPy
 //	                                 peer (bench/peers) starts its clock after it
 //
-// Kernel and machine cases repeat their work for about the time
-// SetBenchTime sets, as go test -bench does; the others time one call.
+// The epoch cases take their repetitions in turn (Case.Group), and so do
+// the machine cases. Kernel and machine cases repeat their work for about
+// the time SetBenchTime sets, as go test -bench does; the others time one
+// call.
 // The kernel cases are defined once, in internal/kernelbench, for both
 // this suite and go test -bench Kernel ./kernel.
 package bench
@@ -64,6 +66,11 @@ type Case struct {
 	// Parts, if set, returns the breakdown of Run's last measurement (an
 	// epoch's phases): values reported as cases <Name>/<part>.
 	Parts func() []Part
+	// Group, if set, names the consecutive cases that take their
+	// repetitions in turn (the epochs, the machine's cases): on a shared
+	// machine whose speed drifts within minutes, the ratios between them
+	// then compare measurements taken seconds apart.
+	Group string
 }
 
 // Part is one component of a case's measurement.
@@ -211,7 +218,7 @@ func Machine() []Case {
 	for _, name := range []string{"compute", "stream"} {
 		wk := work[name]
 		for _, n := range []int{1, 2} {
-			cs = append(cs, Case{Name: fmt.Sprintf("machine/%s/goroutines%d", name, n), Unit: wk.unit, Count: 5, Run: func() (float64, error) {
+			cs = append(cs, Case{Name: fmt.Sprintf("machine/%s/goroutines%d", name, n), Unit: wk.unit, Count: 5, Group: "machine", Run: func() (float64, error) {
 				start := make([]chan bool, n)
 				var wg sync.WaitGroup
 				for i := 1; i < n; i++ {
@@ -287,7 +294,7 @@ func Training(dataDir string) []Case {
 	epoch := func(name string, method engine.Method, workers int) Case {
 		var ph engine.Phases
 		var took, initTook time.Duration
-		c := Case{Name: name, Unit: "s", Count: 3}
+		c := Case{Name: name, Unit: "s", Count: 3, Group: "epoch"}
 		c.Parts = func() []Part { return epochParts(&ph, took, initTook) }
 		c.Run = func() (float64, error) {
 			train, err := mn.load()
@@ -324,7 +331,7 @@ func Training(dataDir string) []Case {
 	// nothing else. workers1 over it is what a second core gives this work
 	// with no data shared between the cores, the ceiling of a
 	// two-worker run's speed-up.
-	pair := Case{Name: "epoch/mnist-ncg/pair", Unit: "s", Count: 3, Run: func() (float64, error) {
+	pair := Case{Name: "epoch/mnist-ncg/pair", Unit: "s", Count: 3, Group: "epoch", Run: func() (float64, error) {
 		train, err := mn.load()
 		if err != nil {
 			return 0, err

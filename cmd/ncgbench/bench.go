@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -102,47 +103,34 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	medians := map[string]float64{}
 	var results []bench.Result
 	var skipped []string
-	for _, c := range cases {
+	// The cases of a group take their repetitions in turn, so that the
+	// ratios between them compare measurements seconds apart, not minutes.
+	for _, group := range groups(cases) {
+		vals, parts, errs := repeat(ctx, group, *count)
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
-		n := c.Count
-		if *count > 0 {
-			n = *count
-		}
-		vals := make([]float64, 0, n)
-		var parts [][]bench.Part // per repetition
-		var runErr error
-		for i := 0; i < n && runErr == nil; i++ {
-			v, err := c.Run()
-			if err != nil {
-				runErr = err
-				break
+		for k, c := range group {
+			if bench.IsSkip(errs[k]) {
+				skipped = append(skipped, fmt.Sprintf("%s: %v", c.Name, errs[k]))
+				if progress != nil {
+					fmt.Fprintf(progress, "%s: %v\n", c.Name, errs[k])
+				}
+				continue
 			}
-			vals = append(vals, v)
-			if c.Parts != nil {
-				parts = append(parts, c.Parts())
+			if errs[k] != nil {
+				return fmt.Errorf("%s: %w", c.Name, errs[k])
 			}
-		}
-		if bench.IsSkip(runErr) {
-			skipped = append(skipped, fmt.Sprintf("%s: %v", c.Name, runErr))
-			if progress != nil {
-				fmt.Fprintf(progress, "%s: %v\n", c.Name, runErr)
-			}
-			continue
-		}
-		if runErr != nil {
-			return fmt.Errorf("%s: %w", c.Name, runErr)
-		}
-		for _, r := range append([]bench.Result{{Name: c.Name, Median: median(vals), Unit: c.Unit, N: len(vals)}}, partMedians(c.Name, parts)...) {
-			medians[r.Name] = r.Median
-			results = append(results, r)
-			entries = append(entries, benchEntry{Name: r.Name, Value: r.Median, Unit: r.Unit})
-			if progress != nil && *asJSON {
-				fmt.Fprintf(progress, "%s %.4g %s\n", r.Name, r.Median, r.Unit)
-			}
-			if !*asJSON {
-				fmt.Fprintf(stdout, "%-*s  %10.4g  %-7s  %d\n", width, r.Name, r.Median, r.Unit, r.N)
+			for _, r := range append([]bench.Result{{Name: c.Name, Median: median(vals[k]), Unit: c.Unit, N: len(vals[k])}}, partMedians(c.Name, parts[k])...) {
+				medians[r.Name] = r.Median
+				results = append(results, r)
+				entries = append(entries, benchEntry{Name: r.Name, Value: r.Median, Unit: r.Unit})
+				if progress != nil && *asJSON {
+					fmt.Fprintf(progress, "%s %.4g %s\n", r.Name, r.Median, r.Unit)
+				}
+				if !*asJSON {
+					fmt.Fprintf(stdout, "%-*s  %10.4g  %-7s  %d\n", width, r.Name, r.Median, r.Unit, r.N)
+				}
 			}
 		}
 	}
@@ -191,6 +179,58 @@ func printTargets(w io.Writer, ts []bench.Target) {
 		pad := width - len([]rune(t.Name))
 		fmt.Fprintf(w, "  %s%*s  %8.3g %-7s  %s\n", t.Name, pad, "", t.Value, t.Unit, verdict)
 	}
+}
+
+// repeat runs the cases of a group in turn, each its Count times (count
+// if positive), and returns each case's values, parts and error (after
+// which it ran no more). It stops early when ctx ends.
+func repeat(ctx context.Context, group []bench.Case, count int) (vals [][]float64, parts [][][]bench.Part, errs []error) {
+	vals = make([][]float64, len(group))
+	parts = make([][][]bench.Part, len(group)) // per case, per repetition
+	errs = make([]error, len(group))
+	for i := 0; ; i++ {
+		ran := false
+		for k, c := range group {
+			n := c.Count
+			if count > 0 {
+				n = count
+			}
+			if i >= n || errs[k] != nil {
+				continue
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			ran = true
+			v, err := c.Run()
+			if err != nil {
+				errs[k] = err
+				continue
+			}
+			vals[k] = append(vals[k], v)
+			if c.Parts != nil {
+				parts[k] = append(parts[k], c.Parts())
+			}
+		}
+		if !ran {
+			return
+		}
+	}
+}
+
+// groups splits cases, in order, into runs of consecutive cases with the
+// same non-empty Group, and single cases.
+func groups(cases []bench.Case) [][]bench.Case {
+	var out [][]bench.Case
+	for i := 0; i < len(cases); {
+		j := i + 1
+		for cases[i].Group != "" && j < len(cases) && cases[j].Group == cases[i].Group {
+			j++
+		}
+		out = append(out, cases[i:j])
+		i = j
+	}
+	return out
 }
 
 // partMedians returns, for each part of a case's repetitions, the median

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"github.com/ncg-rbm/ncg/bench"
 	"math"
@@ -154,5 +155,50 @@ func TestPartMedians(t *testing.T) {
 	}
 	if got := partMedians("epoch/x", nil); got != nil {
 		t.Fatalf("no repetitions: got %+v", got)
+	}
+}
+
+// TestBenchGroupsTakeTurns: the cases of a group run their repetitions in
+// turn (A B A B A B), a case outside any group all of its own in a row,
+// and a case that is skipped runs no more while the others go on.
+func TestBenchGroupsTakeTurns(t *testing.T) {
+	var order []string
+	c := func(name, group string, count int, fail error) bench.Case {
+		return bench.Case{Name: name, Group: group, Count: count, Run: func() (float64, error) {
+			order = append(order, name)
+			return float64(len(order)), fail
+		}}
+	}
+	cases := []bench.Case{
+		c("a", "g", 3, nil), c("b", "g", 2, nil), c("s", "g", 3, &bench.SkipError{Reason: "none"}),
+		c("x", "", 2, nil),
+		c("c", "h", 2, nil), c("d", "h", 2, nil),
+	}
+	gs := groups(cases)
+	var sizes []int
+	for _, g := range gs {
+		sizes = append(sizes, len(g))
+	}
+	if !reflect.DeepEqual(sizes, []int{3, 1, 2}) {
+		t.Fatalf("group sizes %v, want [3 1 2]", sizes)
+	}
+	vals, _, errs := repeat(context.Background(), gs[0], 0)
+	if want := []string{"a", "b", "s", "a", "b", "a"}; !reflect.DeepEqual(order, want) {
+		t.Errorf("order %v, want %v", order, want)
+	}
+	if !reflect.DeepEqual(vals, [][]float64{{1, 4, 6}, {2, 5}, nil}) || errs[0] != nil || !bench.IsSkip(errs[2]) {
+		t.Errorf("values %v, errors %v", vals, errs)
+	}
+	order = nil
+	repeat(context.Background(), gs[1], 0)
+	repeat(context.Background(), gs[2], 1) // -count 1 overrides
+	if want := []string{"x", "x", "c", "d"}; !reflect.DeepEqual(order, want) {
+		t.Errorf("order %v, want %v", order, want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	order = nil
+	if repeat(ctx, gs[2], 0); len(order) != 0 {
+		t.Errorf("ran %v after the context ended", order)
 	}
 }
