@@ -329,8 +329,9 @@ func Training(dataDir string) []Case {
 	// its own model, as a sweep runs them, and returns half the time both
 	// took: the machine's time per epoch when two runs share it and
 	// nothing else. workers1 over it is what a second core gives this work
-	// with no data shared between the cores, the ceiling of a
-	// two-worker run's speed-up.
+	// when the cores share no data (but each has a model of its own to
+	// keep in the caches they share): the reference for a two-worker
+	// run's speed-up.
 	pair := Case{Name: "epoch/mnist-ncg/pair", Unit: "s", Count: 3, Group: "epoch", Run: func() (float64, error) {
 		train, err := mn.load()
 		if err != nil {
