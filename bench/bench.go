@@ -285,6 +285,15 @@ func (m *mnist) load() (*data.Set, error) {
 	return m.set, m.err
 }
 
+// engineData is the training set as the engine trains on it.
+func (m *mnist) engineData() (*engine.Data, error) {
+	train, err := m.load()
+	if err != nil {
+		return nil, err
+	}
+	return engine.FromSet(train, false)
+}
+
 // Training returns the epoch, AIS and exact log Z cases. Each runs three
 // times by default and reports the median: on a shared 2-vCPU VM one epoch
 // moves by 10–30% from run to run, and the ratio of two single runs (all
@@ -297,11 +306,7 @@ func Training(dataDir string) []Case {
 		c := Case{Name: name, Unit: "s", Count: 3, Group: "epoch"}
 		c.Parts = func() []Part { return epochParts(&ph, took, initTook) }
 		c.Run = func() (float64, error) {
-			train, err := mn.load()
-			if err != nil {
-				return 0, err
-			}
-			d, err := engine.FromSet(train, false)
+			d, err := mn.engineData()
 			if err != nil {
 				return 0, err
 			}
@@ -333,11 +338,7 @@ func Training(dataDir string) []Case {
 	// keep in the caches they share): the reference for a two-worker
 	// run's speed-up.
 	pair := Case{Name: "epoch/mnist-ncg/pair", Unit: "s", Count: 3, Group: "epoch", Run: func() (float64, error) {
-		train, err := mn.load()
-		if err != nil {
-			return 0, err
-		}
-		d, err := engine.FromSet(train, false)
+		d, err := mn.engineData()
 		if err != nil {
 			return 0, err
 		}
