@@ -241,8 +241,7 @@ func Cases() []Case {
 		})
 	}
 
-	// Element-wise kernels on EW floats; the work is the bytes of the input
-	// (of both states for changes).
+	// Element-wise kernels on EW floats; the work is the bytes of the inputs.
 	src := RandSlice(r, EW, -8, 8)
 	dst := make([]float32, EW)
 	st := make([]float32, EW)
@@ -258,24 +257,21 @@ func Cases() []Case {
 	}
 	ref, flip := append([]float32(nil), states2[0]...), 0
 	for _, e := range []struct {
-		name string
-		f    func()
+		name   string
+		inputs int // vectors of EW floats read
+		f      func()
 	}{
-		{"sigmoid", func() { kernel.Sigmoid(dst, src) }},
-		{"softplus", func() { kernel.Softplus(dst, src) }},
-		{"bernoulli", func() { kernel.Bernoulli(st, dst, &s) }},
-		{"sigmoidbernoulli", func() { kernel.SigmoidBernoulli(dst, st, src, &s) }},
-		{"indices", func() { kernel.Indices(pos, st) }},
+		{"sigmoid", 1, func() { kernel.Sigmoid(dst, src) }},
+		{"softplus", 1, func() { kernel.Softplus(dst, src) }},
+		{"bernoulli", 1, func() { kernel.Bernoulli(st, dst, &s) }},
+		{"sigmoidbernoulli", 1, func() { kernel.SigmoidBernoulli(dst, st, src, &s) }},
+		{"indices", 1, func() { kernel.Indices(pos, st) }},
 		// Changes from one state to another that differs in a tenth of
 		// the units, a quarter of them on (as MNIST's visible states
 		// between Gibbs steps); each call moves ref to the other state.
-		{"changes", func() { flip ^= 1; kernel.Changes(pos, on, off, ref, states2[flip]) }},
+		{"changes", 2, func() { flip ^= 1; kernel.Changes(pos, on, off, ref, states2[flip]) }},
 	} {
-		work := float64(4 * EW)
-		if e.name == "changes" {
-			work *= 2
-		}
-		perTier(e.name, EWShape, work, Bytes, false, e.f)
+		perTier(e.name, EWShape, float64(4*EW*e.inputs), Bytes, false, e.f)
 	}
 
 	// The fused update streams H×X matrices; copy/go is its reference: a

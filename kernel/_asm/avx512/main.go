@@ -543,8 +543,8 @@ func hugeRow() {
 // are left, chunks of up to 288 (18 accumulators; vectors 0-13 full,
 // 14-17 masked by K1-K4); then, while more than 64 are left, chunks of up
 // to 128 (vectors 0-3 full, 4-7 masked); then at most one chunk of up to
-// 64 (4 accumulators masked by K1-K4). Each chunk of out stays in registers while every row
-// of idx is added to it.
+// 64 (4 accumulators masked by K1-K4). Each chunk of out stays in
+// registers while every row of idx is added to it.
 func sumRows() {
 	text("sumRowsAVX512", "func(out, m []float32, stride int, idx []int32, n int)",
 		"sumRowsAVX512: for _, j := range idx: for o < n: out[o] += m[j*stride+o].",
