@@ -272,6 +272,9 @@ func (m *Model) syncCopies() {
 	m.padC(0, m.X)
 }
 
+// lineFloats is the number of floats in a 64-byte cache line.
+const lineFloats = 16
+
 // prefetchCopies asks for the cache lines that refreshing the copies of C
 // will write (kernel.PrefetchW): row j of cp, and the band of columns
 // j0…j1−1 of ch in the rows of hidden units i0…i1−1. With two workers, the
@@ -279,9 +282,8 @@ func (m *Model) syncCopies() {
 // arrive while the row's gradient is summed instead of stalling the stores
 // of the transpose and the copy.
 func (m *Model) prefetchCopies(j, i0, i1, j0, j1 int) {
-	const line = 16 // floats in a 64-byte cache line; cp's rows start on one
-	ld := m.cpStride()
-	kernel.PrefetchW(m.cp[j*ld:], (m.H+line-1)/line, line)
+	ld := m.cpStride() // cp's rows start on a line
+	kernel.PrefetchW(m.cp[j*ld:], (m.H+lineFloats-1)/lineFloats, lineFloats)
 	if i1 > i0 {
 		kernel.PrefetchW(m.ch[i0*m.X+j0:], i1-i0, m.X)
 		kernel.PrefetchW(m.ch[i0*m.X+j1-1:], i1-i0, m.X) // a band may span two lines
