@@ -259,7 +259,11 @@ func (t *Trainer) visibleBias(j0, j1 int) bool {
 // waits for each line, took 0.83–1.05 s of 3,000 one-worker NCG minibatches
 // in pprof, 0.22–0.29 s with the prefetch (which took 0.13–0.27 s itself).
 // The update with momentum or decay is Go code slow enough to wait for
-// nothing; there the prefetch only cost time (0.35–0.41 s).
+// nothing; there the prefetch only cost time (0.35–0.41 s). With two
+// workers, which prefetch the lines of C's copies (prefetchCopies), the row
+// phase was 5% slower with it as well (0.51–0.52 against 0.54 s an epoch
+// in two pairs of `ncgbench bench -run '^epoch/mnist-ncg'`); one worker's
+// was 12% faster (0.86–0.87 against 0.75–0.77 s).
 func (t *Trainer) prefetchRow(j int) {
 	m, h := t.m, t.m.H
 	lo, hi := j*h, (j+1)*h
@@ -320,7 +324,8 @@ func (t *Trainer) rowTask(k int) {
 		return // sparseRowUpdate keeps CH up to date
 	}
 	mocanu := t.cfg.SETProcedure == Mocanu
-	// With one worker the copies' lines are this core's already.
+	// With one worker the copies' lines are this core's already, and the
+	// row's own lines are fetched instead (prefetchRow).
 	prefetch, plain := t.pool.workers > 1, t.cfg.plainUpdate()
 	per := (h + j1 - j0 - 1) / (j1 - j0) // hidden units of ch prefetched per row
 	for j := j0; j < j1; j++ {
@@ -328,7 +333,7 @@ func (t *Trainer) rowTask(k int) {
 		if prefetch {
 			m.prefetchCopies(j, min(r*per, h), min((r+1)*per, h), j0, j1)
 		}
-		if plain {
+		if plain && !prefetch {
 			t.prefetchRow(j)
 		}
 		kernel.SumRows(g, t.hstat, h, lists[r*2*b:r*2*b+int(lens[r])], h)
