@@ -13,6 +13,7 @@
 //	ais/mnist-h500                   s for AIS (100 runs, 14,500 intervals) on the CD-25 reference model
 //	exact/logz-2^20                  s for the exact log Z of X = 784, H = 20
 //	machine/<work>/goroutines<n>     what n cores do together (see Machine)
+//	machine/<work>/cpu<n>            one goroutine pinned to CPU n (Linux)
 //
 // An epoch case is followed by its breakdown (see engine.Phases), each part
 // the median over the repetitions:
@@ -178,6 +179,16 @@ func Kernels() []Case {
 // limited by memory. With n goroutines the work is split in n fixed parts,
 // each always run by the same goroutine; the unit is the total throughput,
 // so perfect scaling doubles it.
+//
+// On Linux, machine/<work>/cpu<n> runs the one-goroutine work on a thread
+// pinned to CPU n (the first 8 CPUs the process may use). A virtual
+// machine's CPUs need not be equally fast at a given moment: on a shared
+// 2-vCPU Zen 5 VM the slower CPU's rate over the faster's (the spread
+// target, printed with the targets) was 0.82, 0.997 and 0.93 for the
+// stream work in three runs within a minute, and one-worker MNIST epochs
+// pinned with taskset took 2.74 and 2.48 s on the two CPUs, and 2.48 and
+// 2.46 s half a minute later. Two workers then get at most the sum of the
+// two CPUs' rates, whatever the split: 1 + spread times the faster CPU's.
 func Machine() []Case {
 	r := rand.New(rand.NewPCG(3, 3))
 	const ch, cx, cc = 64, 96, 8
@@ -245,6 +256,21 @@ func Machine() []Case {
 						wg.Wait()
 					}
 				}), nil
+			}})
+		}
+	}
+	for _, cpu := range pinCPUs() {
+		for _, name := range []string{"compute", "stream"} {
+			wk := work[name]
+			cs = append(cs, Case{Name: fmt.Sprintf("machine/%s/cpu%d", name, cpu), Unit: wk.unit, Count: 5, Group: "machine", Run: func() (v float64, err error) {
+				err = onCPU(cpu, func() {
+					v = rate(wk.amount, func(calls int) {
+						for range calls {
+							wk.f(0, 1)
+						}
+					})
+				})
+				return v, err
 			}})
 		}
 	}

@@ -51,8 +51,8 @@ func TestMachineCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := Machine()
-	if len(cs) != 4 {
-		t.Fatalf("%d machine cases, want 4", len(cs))
+	if want := 4 + 2*len(pinCPUs()); len(cs) != want {
+		t.Fatalf("%d machine cases, want %d", len(cs), want)
 	}
 	for _, c := range cs {
 		v, err := c.Run()

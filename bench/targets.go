@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/ncg-rbm/ncg/internal/kernelbench"
 )
@@ -22,9 +24,12 @@ type Target struct {
 }
 
 // targetRule computes Value = num / den (or num alone when den is empty)
-// and compares it with atLeast or atMost (0: no bound).
+// and compares it with atLeast or atMost (0: no bound). A rule with spread
+// set instead computes the smallest over the largest of the results whose
+// names start with spread, when there are at least two.
 type targetRule struct {
 	name, key, num, den, unit string
+	spread                    string
 	atLeast, atMost           float64
 }
 
@@ -69,6 +74,10 @@ func targetRules(tier string) []targetRule {
 			num: "machine/compute/goroutines2", den: "machine/compute/goroutines1", unit: "×"},
 		targetRule{name: "machine: memory-bound work, 2 goroutines vs 1", key: "target/machine-stream",
 			num: "machine/stream/goroutines2", den: "machine/stream/goroutines1", unit: "×"},
+		targetRule{name: "machine: slowest CPU vs fastest, compute-bound work pinned", key: "target/machine-cpus-compute",
+			spread: "machine/compute/cpu", unit: "×"},
+		targetRule{name: "machine: slowest CPU vs fastest, memory-bound work pinned", key: "target/machine-cpus-stream",
+			spread: "machine/stream/cpu", unit: "×"},
 	)
 	return rs
 }
@@ -79,6 +88,9 @@ func Targets(results map[string]float64, tier string) []Target {
 	var ts []Target
 	for _, r := range targetRules(tier) {
 		v, ok := results[r.num]
+		if r.spread != "" {
+			v, ok = spread(results, r.spread)
+		}
 		if !ok {
 			continue
 		}
@@ -101,4 +113,20 @@ func Targets(results map[string]float64, tier string) []Target {
 		ts = append(ts, t)
 	}
 	return ts
+}
+
+// spread returns the smallest over the largest of the results whose names
+// start with prefix; ok is false unless there are two or more, all positive.
+func spread(results map[string]float64, prefix string) (v float64, ok bool) {
+	lo, hi, n := math.Inf(1), 0.0, 0
+	for name, r := range results {
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		if !(r > 0) {
+			return 0, false
+		}
+		lo, hi, n = min(lo, r), max(hi, r), n+1
+	}
+	return lo / hi, n >= 2
 }

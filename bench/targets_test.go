@@ -22,6 +22,10 @@ func TestTargets(t *testing.T) {
 		"ais/mnist-h500":                        3.2,  // over 3 s: not met
 		"machine/compute/goroutines1":           200,
 		"machine/compute/goroutines2":           356,
+		"machine/compute/cpu0":                  160,
+		"machine/compute/cpu1":                  200,
+		"machine/compute/cpu3":                  190,
+		"machine/stream/cpu0":                   100, // one CPU: no spread
 	}
 	got := map[string]Target{}
 	for _, tg := range Targets(res, "avx512") {
@@ -47,6 +51,7 @@ func TestTargets(t *testing.T) {
 		{"target/epoch-pair", 1.92, "", false},
 		{"target/ais", 3.2, "≤ 3 s", false},
 		{"target/machine-compute", 1.78, "", false},
+		{"target/machine-cpus-compute", 0.8, "", false},
 	}
 	for _, w := range want {
 		g, ok := got[w.key]
