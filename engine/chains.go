@@ -40,13 +40,18 @@ func (t *Trainer) chainBlock(blk int) {
 
 	// Positive phase: ĥ⁺ = σ(b + C x), and h sampled from it (CD's first
 	// step). The index lists of x are kept for the gradient.
-	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, posIdx, posCnt)
+	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, posIdx, posCnt, sc)
 	copy(xref, x0)
 	for c := 0; c < nc; c++ {
 		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 	}
-	// up brings hpre to b + C xs, writing each chain's ones to idx/cnt.
+	// up brings hpre to b + C xs, writing each chain's ones to idx/cnt
+	// (compressed rows: summed afresh, see weights.affineBinary).
 	up := func(idx, cnt []int32) {
+		if t.sp != nil {
+			t.up.affineBinary(hpre, m.HiddenBias, xs, nc, x, h, idx, cnt, sc)
+			return
+		}
 		for c := 0; c < nc; c++ {
 			cnt[c] = int32(sc.up.update(hpre[c*h:(c+1)*h], m.HiddenBias, t.up, xref[c*x:(c+1)*x], xs[c*x:(c+1)*x], idx[c*x:(c+1)*x]))
 		}
@@ -60,8 +65,8 @@ func (t *Trainer) chainBlock(blk int) {
 		}
 	}
 	for s := 1; s <= t.cfg.K; s++ {
-		if s == 1 {
-			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1])
+		if s == 1 || t.sp != nil {
+			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1], sc)
 			copy(href, hs)
 		} else {
 			for c := 0; c < nc; c++ {
@@ -201,7 +206,15 @@ func chunkOffsets(off, idx []int32) {
 type blockScratch struct {
 	up, down product
 	u        []float32 // PT: the uniforms of one slot's swaps
+	// inT, outT: a product's inputs and outputs interleaved, max(X, H) ×
+	// kernel.ChainLanes each, on compressed rows (weights.product).
+	inT, outT []float32
 }
+
+// incremental is whether the dense form updates a chain's pre-activation
+// by the units that changed (product.update); a test turns it off to hold
+// the dense form to the fresh sums of the compressed one.
+var incremental = true
 
 // product keeps one chain's pre-activation out = bias + Σ_{j: s_j=1} m[j]
 // (rows of nout floats) up to date as its binary state s changes.
@@ -223,7 +236,7 @@ func newProduct(nin, nout int) product {
 // minibatch, each exact to 2⁻²⁴ relative per term.
 func (p *product) update(out, bias []float32, w weights, ref, s []float32, idx []int32) int {
 	ones, non, noff := kernel.Changes(idx, p.on, p.off, ref, s)
-	if non+noff >= ones {
+	if non+noff >= ones || !incremental {
 		copy(out, bias)
 		w.sumRows(out, idx[:ones])
 		return ones
@@ -329,9 +342,10 @@ func (t *Trainer) rowTask(k int) {
 	g := t.grow[k*h : (k+1)*h] // zero: every update clears it
 	ok := true
 	if t.sp != nil {
+		scratch := t.spRow[k*3*h : (k+1)*3*h]
 		for j := j0; j < j1; j++ {
 			r := j - j0
-			ok = t.sparseRowUpdate(j, lists[r*2*b:r*2*b+int(lens[r])], alpha, g[:h]) && ok
+			ok = t.sparseRowUpdate(j, lists[r*2*b:r*2*b+int(lens[r])], alpha, scratch) && ok
 		}
 		t.rowOK[k], t.visOK[k] = ok, dOK
 		return // sparseRowUpdate keeps CH up to date

@@ -857,19 +857,25 @@ func TestPCDChainsPersist(t *testing.T) {
 }
 
 // TestSparseMatchesDense trains the sparse configurations on compressed
-// rows and on the dense matrices: with the dense form held to sums of rows
-// (no fused multiply-add product), every parameter is the same in every
-// bit, with and without labels, PCD, momentum and weight decay, across
-// SET's rewirings.
+// rows and on the dense matrices: with the dense form held to fresh sums
+// of rows (no fused multiply-add product, no incremental update), every
+// parameter is the same in every bit, with and without labels, PCD,
+// momentum and weight decay, across SET's rewirings.
 func TestSparseMatchesDense(t *testing.T) {
 	defer kernel.ForceRowSums()()
+	incremental = false
+	defer func() { incremental = true }()
 	for _, classes := range []int{0, 3} {
 		d := randomData(9, 157, 40, classes)
 		for _, cfg := range sparseConfigs() {
-			for v, pcd := range []bool{false, true, false} {
+			for v, pcd := range []bool{false, true, false, false} {
 				cfg.PCD, cfg.Epochs, cfg.Workers = pcd, 3, 2
 				if v == 2 { // the Go update, on present connections only
 					cfg.Momentum, cfg.L2 = 0.9, 0.01
+				}
+				if v == 3 {
+					cfg.Momentum, cfg.L2 = 0, 0
+					cfg.Sampler, cfg.Temperatures, cfg.MinBeta = ParallelTempering, 3, 0.4
 				}
 				run := func(sparse bool) *Model {
 					tr, err := New(cfg, d)
@@ -889,7 +895,7 @@ func TestSparseMatchesDense(t *testing.T) {
 				}
 				sp, dense := run(true), run(false)
 				if p := paramsEqual(dense, sp); p != "" {
-					t.Errorf("%s classes=%d pcd=%v μ=%v: %s differs between compressed and dense rows", cfg.Method, classes, pcd, cfg.Momentum, p)
+					t.Errorf("%s classes=%d pcd=%v μ=%v sampler %q: %s differs between compressed and dense rows", cfg.Method, classes, pcd, cfg.Momentum, cfg.Sampler, p)
 				}
 			}
 		}

@@ -5,43 +5,36 @@ import "github.com/ncg-rbm/ncg/kernel"
 // SparseDensity is the largest connection density (of the data rows, as the
 // configuration sets it) at which a fixed-mask model (line, random, SET)
 // trains on compressed rows instead of the dense matrices. SET's paper
-// setting (H = 2500, ε = 11) is 1.8% dense: summing only the present
-// connections does ~50× less work there. The paper's 50% line and random
-// rows keep the dense kernels (a scatter-add per connection would meet half
-// of the dense work; not measured).
+// setting (H = 2500, ε = 11) is 1.8% dense.
 //
-// Both forms add the same terms in the same order (a dense sum adds zeros
-// where the mask is 0, which changes no sum) and update each row with the
-// same kernel, so they give the same parameters whenever the dense form
-// sums rows too; its down pass switches to a fused multiply-add product
-// above a density of ones (see kernel.AffineBinary), while its up pass, on
-// padded rows, always sums them (see TestSparseMatchesDense).
+// On compressed rows every product sums the present connections afresh,
+// for eight chains at once (kernel.SparseAffine8), and the gradient and
+// update visit the present connections only, so a minibatch costs what
+// the connections cost. Each sum adds the same terms in the same order as
+// a fresh dense sum of rows (a dense sum adds zeros where the mask is 0,
+// which changes no sum), and each connection gets the dense form's update
+// kernel, so the two forms give the same parameters whenever the dense
+// form sums rows afresh too (see TestSparseMatchesDense); the dense form
+// updates its products incrementally and switches to a fused multiply-add
+// product above a density of ones (see kernel.AffineBinary), which rounds
+// differently.
 const SparseDensity = 0.1
 
 // sparseRows is a compressed-row copy of the acting weights C, in one
 // orientation: row r's present connections are col[ptr[r]:ptr[r+1]]
-// (increasing) with their weights in val.
+// (increasing) with their weights in val; csr is the same arrays as the
+// kernels' checked matrix.
 type sparseRows struct {
 	ptr []int32
 	col []int32
 	val []float32
+	csr *kernel.CSR
 }
 
-// sum adds the rows named by idx to out, in the order of idx.
-func (s *sparseRows) sum(out []float32, idx []int32) {
-	for _, r := range idx {
-		lo, hi := s.ptr[r], s.ptr[r+1]
-		col, val := s.col[lo:hi], s.val[lo:hi]
-		for k, c := range col {
-			out[c] += val[k]
-		}
-	}
-}
-
-// sparseModel holds both orientations of C for the products: vis (visible
-// rows, for the up pass and the gradient) and hid (hidden rows, for the
-// down pass); toHid maps a connection's position in vis to its position in
-// hid.
+// sparseModel holds both orientations of C: vis (visible rows: the down
+// pass's sums, the gradient and the update) and hid (hidden rows: the up
+// pass's sums); toHid maps a connection's position in vis to its position
+// in hid.
 type sparseModel struct {
 	vis, hid sparseRows
 	toHid    []int32
@@ -109,102 +102,129 @@ func (s *sparseModel) build(m *Model) {
 			s.toHid[k] = p
 		}
 	}
+	var err error
+	if s.vis.csr, err = kernel.NewCSR(x, h, s.vis.ptr, s.vis.col, s.vis.val); err != nil {
+		panic(err) // built above: a failure is a bug here
+	}
+	if s.hid.csr, err = kernel.NewCSR(h, x, s.hid.ptr, s.hid.col, s.hid.val); err != nil {
+		panic(err)
+	}
 }
 
 // weights is one direction's matrix of the products: dense rows of m
-// (stride floats apart), or the compressed rows sp when sp is not nil.
+// (stride floats apart), or, for a compressed model, sp: the compressed
+// rows of the products' outputs (hidden rows for the up pass, visible rows
+// for the down pass).
 type weights struct {
 	m      []float32
 	stride int
-	sp     *sparseRows
+	sp     *kernel.CSR
 }
 
 // affineBinary is kernel.AffineBinary on w: out = bias + the sum of the
-// rows named by each chain's ones, whose lists it writes to idx/counts.
-func (w weights) affineBinary(out, bias, in []float32, nc, nin, nout int, idx, counts []int32) {
+// rows named by each chain's ones, whose lists it writes to idx/counts
+// (nil idx: no lists). Compressed rows sum every present connection of the
+// nc chains with one vector operation per connection and ChainLanes chains
+// (product), which costs what the connections cost whatever the states.
+func (w weights) affineBinary(out, bias, in []float32, nc, nin, nout int, idx, counts []int32, sc *blockScratch) {
 	if w.sp == nil {
 		kernel.AffineBinaryStride(out, bias, in, w.m, w.stride, nc, nin, nout, idx, counts)
 		return
 	}
-	for c := 0; c < nc; c++ {
-		ones := idx[c*nin : (c+1)*nin]
-		counts[c] = int32(kernel.Indices(ones, in[c*nin:(c+1)*nin]))
-		o := out[c*nout : (c+1)*nout]
-		copy(o, bias)
-		w.sp.sum(o, ones[:counts[c]])
+	if idx != nil {
+		for c := 0; c < nc; c++ {
+			counts[c] = int32(kernel.Indices(idx[c*nin:(c+1)*nin], in[c*nin:(c+1)*nin]))
+		}
+	}
+	w.product(out, bias, in, nc, nin, nout, sc)
+}
+
+// product sets out (nc×nout) to bias + C·in for the nc chains' inputs in
+// (nc×nin, any real values) on compressed rows: each group of ChainLanes
+// chains is interleaved into sc.inT, multiplied by kernel.SparseAffine8 and
+// written back from sc.outT. Lanes past nc keep older inputs, whose
+// outputs are not read.
+func (w weights) product(out, bias, in []float32, nc, nin, nout int, sc *blockScratch) {
+	const lanes = kernel.ChainLanes
+	inT, outT := sc.inT[:nin*lanes], sc.outT[:nout*lanes]
+	for c := 0; c < nc; c += lanes {
+		n := min(lanes, nc-c)
+		kernel.TransposeStrided(inT, lanes, in[c*nin:], nin, n, nin)
+		kernel.SparseAffine8(outT, bias, inT, w.sp)
+		kernel.TransposeStrided(out[c*nout:], nout, outT, lanes, nout, n)
 	}
 }
 
-// sumRows adds the rows named by idx to out (nout floats).
+// sumRows adds the rows named by idx to out (nout floats) (dense rows).
 func (w weights) sumRows(out []float32, idx []int32) {
-	if w.sp == nil {
-		kernel.SumRows(out, w.m, w.stride, idx, len(out))
-		return
-	}
-	w.sp.sum(out, idx)
+	kernel.SumRows(out, w.m, w.stride, idx, len(out))
 }
 
 // flipRows is kernel.FlipRows on w: add the rows of on, subtract the sum
-// of the rows of off.
+// of the rows of off (dense rows).
 func (w weights) flipRows(out []float32, on, off []int32, tmp []float32) {
-	if w.sp == nil {
-		kernel.FlipRows(out, w.m, w.stride, on, off, tmp, len(out))
-		return
-	}
-	w.sp.sum(out, on)
-	if len(off) > 0 {
-		clear(tmp)
-		w.sp.sum(tmp, off)
-		kernel.Axpy(out, -1, tmp)
-	}
+	kernel.FlipRows(out, w.m, w.stride, on, off, tmp, len(out))
 }
 
 // sparseRowUpdate is rowTask's gradient and update of visible row j on
-// compressed rows: for each present connection (j, i),
+// compressed rows, on its present connections only (the mask is fixed, so
+// an absent weight would not change): their summed gradient
 //
-//	G = Σ_{r in list} hstat[r][i]
+//	G[k] = Σ_{r in list} hstat[r][col[k]]
 //
-// summed in the order of the dense row sums, into g (H floats, zero), then
-// the dense path's own update kernel on the row (UpdateDense for a label
-// row, else UpdateMasked), so that the rounding is the same on every tier
-// (some tiers fuse α·G + W). The row's new weights are copied to the
-// hidden-major copy CH, the padded copy and both compressed orientations.
-// It reports whether every new weight is finite.
-func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, g []float32) bool {
+// (kernel.GatherSum, in the order of the dense row sums), plus, for the
+// SET authors' procedure, Σ_c v̄_cj·(−h̃_c)[col[k]] over the slots in
+// order; then the dense path's own update kernel on the gathered weights
+// (UpdateDense for a label row, else UpdateMasked with a mask of ones), so
+// that every connection gets the operations the dense form gives it. The
+// new acting weights go to the compressed rows directly, then to W, C, the
+// hidden-major copy CH, the padded copy and the hidden-row orientation.
+// scratch holds 3·H floats. It reports whether every new weight is finite.
+func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, scratch []float32) bool {
 	m, s := t.m, t.sp
 	h, ld := m.H, m.cpStride()
 	lo, hi := s.vis.ptr[j], s.vis.ptr[j+1]
-	mocanu := t.cfg.SETProcedure == Mocanu
-	for _, i := range s.vis.col[lo:hi] {
-		var v float32
-		for _, r := range list {
-			v += t.hstat[int(r)*h+int(i)]
+	cols := s.vis.col[lo:hi]
+	n := len(cols)
+	g, w, tmp := scratch[:n], scratch[h:h+n], scratch[2*h:2*h+n]
+	kernel.GatherSum(g, t.hstat, h, list, nil, cols)
+	if t.cfg.SETProcedure == Mocanu {
+		nb := t.nb
+		kernel.GatherSum(tmp, t.nhneg, h, t.slots[:nb], t.xsT[j*nb:(j+1)*nb], cols)
+		for k, v := range tmp {
+			g[k] += v
 		}
-		if mocanu {
-			v += t.meanFieldConn(j, int(i))
-		}
-		g[i] = v
 	}
 	row := j * h
+	c := s.vis.val[lo:hi]
 	var ok bool
-	switch {
-	case !t.cfg.plainUpdate():
+	if !t.cfg.plainUpdate() {
 		a := t.ones[:h]
 		if j < m.DataUnits {
 			a = m.A[row : row+h]
 		}
-		ok = updateRowAt(m.W[row:row+h], a, m.c[row:row+h], g, t.velRow(j), s.vis.col[lo:hi], t.step)
-	case j >= m.DataUnits:
-		ok = kernel.UpdateDense(m.W[row:row+h], m.c[row:row+h], g, alpha)
-	default:
-		ok = kernel.UpdateMasked(m.W[row:row+h], m.A[row:row+h], m.c[row:row+h], g, alpha)
+		ok = updateRowAt(m.W[row:row+h], a, m.c[row:row+h], g, t.velRow(j), cols, t.step)
+		for k, i := range cols {
+			c[k] = m.c[row+int(i)]
+		}
+	} else {
+		for k, i := range cols {
+			w[k] = m.W[row+int(i)]
+		}
+		if j >= m.DataUnits {
+			ok = kernel.UpdateDense(w, c, g, alpha)
+		} else {
+			ok = kernel.UpdateMasked(w, t.ones[:n], c, g, alpha)
+		}
+		for k, i := range cols {
+			m.W[row+int(i)], m.c[row+int(i)] = w[k], c[k]
+		}
 	}
-	for k := lo; k < hi; k++ {
-		i := int(s.vis.col[k])
-		w := m.c[row+i]
-		m.ch[i*m.X+j] = w
-		m.cp[j*ld+i] = w
-		s.vis.val[k], s.hid.val[s.toHid[k]] = w, w
+	for k, i := range cols {
+		v := c[k]
+		m.ch[int(i)*m.X+j] = v
+		m.cp[j*ld+int(i)] = v
+		s.hid.val[s.toHid[int(lo)+k]] = v
 	}
 	return ok
 }

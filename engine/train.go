@@ -141,7 +141,8 @@ type Trainer struct {
 	betas   []float64 // PT's inverse temperatures
 	energy  []float64 // PT: each chain's energy after its Gibbs step (as pcd)
 	// Velocities of W, b and d, when momentum or decay is on (without
-	// momentum they hold the last step); ones is a dense row's mask.
+	// momentum they hold the last step); ones is a dense row's mask, and
+	// that of a compressed row's present connections.
 	velW, velB, velV, ones []float32
 	alpha                  float32 // α/B of the minibatch (plain update)
 	step                   stepParams
@@ -157,9 +158,12 @@ type Trainer struct {
 	// hstat holds the statistics the gradient sums: ĥ⁺ of slot c in row c,
 	// −ĥ⁻ (negated) in row Batch+c. hpos and nhneg are its two halves.
 	hstat, hpos, nhneg []float32
-	// xsT, nhT: xs and nhneg transposed (X×nb, H×nb), for the SET authors'
-	// procedure on compressed rows (meanFieldConn).
-	xsT, nhT               []float32
+	// xsT: xs transposed (X×nb), the weights of the SET authors' negative
+	// gradient on compressed rows (sparseRowUpdate); slots: 0, 1, …, Batch−1.
+	xsT   []float32
+	slots []int32
+	// spRow: each row task's scratch on compressed rows (3·H floats).
+	spRow                  []float32
 	scratch                []blockScratch
 	posIdx, negIdx, tmpIdx []int32 // Batch×X
 	hIdx                   []int32 // Batch×H
@@ -259,8 +263,20 @@ func (t *Trainer) alloc() {
 	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
 	if useSparse(t.cfg, t.m.DataUnits) {
 		t.sp, t.spStale = &sparseModel{}, true
+		t.spRow = make([]float32, chunks*3*h)
+		if t.ones == nil { // the mask of present connections (sparseRowUpdate)
+			t.ones = make([]float32, max(x, h))
+			fill(t.ones, 1)
+		}
+		for i := range t.scratch {
+			n := max(x, h) * kernel.ChainLanes
+			t.scratch[i].inT, t.scratch[i].outT = make([]float32, n), make([]float32, n)
+		}
 		if t.cfg.SETProcedure == Mocanu {
-			t.xsT, t.nhT = make([]float32, x*b), make([]float32, h*b)
+			t.xsT, t.slots = make([]float32, x*b), make([]int32, b)
+			for c := range t.slots {
+				t.slots[c] = int32(c)
+			}
 		}
 	}
 }
@@ -419,7 +435,7 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 			t.sp.build(m)
 			t.spStale = false
 		}
-		t.up.sp, t.down.sp = &t.sp.vis, &t.sp.hid
+		t.up.sp, t.down.sp = t.sp.hid.csr, t.sp.vis.csr
 	}
 	blocks := (t.nb + blockSize - 1) / blockSize
 	t.phase(blocks, t.blockFn, t.phaseTime(0))

@@ -24,6 +24,8 @@ var avx2Kernels = &impl{
 	transpose:        transposeAVX2Wrap,
 	taylorSums:       taylorSumsAVX2Wrap,
 	prefetchW:        prefetchWAMD64,
+	sparseAffine8:    sparseAffine8AVX2,
+	gatherSum:        gatherSumAVX2,
 }
 
 // hasPrefetchW is whether the CPU has PREFETCHW (CPUID's PRFCHW). Intel's

@@ -29,6 +29,9 @@ var avx512Kernels = &impl{
 	transpose:  transposeAVX2Wrap,
 	taylorSums: taylorSumsAVX2Wrap,
 	prefetchW:  prefetchWAMD64,
+	// Eight interleaved chains fill a YMM register; the AVX2 kernel.
+	sparseAffine8: sparseAffine8AVX2,
+	gatherSum:     gatherSumAVX2,
 }
 
 // affineChainsAVX512 is how many chains one affine6AVX512 call takes.

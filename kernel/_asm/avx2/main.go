@@ -115,6 +115,8 @@ func main() {
 	taylorSums()
 	prefetchW()
 	cpuidPRFCHW()
+	sparseAffine8()
+	gatherSum()
 
 	os.Exit(build.Main(flags.Config(), g))
 }
