@@ -288,7 +288,7 @@ func Cases() []Case {
 	perTier("transpose", MatShape, float64(4*2*nn), Bytes, false, func() {
 		kernel.Transpose(c, w, X, H)
 	})
-	cs = append(cs, sparseCases(r, perTier)...)
+	sparseCases(r, perTier)
 	return cs
 }
 
@@ -300,7 +300,7 @@ func Cases() []Case {
 // statistics at one visible row's connections (kernel.GatherSum). The
 // work is the flops of the present connections (a multiply and an add per
 // chain and connection).
-func sparseCases(r *rand.Rand, perTier func(kern, shape string, work float64, unit Unit, detail bool, call func())) []Case {
+func sparseCases(r *rand.Rand, perTier func(kern, shape string, work float64, unit Unit, detail bool, call func())) {
 	const sx, sh = X, 2500
 	dens := 11.0 * (sx + sh) / (sx * sh)
 	vis := randomCSR(r, sx, sh, dens)
@@ -326,14 +326,12 @@ func sparseCases(r *rand.Rand, perTier func(kern, shape string, work float64, un
 	for j := 0; j < sx; j++ {
 		work += float64(len(rows) * int(vis.Ptr()[j+1]-vis.Ptr()[j]))
 	}
-	var cs []Case
 	perTier("gathersum", "rows13-"+shape, 2*work, Flops, false, func() {
 		for j := 0; j < sx; j++ {
 			p := vis.Ptr()
 			kernel.GatherSum(dst, stat, sh, rows, nil, vis.Col()[p[j]:p[j+1]])
 		}
 	})
-	return cs
 }
 
 // randomCSR is a rows×cols compressed-row matrix with each entry present
