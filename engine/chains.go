@@ -17,7 +17,7 @@ import (
 // (incremental): in MNIST training about half as many visible units flip
 // between Gibbs steps as are on, and a third of the hidden ones.
 func (t *Trainer) chainBlock(blk int) {
-	t.loadSamples(blk*blockSize, min((blk+1)*blockSize, t.nb))
+	t.loadSamples(blk*t.block, min((blk+1)*t.block, t.nb))
 	switch {
 	case t.sampler == ParallelTempering:
 		t.ptBlock(blk)
@@ -29,8 +29,8 @@ func (t *Trainer) chainBlock(blk int) {
 	}
 	m := t.m
 	x, h := m.X, m.H
-	c0 := blk * blockSize
-	c1 := min(c0+blockSize, t.nb)
+	c0 := blk * t.block
+	c1 := min(c0+t.block, t.nb)
 	nc := c1 - c0
 	x0, xs, vpre, vprob := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x], t.vprob[c0*x:c1*x]
 	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]
@@ -108,7 +108,7 @@ func (t *Trainer) chainBlock(blk int) {
 // a minibatch). Not for Mocanu's procedure, whose x̃ are probabilities.
 func (t *Trainer) blockVisibleGrad(blk int) {
 	x := t.m.X
-	c0, c1 := blk*blockSize, min((blk+1)*blockSize, t.nb)
+	c0, c1 := blk*t.block, min((blk+1)*t.block, t.nb)
 	dv := t.dvBlock[blk*x : (blk+1)*x]
 	clear(dv)
 	for c := c0; c < c1; c++ {
@@ -207,7 +207,7 @@ type blockScratch struct {
 	up, down product
 	u        []float32 // PT: the uniforms of one slot's swaps
 	// inT, outT: a product's inputs and outputs interleaved, max(X, H) ×
-	// kernel.ChainLanes each, on compressed rows (weights.product).
+	// the block's lanes each, on compressed rows (weights.product).
 	inT, outT []float32
 }
 
@@ -258,7 +258,7 @@ func (t *Trainer) visibleBias(j0, j1 int) bool {
 			kernel.Axpy(g, -1, t.xs[c*x+j0:c*x+j1])
 		}
 	} else {
-		for blk := 0; blk*blockSize < t.nb; blk++ {
+		for blk := 0; blk*t.block < t.nb; blk++ {
 			kernel.Axpy(g, 1, t.dvBlock[blk*x+j0:blk*x+j1]) // exact: see blockVisibleGrad
 		}
 	}

@@ -348,8 +348,8 @@ func TestMinibatchMatchesSpec(t *testing.T) {
 // paramsEqual reports the first parameter that differs in any bit.
 func paramsEqual(a, b *Model) string {
 	names := []string{"W", "A", "AP", "C", "CH", "B", "V"}
-	as := [][]float32{a.W, a.A, a.AP, a.c, a.ch, a.HiddenBias, a.VisibleBias}
-	bs := [][]float32{b.W, b.A, b.AP, b.c, b.ch, b.HiddenBias, b.VisibleBias}
+	as := [][]float32{a.W, a.A, a.AP, a.c, a.CH(), a.HiddenBias, a.VisibleBias}
+	bs := [][]float32{b.W, b.A, b.AP, b.c, b.CH(), b.HiddenBias, b.VisibleBias}
 	for p := range as {
 		if len(as[p]) != len(bs[p]) {
 			return names[p] + " length"
@@ -379,11 +379,46 @@ func train(t *testing.T, cfg Config, d *Data) *Model {
 	return m
 }
 
+// TestSparseSameResultAnyWorkers: on compressed rows a chain task's block
+// follows the workers (sparseBlock: 32, 16 or 8 chains here, so 32, 16
+// and 8 lanes), and every lane sums alone, so the parameters are the same
+// in every bit for any number of workers, with CD, parallel tempering and
+// the SET authors' procedure.
+func TestSparseSameResultAnyWorkers(t *testing.T) {
+	d := randomData(5, 157, 40, 0) // a last partial batch of 37
+	for _, base := range sparseConfigs() {
+		for v := 0; v < 3; v++ {
+			cfg := base
+			cfg.Batch, cfg.Workers = 40, 1
+			switch v {
+			case 1:
+				cfg.Sampler, cfg.Temperatures, cfg.MinBeta = ParallelTempering, 3, 0.4
+			case 2:
+				if cfg.Method != SET {
+					continue
+				}
+				cfg.SETProcedure, cfg.Momentum, cfg.L2 = Mocanu, 0.5, 1e-3
+			}
+			ref := train(t, cfg, d)
+			for _, w := range []int{2, 3, 8} {
+				cfg.Workers = w
+				if got := sparseBlock(cfg.Batch, w); got != map[int]int{2: 32, 3: 16, 8: 8}[w] {
+					t.Fatalf("sparseBlock(40, %d) = %d", w, got)
+				}
+				if p := paramsEqual(ref, train(t, cfg, d)); p != "" {
+					t.Fatalf("%s sampler %q procedure %q: %s differs between 1 and %d workers", cfg.Method, cfg.Sampler, cfg.SETProcedure, p, w)
+				}
+			}
+		}
+	}
+}
+
 // copiesFollowC checks the copies of C the products read, which each row
 // task refreshes: the down pass's hidden-major CH must be C transposed, and
 // the up pass's cp must hold C's rows cpStride() apart, 64-byte aligned,
 // with zero padding. It returns the first difference, or "".
 func copiesFollowC(m *Model) string {
+	m.CH() // brings the copies up to date if compressed rows left them stale
 	ld := m.cpStride()
 	if len(m.cp) != m.X*ld {
 		return fmt.Sprintf("cp has length %d, want %d·%d", len(m.cp), m.X, ld)

@@ -15,8 +15,8 @@ import "github.com/ncg-rbm/ncg/kernel"
 func (t *Trainer) mocanuBlock(blk int) {
 	m := t.m
 	x, h := m.X, m.H
-	c0 := blk * blockSize
-	c1 := min(c0+blockSize, t.nb)
+	c0 := blk * t.block
+	c1 := min(c0+t.block, t.nb)
 	nc := c1 - c0
 	x0, xs, vpre := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x]
 	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]
@@ -43,6 +43,7 @@ func (t *Trainer) mocanuBlock(blk int) {
 	}
 	if t.sp != nil {
 		transposeInto(t.xsT, xs, c0, t.nb, x)
+		transposeInto(t.nhT, nhneg, c0, t.nb, h)
 	}
 	clear(t.negCnt[c0:c1]) // no binary negative state: meanFieldRows weights every chain
 	t.blockOffsets(c0, c1)

@@ -8,7 +8,7 @@ import "github.com/ncg-rbm/ncg/kernel"
 // setting (H = 2500, ε = 11) is 1.8% dense.
 //
 // On compressed rows every product sums the present connections afresh,
-// for eight chains at once (kernel.SparseAffine8), and the gradient and
+// for up to 32 chains at once (kernel.SparseAffine), and the gradient and
 // update visit the present connections only, so a minibatch costs what
 // the connections cost. Each sum adds the same terms in the same order as
 // a fresh dense sum of rows (a dense sum adds zeros where the mask is 0,
@@ -122,37 +122,33 @@ type weights struct {
 }
 
 // affineBinary is kernel.AffineBinary on w: out = bias + the sum of the
-// rows named by each chain's ones, whose lists it writes to idx/counts
-// (nil idx: no lists). Compressed rows sum every present connection of the
-// nc chains with one vector operation per connection and ChainLanes chains
-// (product), which costs what the connections cost whatever the states.
+// rows named by each chain's ones, whose lists it writes to idx/counts.
+// Compressed rows sum every present connection of the nc chains with one
+// vector operation per connection (product), which costs what the
+// connections cost whatever the states.
 func (w weights) affineBinary(out, bias, in []float32, nc, nin, nout int, idx, counts []int32, sc *blockScratch) {
 	if w.sp == nil {
 		kernel.AffineBinaryStride(out, bias, in, w.m, w.stride, nc, nin, nout, idx, counts)
 		return
 	}
-	if idx != nil {
-		for c := 0; c < nc; c++ {
-			counts[c] = int32(kernel.Indices(idx[c*nin:(c+1)*nin], in[c*nin:(c+1)*nin]))
-		}
+	for c := 0; c < nc; c++ {
+		counts[c] = int32(kernel.Indices(idx[c*nin:(c+1)*nin], in[c*nin:(c+1)*nin]))
 	}
 	w.product(out, bias, in, nc, nin, nout, sc)
 }
 
 // product sets out (nc×nout) to bias + C·in for the nc chains' inputs in
-// (nc×nin, any real values) on compressed rows: each group of ChainLanes
-// chains is interleaved into sc.inT, multiplied by kernel.SparseAffine8 and
-// written back from sc.outT. Lanes past nc keep older inputs, whose
-// outputs are not read.
+// (nc×nin, any real values; nc at most the block's chains) on compressed
+// rows: the chains are interleaved into sc.inT, multiplied by
+// kernel.SparseAffine with the fewest lanes that hold them, and written
+// back from sc.outT. Lanes past nc keep older inputs, whose outputs are
+// not read.
 func (w weights) product(out, bias, in []float32, nc, nin, nout int, sc *blockScratch) {
-	const lanes = kernel.ChainLanes
+	lanes := sparseLanes(nc)
 	inT, outT := sc.inT[:nin*lanes], sc.outT[:nout*lanes]
-	for c := 0; c < nc; c += lanes {
-		n := min(lanes, nc-c)
-		kernel.TransposeStrided(inT, lanes, in[c*nin:], nin, n, nin)
-		kernel.SparseAffine8(outT, bias, inT, w.sp)
-		kernel.TransposeStrided(out[c*nout:], nout, outT, lanes, nout, n)
-	}
+	kernel.TransposeStrided(inT, lanes, in, nin, nc, nin)
+	kernel.SparseAffine(outT, bias, inT, lanes, w.sp)
+	kernel.TransposeStrided(out, nout, outT, lanes, nout, nc)
 }
 
 // sumRows adds the rows named by idx to out (nout floats) (dense rows).
@@ -177,20 +173,27 @@ func (w weights) flipRows(out []float32, on, off []int32, tmp []float32) {
 // order; then the dense path's own update kernel on the gathered weights
 // (UpdateDense for a label row, else UpdateMasked with a mask of ones), so
 // that every connection gets the operations the dense form gives it. The
-// new acting weights go to the compressed rows directly, then to W, C, the
-// hidden-major copy CH, the padded copy and the hidden-row orientation.
+// new acting weights go to the compressed rows directly, then to W, C and
+// the hidden-row orientation; the dense copies of C (CH and the padded
+// rows) are left stale until the end of the epoch (Model.stale).
 // scratch holds 3·H floats. It reports whether every new weight is finite.
 func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, scratch []float32) bool {
 	m, s := t.m, t.sp
-	h, ld := m.H, m.cpStride()
+	h := m.H
 	lo, hi := s.vis.ptr[j], s.vis.ptr[j+1]
 	cols := s.vis.col[lo:hi]
 	n := len(cols)
 	g, w, tmp := scratch[:n], scratch[h:h+n], scratch[2*h:2*h+n]
 	kernel.GatherSum(g, t.hstat, h, list, nil, cols)
 	if t.cfg.SETProcedure == Mocanu {
+		// Along the rows of nhT (column i's slots at i·nb…), whose lines
+		// the successive slots share, rather than down the columns of nhneg.
 		nb := t.nb
-		kernel.GatherSum(tmp, t.nhneg, h, t.slots[:nb], t.xsT[j*nb:(j+1)*nb], cols)
+		off := t.spCols[j/rowChunk*h:][:n] // the row task's
+		for k, i := range cols {
+			off[k] = i * int32(nb)
+		}
+		kernel.GatherSum(tmp, t.nhT, 1, t.slots[:nb], t.xsT[j*nb:(j+1)*nb], off)
 		for k, v := range tmp {
 			g[k] += v
 		}
@@ -220,11 +223,8 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, scratch []
 			m.W[row+int(i)], m.c[row+int(i)] = w[k], c[k]
 		}
 	}
-	for k, i := range cols {
-		v := c[k]
-		m.ch[int(i)*m.X+j] = v
-		m.cp[j*ld+int(i)] = v
-		s.hid.val[s.toHid[int(lo)+k]] = v
+	for k := range cols {
+		s.hid.val[s.toHid[int(lo)+k]] = c[k]
 	}
 	return ok
 }

@@ -29,8 +29,8 @@ import (
 func (t *Trainer) ptBlock(blk int) {
 	m := t.m
 	x, h, b := m.X, m.H, t.cfg.Batch
-	c0 := blk * blockSize
-	c1 := min(c0+blockSize, t.nb)
+	c0 := blk * t.block
+	c1 := min(c0+t.block, t.nb)
 	nc := c1 - c0
 	x0, xs, vpre, vprob := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x], t.vprob[c0*x:c1*x]
 	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]

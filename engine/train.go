@@ -14,12 +14,35 @@ import (
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
-// blockSize is the number of chains a task advances together, so that the
-// tiles of C read for one chain are reused by the others from cache. It is
-// fixed, not derived from the number of workers, because a block's density
-// picks the product's form, and results must not depend on the workers.
-// (Blocks of 6–7, 13 or 25 chains are no faster on Zen 4.)
+// blockSize is the number of chains a task advances together on the dense
+// matrices, so that the tiles of C read for one chain are reused by the
+// others from cache. It is fixed, not derived from the number of workers,
+// because a block's density picks the product's form, and results must
+// not depend on the workers. (Blocks of 6–7, 13 or 25 chains are no faster
+// on Zen 4.) Compressed rows use sparseBlock instead.
 const blockSize = 8
+
+// sparseBlock is the number of chains a task advances together on
+// compressed rows: the minibatch split evenly over the workers, rounded up
+// to a lane count of kernel.SparseAffine (8, 16 or 32), whose cost per
+// connection is mostly shared by the lanes (at SET's paper shape a 32-lane
+// product costs 1.7 times an 8-lane one). Each lane's sums are the same
+// whatever its block, so results do not depend on the workers here.
+func sparseBlock(batch, workers int) int {
+	return sparseLanes((batch + workers - 1) / max(workers, 1))
+}
+
+// sparseLanes is the lane count of kernel.SparseAffine for n chains: the
+// least of 8, 16 and 32 that holds them, at most 32.
+func sparseLanes(n int) int {
+	switch {
+	case n <= 8:
+		return 8
+	case n <= 16:
+		return 16
+	}
+	return 32
+}
 
 // rowChunk is the number of visible rows of the gradient and update a task
 // handles (rows are independent in both).
@@ -158,13 +181,17 @@ type Trainer struct {
 	// hstat holds the statistics the gradient sums: ĥ⁺ of slot c in row c,
 	// −ĥ⁻ (negated) in row Batch+c. hpos and nhneg are its two halves.
 	hstat, hpos, nhneg []float32
-	// xsT: xs transposed (X×nb), the weights of the SET authors' negative
-	// gradient on compressed rows (sparseRowUpdate); slots: 0, 1, …, Batch−1.
-	xsT   []float32
-	slots []int32
-	// spRow: each row task's scratch on compressed rows (3·H floats).
-	spRow                  []float32
+	// xsT, nhT: xs and nhneg transposed (X×nb, H×nb), the factors of the
+	// SET authors' negative gradient on compressed rows (sparseRowUpdate);
+	// slots: 0, 1, …, Batch−1.
+	xsT, nhT []float32
+	slots    []int32
+	// spRow, spCols: each row task's scratch on compressed rows (3·H floats,
+	// H column offsets).
+	spRow  []float32
+	spCols []int32
 	scratch                []blockScratch
+	block                  int // chains of a chain task (blockSize or sparseBlock)
 	posIdx, negIdx, tmpIdx []int32 // Batch×X
 	hIdx                   []int32 // Batch×H
 	posCnt, negCnt, tmpCnt []int32
@@ -212,6 +239,11 @@ func New(cfg Config, d *Data) (*Trainer, error) {
 
 func (t *Trainer) alloc() {
 	b, x, h := t.cfg.Batch, t.m.X, t.m.H
+	sparse := useSparse(t.cfg, t.m.DataUnits)
+	t.block = blockSize
+	if sparse {
+		t.block = sparseBlock(b, t.workers())
+	}
 	t.sampler = t.cfg.sampler()
 	chains := t.cfg.chainsPerSlot()
 	nstreams := b
@@ -240,13 +272,13 @@ func (t *Trainer) alloc() {
 	}
 	t.perm = make([]int32, t.data.N)
 	t.gB, t.gV = make([]float32, h), make([]float32, x)
-	t.dvBlock = make([]float32, (b+blockSize-1)/blockSize*x)
+	t.dvBlock = make([]float32, (b+t.block-1)/t.block*x)
 	t.x0, t.xs, t.vpre, t.vprob, t.xref = make([]float32, b*x), make([]float32, b*x), make([]float32, b*x), make([]float32, b*x), make([]float32, b*x)
 	t.h, t.hpre, t.hprob = make([]float32, b*h), make([]float32, b*h), make([]float32, b*h)
 	t.href = make([]float32, b*h)
 	t.hstat = make([]float32, 2*b*h)
 	t.hpos, t.nhneg = t.hstat[:b*h], t.hstat[b*h:]
-	t.scratch = make([]blockScratch, (b+blockSize-1)/blockSize)
+	t.scratch = make([]blockScratch, (b+t.block-1)/t.block)
 	for i := range t.scratch {
 		t.scratch[i] = blockScratch{up: newProduct(x, h), down: newProduct(h, x), u: make([]float32, max(chains-1, 0))}
 	}
@@ -261,7 +293,7 @@ func (t *Trainer) alloc() {
 	t.rowList, t.rowLen = make([]int32, chunks*rowChunk*2*b), make([]int32, chunks*rowChunk)
 	t.grow = make([]float32, chunks*h)
 	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
-	if useSparse(t.cfg, t.m.DataUnits) {
+	if sparse {
 		t.sp, t.spStale = &sparseModel{}, true
 		t.spRow = make([]float32, chunks*3*h)
 		if t.ones == nil { // the mask of present connections (sparseRowUpdate)
@@ -269,11 +301,12 @@ func (t *Trainer) alloc() {
 			fill(t.ones, 1)
 		}
 		for i := range t.scratch {
-			n := max(x, h) * kernel.ChainLanes
+			n := max(x, h) * sparseLanes(t.block)
 			t.scratch[i].inT, t.scratch[i].outT = make([]float32, n), make([]float32, n)
 		}
 		if t.cfg.SETProcedure == Mocanu {
-			t.xsT, t.slots = make([]float32, x*b), make([]int32, b)
+			t.xsT, t.nhT, t.slots = make([]float32, x*b), make([]float32, h*b), make([]int32, b)
+			t.spCols = make([]int32, chunks*h)
 			for c := range t.slots {
 				t.slots[c] = int32(c)
 			}
@@ -307,6 +340,11 @@ func (t *Trainer) Train(ctx context.Context, opts Options) error {
 	t.Close() // a pool Step started: Train runs its own
 	t.pool = newPool(t.workers())
 	defer t.Close() // and leaves none behind, so a later Step starts afresh
+	defer func() {
+		if t.m.stale { // stopped mid-epoch on compressed rows
+			t.m.syncCopies()
+		}
+	}()
 	t.phases = opts.Phases
 	defer func() { t.phases = nil }()
 	if t.phases != nil {
@@ -381,6 +419,9 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 			onBatch(t.epoch+1, t.batch, batches)
 		}
 	}
+	if t.m.stale {
+		t.m.syncCopies() // a pass over C an epoch, not a minibatch
+	}
 	// SET rewires after every epoch but the last, so that the model it
 	// returns has no untrained connections (as in Mocanu et al.'s code,
 	// whose procedure also prunes after the last epoch, growing nothing).
@@ -429,6 +470,11 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 	if len(m.cp) != x*m.cpStride() {
 		m.padC(0, x) // before the workers update its rows
 	}
+	if t.sp != nil {
+		m.stale = true // the updates write C and the compressed rows only
+	} else if m.stale {
+		m.syncCopies()
+	}
 	t.up, t.down = weights{m: m.cp, stride: m.cpStride()}, weights{m: m.ch, stride: x}
 	if t.sp != nil {
 		if t.spStale {
@@ -437,7 +483,7 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 		}
 		t.up.sp, t.down.sp = t.sp.hid.csr, t.sp.vis.csr
 	}
-	blocks := (t.nb + blockSize - 1) / blockSize
+	blocks := (t.nb + t.block - 1) / t.block
 	t.phase(blocks, t.blockFn, t.phaseTime(0))
 	if t.pcd != nil && t.nb == t.cfg.Batch {
 		t.pcdInit = true // every slot's chains started (chainBlock)

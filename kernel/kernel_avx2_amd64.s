@@ -2161,50 +2161,150 @@ TEXT ·sparseAffine8AVX2(SB), NOSPLIT|NOFRAME, $0-144
 	XORQ AX, AX
 	XORQ BX, BX
 
-spRow:
+sp8Row:
 	CMPQ         AX, CX
-	JGE          spDone
+	JGE          sp8Done
 	MOVLQSX      4(R9)(AX*4), R12
 	VXORPS       Y0, Y0, Y0
 	TESTQ        SI, SI
-	JZ           spSum
+	JZ           sp8Sum
 	VBROADCASTSS (SI)(AX*4), Y0
 
-spSum:
-	LEAQ         2(BX), R14
-	CMPQ         R14, R12
-	JGT          spOne
-	MOVLQSX      (R10)(BX*4), R13
-	SHLQ         $0x05, R13
-	VBROADCASTSS (R11)(BX*4), Y1
-	VMULPS       (R8)(R13*1), Y1, Y1
-	MOVLQSX      4(R10)(BX*4), R13
-	SHLQ         $0x05, R13
-	VBROADCASTSS 4(R11)(BX*4), Y2
-	VMULPS       (R8)(R13*1), Y2, Y2
-	VADDPS       Y1, Y0, Y0
-	VADDPS       Y2, Y0, Y0
-	MOVQ         R14, BX
-	JMP          spSum
-
-spOne:
+sp8Sum:
 	CMPQ         BX, R12
-	JGE          spStore
+	JGE          sp8Store
 	MOVLQSX      (R10)(BX*4), R13
 	SHLQ         $0x05, R13
-	VBROADCASTSS (R11)(BX*4), Y1
-	VMULPS       (R8)(R13*1), Y1, Y1
-	VADDPS       Y1, Y0, Y0
+	ADDQ         R8, R13
+	VBROADCASTSS (R11)(BX*4), Y8
+	VMULPS       (R13), Y8, Y4
+	VADDPS       Y4, Y0, Y0
 	INCQ         BX
+	JMP          sp8Sum
 
-spStore:
+sp8Store:
 	MOVQ    AX, R13
 	SHLQ    $0x05, R13
-	VMOVUPS Y0, (DI)(R13*1)
+	ADDQ    DI, R13
+	VMOVUPS Y0, (R13)
 	INCQ    AX
-	JMP     spRow
+	JMP     sp8Row
 
-spDone:
+sp8Done:
+	VZEROUPPER
+	RET
+
+// func sparseAffine16AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+// Requires: AVX
+TEXT ·sparseAffine16AVX2(SB), NOSPLIT|NOFRAME, $0-144
+	MOVQ out_base+0(FP), DI
+	MOVQ bias_base+24(FP), SI
+	MOVQ in_base+48(FP), R8
+	MOVQ ptr_base+72(FP), R9
+	MOVQ ptr_len+80(FP), CX
+	MOVQ col_base+96(FP), R10
+	MOVQ val_base+120(FP), R11
+	DECQ CX
+	XORQ AX, AX
+	XORQ BX, BX
+
+sp16Row:
+	CMPQ         AX, CX
+	JGE          sp16Done
+	MOVLQSX      4(R9)(AX*4), R12
+	VXORPS       Y0, Y0, Y0
+	VXORPS       Y1, Y1, Y1
+	TESTQ        SI, SI
+	JZ           sp16Sum
+	VBROADCASTSS (SI)(AX*4), Y0
+	VBROADCASTSS (SI)(AX*4), Y1
+
+sp16Sum:
+	CMPQ         BX, R12
+	JGE          sp16Store
+	MOVLQSX      (R10)(BX*4), R13
+	SHLQ         $0x06, R13
+	ADDQ         R8, R13
+	VBROADCASTSS (R11)(BX*4), Y8
+	VMULPS       (R13), Y8, Y4
+	VMULPS       32(R13), Y8, Y5
+	VADDPS       Y4, Y0, Y0
+	VADDPS       Y5, Y1, Y1
+	INCQ         BX
+	JMP          sp16Sum
+
+sp16Store:
+	MOVQ    AX, R13
+	SHLQ    $0x06, R13
+	ADDQ    DI, R13
+	VMOVUPS Y0, (R13)
+	VMOVUPS Y1, 32(R13)
+	INCQ    AX
+	JMP     sp16Row
+
+sp16Done:
+	VZEROUPPER
+	RET
+
+// func sparseAffine32AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+// Requires: AVX
+TEXT ·sparseAffine32AVX2(SB), NOSPLIT|NOFRAME, $0-144
+	MOVQ out_base+0(FP), DI
+	MOVQ bias_base+24(FP), SI
+	MOVQ in_base+48(FP), R8
+	MOVQ ptr_base+72(FP), R9
+	MOVQ ptr_len+80(FP), CX
+	MOVQ col_base+96(FP), R10
+	MOVQ val_base+120(FP), R11
+	DECQ CX
+	XORQ AX, AX
+	XORQ BX, BX
+
+sp32Row:
+	CMPQ         AX, CX
+	JGE          sp32Done
+	MOVLQSX      4(R9)(AX*4), R12
+	VXORPS       Y0, Y0, Y0
+	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
+	TESTQ        SI, SI
+	JZ           sp32Sum
+	VBROADCASTSS (SI)(AX*4), Y0
+	VBROADCASTSS (SI)(AX*4), Y1
+	VBROADCASTSS (SI)(AX*4), Y2
+	VBROADCASTSS (SI)(AX*4), Y3
+
+sp32Sum:
+	CMPQ         BX, R12
+	JGE          sp32Store
+	MOVLQSX      (R10)(BX*4), R13
+	SHLQ         $0x07, R13
+	ADDQ         R8, R13
+	VBROADCASTSS (R11)(BX*4), Y8
+	VMULPS       (R13), Y8, Y4
+	VMULPS       32(R13), Y8, Y5
+	VMULPS       64(R13), Y8, Y6
+	VMULPS       96(R13), Y8, Y7
+	VADDPS       Y4, Y0, Y0
+	VADDPS       Y5, Y1, Y1
+	VADDPS       Y6, Y2, Y2
+	VADDPS       Y7, Y3, Y3
+	INCQ         BX
+	JMP          sp32Sum
+
+sp32Store:
+	MOVQ    AX, R13
+	SHLQ    $0x07, R13
+	ADDQ    DI, R13
+	VMOVUPS Y0, (R13)
+	VMOVUPS Y1, 32(R13)
+	VMOVUPS Y2, 64(R13)
+	VMOVUPS Y3, 96(R13)
+	INCQ    AX
+	JMP     sp32Row
+
+sp32Done:
 	VZEROUPPER
 	RET
 

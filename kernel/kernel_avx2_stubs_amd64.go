@@ -138,6 +138,24 @@ func cpuidPRFCHW() bool
 //go:noescape
 func sparseAffine8AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
 
+// sparseAffine16AVX2 computes, for o < len(ptr)−1 and l < 16,
+//
+//	out[o*16+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} float32(val[k]*in[col[k]*16+l])
+//
+// the terms added in the order of k, bias[o] read as 0 when bias is nil.
+//
+//go:noescape
+func sparseAffine16AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+
+// sparseAffine32AVX2 computes, for o < len(ptr)−1 and l < 32,
+//
+//	out[o*32+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} float32(val[k]*in[col[k]*32+l])
+//
+// the terms added in the order of k, bias[o] read as 0 when bias is nil.
+//
+//go:noescape
+func sparseAffine32AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+
 // gatherSumAVX2 computes, for k < len(cols),
 //
 //	dst[k] = Σ_t src[rows[t]*stride+cols[k]]                     (weight nil)

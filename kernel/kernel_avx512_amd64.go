@@ -29,9 +29,8 @@ var avx512Kernels = &impl{
 	transpose:  transposeAVX2Wrap,
 	taylorSums: taylorSumsAVX2Wrap,
 	prefetchW:  prefetchWAMD64,
-	// Eight interleaved chains fill a YMM register; the AVX2 kernel.
-	sparseAffine8: sparseAffine8AVX2,
-	gatherSum:     gatherSumAVX2,
+	sparseAffine: sparseAffineAVX512,
+	gatherSum:    gatherSumAVX512,
 }
 
 // affineChainsAVX512 is how many chains one affine6AVX512 call takes.
@@ -87,5 +86,19 @@ func sumRowsBlockedAVX512(m []float32, ldm, nc, nin, nout int, a, b rowSums) {
 				}
 			}
 		}
+	}
+}
+
+// sparseAffineAVX512 runs the product with one or two ZMM registers a row
+// for 16 or 32 lanes; 8 lanes fill a YMM register, which the AVX2 kernel
+// uses.
+func sparseAffineAVX512(out, bias, in []float32, lanes int, ptr, col []int32, val []float32) {
+	switch lanes {
+	case 32:
+		sparseAffine32AVX512(out, bias, in, ptr, col, val)
+	case 16:
+		sparseAffine16AVX512(out, bias, in, ptr, col, val)
+	default:
+		sparseAffine8AVX2(out, bias, in, ptr, col, val)
 	}
 }

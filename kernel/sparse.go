@@ -5,11 +5,6 @@ import (
 	"fmt"
 )
 
-// ChainLanes is the number of chains the interleaved sparse product serves at
-// once: SparseAffine8 reads and writes blocks of chains stored unit-major,
-// lane l of row u at [u*ChainLanes+l].
-const ChainLanes = 8
-
 // CSR is a compressed-row matrix: row r's entries are at positions
 // Ptr()[r] to Ptr()[r+1]−1 of Col() (their column numbers) and Val (their
 // values). NewCSR checks the structure once, so that the kernels that read
@@ -56,29 +51,34 @@ func (m *CSR) Cols() int { return m.cols }
 func (m *CSR) Ptr() []int32 { return m.ptr }
 func (m *CSR) Col() []int32 { return m.col }
 
-// SparseAffine8 is the product of the compressed-row matrix m with ChainLanes
-// chains at once, their inputs and outputs interleaved (unit-major):
+// SparseAffine is the product of the compressed-row matrix m with lanes
+// chains at once (8, 16 or 32), their inputs and outputs interleaved
+// (unit-major):
 //
-//	for o < m.Rows(), l < ChainLanes:
-//	  out[o*ChainLanes+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} val[k]·in[col[k]*ChainLanes+l]
+//	for o < m.Rows(), l < lanes:
+//	  out[o*lanes+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} val[k]·in[col[k]*lanes+l]
 //
 // each product rounded to float32 before it is added, and the terms added
 // in the order of k (so a row with increasing column numbers sums its
 // terms as a scatter of the columns' rows would). With 0/1 inputs every
 // product is exact and out is the sum of the present entries whose input
 // is 1. A nil bias means zero. One vector operation serves all the lanes,
-// so the cost follows m's entries, not the chains' states.
-func SparseAffine8(out, bias, in []float32, m *CSR) {
+// so the cost follows m's entries, not the chains' states; a lane's sums
+// do not depend on the other lanes or on the lane count.
+func SparseAffine(out, bias, in []float32, lanes int, m *CSR) {
+	if lanes != 8 && lanes != 16 && lanes != 32 {
+		panic(fmt.Sprintf("kernel: SparseAffine with %d lanes, want 8, 16 or 32", lanes))
+	}
 	if m.rows == 0 {
 		return
 	}
-	need("out", len(out), m.rows*ChainLanes)
-	need("in", len(in), m.cols*ChainLanes)
+	need("out", len(out), m.rows*lanes)
+	need("in", len(in), m.cols*lanes)
 	if bias != nil {
 		need("bias", len(bias), m.rows)
 		bias = bias[:m.rows]
 	}
-	cur.sparseAffine8(out[:m.rows*ChainLanes], bias, in[:m.cols*ChainLanes], m.ptr, m.col, m.Val)
+	cur.sparseAffine(out[:m.rows*lanes], bias, in[:m.cols*lanes], lanes, m.ptr, m.col, m.Val)
 }
 
 // GatherSum sets, for every k < len(cols),
@@ -89,8 +89,10 @@ func SparseAffine8(out, bias, in []float32, m *CSR) {
 // the terms added from zero in the order of t, each product rounded before
 // it is added. It is the sum of the rows named by rows (as SumRows) at the
 // columns cols only: the gradient of a sparse model's present connections.
-// Every row and column must be inside src (checked); len(weight) ≥
-// len(rows) when weight is not nil.
+// With stride 1 and cols scaled by a row length it sums along the rows of
+// a transposed matrix instead (src[cols[k] + rows[t]]), whose lines the
+// successive terms then share. Every index must be inside src (checked);
+// len(weight) ≥ len(rows) when weight is not nil.
 func GatherSum(dst, src []float32, stride int, rows []int32, weight []float32, cols []int32) {
 	n := len(cols)
 	need("dst", len(dst), n)
@@ -101,32 +103,42 @@ func GatherSum(dst, src []float32, stride int, rows []int32, weight []float32, c
 		need("weight", len(weight), len(rows))
 		weight = weight[:len(rows)]
 	}
-	var cmax int32
+	var cmax, rmax int32
 	for _, c := range cols {
 		if c < 0 {
 			panic(fmt.Sprintf("kernel: GatherSum column %d", c))
 		}
 		cmax = max(cmax, c)
 	}
-	checkRows("src", src, stride, rows, int(cmax)+1)
+	for _, r := range rows {
+		if r < 0 {
+			panic(fmt.Sprintf("kernel: GatherSum row %d", r))
+		}
+		rmax = max(rmax, r)
+	}
+	if stride < 0 || len(rows) > 0 && int64(rmax)*int64(stride)+int64(cmax) >= int64(len(src)) {
+		panic(fmt.Sprintf("kernel: GatherSum reads src[%d·%d + %d] of %d", rmax, stride, cmax, len(src)))
+	}
 	cur.gatherSum(dst[:n], src, stride, rows, weight, cols)
 }
 
-func sparseAffine8Generic(out, bias, in []float32, ptr, col []int32, val []float32) {
+func sparseAffineGeneric(out, bias, in []float32, lanes int, ptr, col []int32, val []float32) {
+	var buf [32]float32
+	acc := buf[:lanes]
 	for o := 0; o+1 < len(ptr); o++ {
-		var acc [ChainLanes]float32
+		clear(acc)
 		if bias != nil {
 			for l := range acc {
 				acc[l] = bias[o]
 			}
 		}
 		for k := ptr[o]; k < ptr[o+1]; k++ {
-			v, x := val[k], in[int(col[k])*ChainLanes:int(col[k])*ChainLanes+ChainLanes]
+			v, x := val[k], in[int(col[k])*lanes:int(col[k])*lanes+lanes]
 			for l := range acc {
 				acc[l] += float32(v * x[l])
 			}
 		}
-		copy(out[o*ChainLanes:o*ChainLanes+ChainLanes], acc[:])
+		copy(out[o*lanes:o*lanes+lanes], acc)
 	}
 }
 

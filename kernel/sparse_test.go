@@ -65,12 +65,12 @@ func TestNewCSR(t *testing.T) {
 	}
 }
 
-// TestSparseAffine8Integers holds every tier to exact sums derived without
+// TestSparseAffineIntegers holds every tier to exact sums derived without
 // the kernel: with small integer weights and 0/1 inputs every partial sum
 // is an integer float32 represents exactly, so the product must equal the
 // integer count of present entries times their values, computed from a
 // dense copy of the matrix.
-func TestSparseAffine8Integers(t *testing.T) {
+func TestSparseAffineIntegers(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	const rows, cols = 37, 29
 	m := randomCSR(t, r, rows, cols, 0.3, func(r *rand.Rand) float32 { return float32(r.IntN(9) - 4) })
@@ -80,56 +80,60 @@ func TestSparseAffine8Integers(t *testing.T) {
 			dense[o*cols+int(m.col[k])] = int(m.Val[k])
 		}
 	}
-	in := make([]float32, cols*ChainLanes)
-	for i := range in {
-		in[i] = float32(r.IntN(2))
-	}
 	bias := make([]float32, rows)
 	for i := range bias {
 		bias[i] = float32(r.IntN(5))
 	}
-	for _, im := range append(asmTiers(t), generic) {
-		out := make([]float32, rows*ChainLanes)
-		im.sparseAffine8(out, bias, in, m.ptr, m.col, m.Val)
-		for o := 0; o < rows; o++ {
-			for l := 0; l < ChainLanes; l++ {
-				want := int(bias[o])
-				for j := 0; j < cols; j++ {
-					want += dense[o*cols+j] * int(in[j*ChainLanes+l])
-				}
-				if got := out[o*ChainLanes+l]; got != float32(want) {
-					t.Fatalf("%s: out[%d lane %d] = %g, want %d", im.name, o, l, got, want)
+	for _, lanes := range []int{8, 16, 32} {
+		in := make([]float32, cols*lanes)
+		for i := range in {
+			in[i] = float32(r.IntN(2))
+		}
+		for _, im := range append(asmTiers(t), generic) {
+			out := make([]float32, rows*lanes)
+			im.sparseAffine(out, bias, in, lanes, m.ptr, m.col, m.Val)
+			for o := 0; o < rows; o++ {
+				for l := 0; l < lanes; l++ {
+					want := int(bias[o])
+					for j := 0; j < cols; j++ {
+						want += dense[o*cols+j] * int(in[j*lanes+l])
+					}
+					if got := out[o*lanes+l]; got != float32(want) {
+						t.Fatalf("%s, %d lanes: out[%d lane %d] = %g, want %d", im.name, lanes, o, l, got, want)
+					}
 				}
 			}
 		}
 	}
 }
 
-// TestSparseAffine8Tiers: every assembly tier gives the generic kernel's
+// TestSparseAffineTiers: every assembly tier gives the generic kernel's
 // bits, with real-valued inputs (where a fused multiply-add would round
-// differently), with and without a bias, for row lengths across the
-// two-entry step, and writes nothing outside out.
-func TestSparseAffine8Tiers(t *testing.T) {
+// differently), with and without a bias, for 8, 16 and 32 lanes, and writes
+// nothing outside out.
+func TestSparseAffineTiers(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, im := range asmTiers(t) {
-		for _, shape := range [][2]int{{1, 1}, {5, 3}, {40, 17}, {300, 120}, {64, 784}} {
-			for _, dens := range []float64{0.02, 0.2, 1} {
-				rows, cols := shape[0], shape[1]
-				m := randomCSR(t, r, rows, cols, dens, uni(-1, 1))
-				in, _ := padded(t, r, cols*ChainLanes, 1, uni(0, 1))
-				for _, withBias := range []bool{false, true} {
-					var bias []float32
-					if withBias {
-						bias, _ = padded(t, r, rows, 2, uni(-1, 1))
-					}
-					want := make([]float32, rows*ChainLanes)
-					sparseAffine8Generic(want, bias, in, m.ptr, m.col, m.Val)
-					got, check := padded(t, r, rows*ChainLanes, 3, uni(-9, 9))
-					im.sparseAffine8(got, bias, in, m.ptr, m.col, m.Val)
-					check(im.name + " sparseAffine8")
-					for i := range want {
-						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-							t.Fatalf("%s %d×%d density %g bias %v: out[%d] = %g, want %g", im.name, rows, cols, dens, withBias, i, got[i], want[i])
+		for _, lanes := range []int{8, 16, 32} {
+			for _, shape := range [][2]int{{1, 1}, {5, 3}, {40, 17}, {300, 120}, {64, 784}} {
+				for _, dens := range []float64{0.02, 0.2, 1} {
+					rows, cols := shape[0], shape[1]
+					m := randomCSR(t, r, rows, cols, dens, uni(-1, 1))
+					in, _ := padded(t, r, cols*lanes, 1, uni(0, 1))
+					for _, withBias := range []bool{false, true} {
+						var bias []float32
+						if withBias {
+							bias, _ = padded(t, r, rows, 2, uni(-1, 1))
+						}
+						want := make([]float32, rows*lanes)
+						sparseAffineGeneric(want, bias, in, lanes, m.ptr, m.col, m.Val)
+						got, check := padded(t, r, rows*lanes, 3, uni(-9, 9))
+						im.sparseAffine(got, bias, in, lanes, m.ptr, m.col, m.Val)
+						check(im.name + " sparseAffine")
+						for i := range want {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+								t.Fatalf("%s %d lanes %d×%d density %g bias %v: out[%d] = %g, want %g", im.name, lanes, rows, cols, dens, withBias, i, got[i], want[i])
+							}
 						}
 					}
 				}
@@ -138,26 +142,28 @@ func TestSparseAffine8Tiers(t *testing.T) {
 	}
 }
 
-// TestSparseAffine8Order: the terms are added in the order of the entries,
-// not in another association. With entries 1, 2⁻²⁵ and 2⁻²⁵, adding in
-// order gives 1 (each tiny term rounds away), pairing the tiny ones first
-// gives 1 + 2⁻²⁴.
-func TestSparseAffine8Order(t *testing.T) {
+// TestSparseAffineOrder: the terms are added in the order of the
+// entries, not in another association. With entries 1, 2⁻²⁵ and 2⁻²⁵,
+// adding in order gives 1 (each tiny term rounds away), pairing the tiny
+// ones first gives 1 + 2⁻²⁴.
+func TestSparseAffineOrder(t *testing.T) {
 	tiny := float32(math.Ldexp(1, -25))
 	m, err := NewCSR(1, 3, []int32{0, 3}, []int32{0, 1, 2}, []float32{1, tiny, tiny})
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := make([]float32, 3*ChainLanes)
-	for i := range in {
-		in[i] = 1
-	}
-	for _, im := range append(asmTiers(t), generic) {
-		out := make([]float32, ChainLanes)
-		im.sparseAffine8(out, nil, in, m.ptr, m.col, m.Val)
-		for l, v := range out {
-			if v != 1 {
-				t.Errorf("%s lane %d: %g, want 1 (the entries summed in order)", im.name, l, v)
+	for _, lanes := range []int{8, 16, 32} {
+		in := make([]float32, 3*lanes)
+		for i := range in {
+			in[i] = 1
+		}
+		for _, im := range append(asmTiers(t), generic) {
+			out := make([]float32, lanes)
+			im.sparseAffine(out, nil, in, lanes, m.ptr, m.col, m.Val)
+			for l, v := range out {
+				if v != 1 {
+					t.Errorf("%s lane %d of %d: %g, want 1 (the entries summed in order)", im.name, l, lanes, v)
+				}
 			}
 		}
 	}
@@ -246,9 +252,10 @@ func TestSparseChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, f := range map[string]func(){
-		"out":    func() { SparseAffine8(make([]float32, 15), nil, make([]float32, 24), m) },
-		"in":     func() { SparseAffine8(make([]float32, 16), nil, make([]float32, 23), m) },
-		"bias":   func() { SparseAffine8(make([]float32, 16), make([]float32, 1), make([]float32, 24), m) },
+		"out":    func() { SparseAffine(make([]float32, 15), nil, make([]float32, 24), 8, m) },
+		"in":     func() { SparseAffine(make([]float32, 16), nil, make([]float32, 23), 8, m) },
+		"bias":   func() { SparseAffine(make([]float32, 16), make([]float32, 1), make([]float32, 24), 8, m) },
+		"lanes":  func() { SparseAffine(make([]float32, 48), nil, make([]float32, 72), 24, m) },
 		"row":    func() { GatherSum(make([]float32, 1), make([]float32, 20), 10, []int32{2}, nil, []int32{0}) },
 		"col":    func() { GatherSum(make([]float32, 1), make([]float32, 20), 10, []int32{1}, nil, []int32{10}) },
 		"negcol": func() { GatherSum(make([]float32, 1), make([]float32, 20), 10, []int32{1}, nil, []int32{-1}) },
@@ -266,7 +273,7 @@ func TestSparseChecks(t *testing.T) {
 	}
 	// The valid calls run.
 	out := make([]float32, 16)
-	SparseAffine8(out, []float32{1, 2}, make([]float32, 24), m)
+	SparseAffine(out, []float32{1, 2}, make([]float32, 24), 8, m)
 	if out[0] != 1 || out[8] != 2 {
 		t.Errorf("bias only: %v", out)
 	}

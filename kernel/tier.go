@@ -41,9 +41,9 @@ type impl struct {
 	taylorSums func(a, p []float32, s *[3][4]float64, lohi *[2][4]float32)
 	// prefetchW: see PrefetchW; n ≥ 1, len(s) = (n−1)·stride+1.
 	prefetchW func(s []float32, n, stride int)
-	// sparseAffine8, gatherSum: see SparseAffine8 and GatherSum (structure
-	// and indices checked by the callers).
-	sparseAffine8 func(out, bias, in []float32, ptr, col []int32, val []float32)
+	// sparseAffine, gatherSum: see SparseAffine (lanes 8, 16 or 32) and
+	// GatherSum (structure and indices checked by the callers).
+	sparseAffine func(out, bias, in []float32, lanes int, ptr, col []int32, val []float32)
 	gatherSum     func(dst, src []float32, stride int, rows []int32, weight []float32, cols []int32)
 }
 
@@ -66,7 +66,7 @@ var (
 		transpose:        transposeGeneric,
 		taylorSums:       taylorSumsGeneric,
 		prefetchW:        prefetchWGeneric,
-		sparseAffine8:    sparseAffine8Generic,
+		sparseAffine:     sparseAffineGeneric,
 		gatherSum:        gatherSumGeneric,
 	}
 	// available lists the tiers this CPU and build support, best first:
@@ -139,8 +139,8 @@ func fillGeneric(t *impl) {
 	if t.prefetchW == nil {
 		t.prefetchW = generic.prefetchW
 	}
-	if t.sparseAffine8 == nil {
-		t.sparseAffine8 = generic.sparseAffine8
+	if t.sparseAffine == nil {
+		t.sparseAffine = generic.sparseAffine
 	}
 	if t.gatherSum == nil {
 		t.gatherSum = generic.gatherSum

@@ -294,8 +294,8 @@ func Cases() []Case {
 
 // sparseCases are the products and the gradient sums of a compressed-row
 // model: SET's paper setting (X = 784, H = 2500, ε = 11: 1.8% of the
-// connections), for eight interleaved chains (kernel.SparseAffine8) whose
-// inputs are binary (13% ones up, 50% down) or real (the mean-field
+// connections), for 8, 16 and 32 interleaved chains (kernel.SparseAffine)
+// whose inputs are binary (13% ones up, 50% down) or real (the mean-field
 // product of the SET authors' procedure), and the sum of 13 rows of the
 // statistics at one visible row's connections (kernel.GatherSum). The
 // work is the flops of the present connections (a multiply and an add per
@@ -305,16 +305,18 @@ func sparseCases(r *rand.Rand, perTier func(kern, shape string, work float64, un
 	dens := 11.0 * (sx + sh) / (sx * sh)
 	vis := randomCSR(r, sx, sh, dens)
 	hid := transposeCSR(vis, sh)
-	lanes := kernel.ChainLanes
-	up, down := BinarySlice(r, sx*lanes, 0.13), BinarySlice(r, sh*lanes, 0.5)
-	real := RandSlice(r, sx*lanes, 0, 1)
-	hOut, vOut := make([]float32, sh*lanes), make([]float32, sx*lanes)
-	hb, vb := RandSlice(r, sh, -1, 1), RandSlice(r, sx, -1, 1)
-	flops := float64(2 * lanes * len(vis.Col()))
 	shape := "x784-h2500-set"
-	perTier("sparse8", "up-"+shape, flops, Flops, false, func() { kernel.SparseAffine8(hOut, hb, up, hid) })
-	perTier("sparse8", "down-"+shape, flops, Flops, false, func() { kernel.SparseAffine8(vOut, vb, down, vis) })
-	perTier("sparse8", "real-"+shape, flops, Flops, true, func() { kernel.SparseAffine8(hOut, hb, real, hid) })
+	for _, lanes := range []int{8, 16, 32} {
+		up, down := BinarySlice(r, sx*lanes, 0.13), BinarySlice(r, sh*lanes, 0.5)
+		real := RandSlice(r, sx*lanes, 0, 1)
+		hOut, vOut := make([]float32, sh*lanes), make([]float32, sx*lanes)
+		hb, vb := RandSlice(r, sh, -1, 1), RandSlice(r, sx, -1, 1)
+		flops := float64(2 * lanes * len(vis.Col()))
+		kern := fmt.Sprintf("sparse%d", lanes)
+		perTier(kern, "up-"+shape, flops, Flops, false, func() { kernel.SparseAffine(hOut, hb, up, lanes, hid) })
+		perTier(kern, "down-"+shape, flops, Flops, false, func() { kernel.SparseAffine(vOut, vb, down, lanes, vis) })
+		perTier(kern, "real-"+shape, flops, Flops, true, func() { kernel.SparseAffine(hOut, hb, real, lanes, hid) })
+	}
 	stat := RandSlice(r, 100*sh, -1, 1)
 	rows := make([]int32, 13)
 	for i := range rows {

@@ -115,7 +115,9 @@ func main() {
 	taylorSums()
 	prefetchW()
 	cpuidPRFCHW()
-	sparseAffine8()
+	sparseAffine(1)
+	sparseAffine(2)
+	sparseAffine(4)
 	gatherSum()
 
 	os.Exit(build.Main(flags.Config(), g))

@@ -1,25 +1,34 @@
 package main
 
 import (
+	"math/bits"
+
 	"github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// sparseAffine8 is the product of a compressed-row matrix with eight
-// interleaved chains: one YMM register holds an output row's eight lanes,
-// and each entry adds val·in[col] to it, the product rounded before the
-// sum (VMULPS then VADDPS, never an FMA, so that real-valued inputs round
-// as in the generic code). A row's sums are one dependency chain; the
-// rows' chains are independent, and the out-of-order core overlaps them.
-func sparseAffine8() {
-	text("sparseAffine8AVX2", "func(out, bias, in []float32, ptr, col []int32, val []float32)",
-		"sparseAffine8AVX2 computes, for o < len(ptr)−1 and l < 8,",
+// sparseAffine is the product of a compressed-row matrix with 8·regs
+// interleaved chains: regs YMM registers hold an output row's lanes, and
+// each entry adds val·in[col] to them, the product rounded before the sum
+// (VMULPS then VADDPS, never an FMA, so that real-valued inputs round as
+// in the generic code). The entry's column and value are loaded once for
+// all the lanes. A row's sums are one dependency chain; the rows' chains
+// are independent, and the out-of-order core overlaps them.
+func sparseAffine(regs int) {
+	lanes := 8 * regs
+	name := sprintf("sparseAffine%dAVX2", lanes)
+	text(name, "func(out, bias, in []float32, ptr, col []int32, val []float32)",
+		sprintf("%s computes, for o < len(ptr)−1 and l < %d,", name, lanes),
 		"",
-		"	out[o*8+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} float32(val[k]*in[col[k]*8+l])",
+		sprintf("	out[o*%d+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} float32(val[k]*in[col[k]*%d+l])", lanes, lanes),
 		"",
 		"the terms added in the order of k, bias[o] read as 0 when bias is nil.")
 	out, bias, in, ptr, col, val := RDI, RSI, R8, R9, R10, R11
 	o, nout, k, end, j := RAX, RCX, RBX, R12, R13
+	acc := []VecPhysical{Y0, Y1, Y2, Y3}[:regs]
+	tmp := []VecPhysical{Y4, Y5, Y6, Y7}[:regs]
+	shift := operand.U8(4 + bits.Len(uint(regs))) // log2 of a unit's bytes, 32·regs
+	p := sprintf("sp%d", lanes)
 	loadBase("out", out)
 	loadBase("bias", bias)
 	loadBase("in", in)
@@ -30,47 +39,43 @@ func sparseAffine8() {
 	g.DECQ(nout)
 	g.XORQ(o, o)
 	g.XORQ(k, k) // ptr[0] = 0 (NewCSR)
-	g.Label("spRow")
+	g.Label(p + "Row")
 	g.CMPQ(o, nout)
-	g.JGE(lbl("spDone"))
+	g.JGE(lbl(p + "Done"))
 	g.MOVLQSX(ixd(ptr, o, 4, 4), end)
-	g.VXORPS(Y0, Y0, Y0)
+	for _, a := range acc {
+		g.VXORPS(a, a, a)
+	}
 	g.TESTQ(bias, bias)
-	g.JZ(lbl("spSum"))
-	g.VBROADCASTSS(ix(bias, o, 4), Y0)
-	g.Label("spSum")
-	// Two entries a step while two are left, then one.
-	g.LEAQ(atd(k, 2), R14)
-	g.CMPQ(R14, end)
-	g.JGT(lbl("spOne"))
-	g.MOVLQSX(ix(col, k, 4), j)
-	g.SHLQ(operand.U8(5), j)
-	g.VBROADCASTSS(ix(val, k, 4), Y1)
-	g.VMULPS(ix(in, j, 1), Y1, Y1)
-	g.MOVLQSX(ixd(col, k, 4, 4), j)
-	g.SHLQ(operand.U8(5), j)
-	g.VBROADCASTSS(ixd(val, k, 4, 4), Y2)
-	g.VMULPS(ix(in, j, 1), Y2, Y2)
-	g.VADDPS(Y1, Y0, Y0)
-	g.VADDPS(Y2, Y0, Y0)
-	g.MOVQ(R14, k)
-	g.JMP(lbl("spSum"))
-	g.Label("spOne")
+	g.JZ(lbl(p + "Sum"))
+	for _, a := range acc {
+		g.VBROADCASTSS(ix(bias, o, 4), a)
+	}
+	g.Label(p + "Sum")
 	g.CMPQ(k, end)
-	g.JGE(lbl("spStore"))
+	g.JGE(lbl(p + "Store"))
 	g.MOVLQSX(ix(col, k, 4), j)
-	g.SHLQ(operand.U8(5), j)
-	g.VBROADCASTSS(ix(val, k, 4), Y1)
-	g.VMULPS(ix(in, j, 1), Y1, Y1)
-	g.VADDPS(Y1, Y0, Y0)
+	g.SHLQ(shift, j)
+	g.ADDQ(in, j)
+	g.VBROADCASTSS(ix(val, k, 4), Y8)
+	for r := range acc {
+		g.VMULPS(atd(j, 32*r), Y8, tmp[r])
+	}
+	for r, a := range acc {
+		g.VADDPS(tmp[r], a, a)
+	}
 	g.INCQ(k)
-	g.Label("spStore")
+	g.JMP(lbl(p + "Sum"))
+	g.Label(p + "Store")
 	g.MOVQ(o, j)
-	g.SHLQ(operand.U8(5), j)
-	g.VMOVUPS(Y0, ix(out, j, 1))
+	g.SHLQ(shift, j)
+	g.ADDQ(out, j)
+	for r, a := range acc {
+		g.VMOVUPS(a, atd(j, 32*r))
+	}
 	g.INCQ(o)
-	g.JMP(lbl("spRow"))
-	g.Label("spDone")
+	g.JMP(lbl(p + "Row"))
+	g.Label(p + "Done")
 	g.VZEROUPPER()
 	g.RET()
 }
