@@ -188,10 +188,10 @@ type Trainer struct {
 	slots    []int32
 	// spRow, spCols: each row task's scratch on compressed rows (3·H floats,
 	// H column offsets).
-	spRow  []float32
-	spCols []int32
+	spRow                  []float32
+	spCols                 []int32
 	scratch                []blockScratch
-	block                  int // chains of a chain task (blockSize or sparseBlock)
+	block                  int     // chains of a chain task (blockSize or sparseBlock)
 	posIdx, negIdx, tmpIdx []int32 // Batch×X
 	hIdx                   []int32 // Batch×H
 	posCnt, negCnt, tmpCnt []int32

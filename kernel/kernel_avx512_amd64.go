@@ -26,9 +26,9 @@ var avx512Kernels = &impl{
 	// The AVX2 transpose (8×8 blocks of shuffles): a gather per 16 rows of
 	// a source column runs at under a third of its speed on the engine's
 	// bands of 16 rows of C. The tier's CPUs all have AVX2 (checked by archTiers).
-	transpose:  transposeAVX2Wrap,
-	taylorSums: taylorSumsAVX2Wrap,
-	prefetchW:  prefetchWAMD64,
+	transpose:    transposeAVX2Wrap,
+	taylorSums:   taylorSumsAVX2Wrap,
+	prefetchW:    prefetchWAMD64,
 	sparseAffine: sparseAffineAVX512,
 	gatherSum:    gatherSumAVX512,
 }

@@ -44,7 +44,7 @@ type impl struct {
 	// sparseAffine, gatherSum: see SparseAffine (lanes 8, 16 or 32) and
 	// GatherSum (structure and indices checked by the callers).
 	sparseAffine func(out, bias, in []float32, lanes int, ptr, col []int32, val []float32)
-	gatherSum     func(dst, src []float32, stride int, rows []int32, weight []float32, cols []int32)
+	gatherSum    func(dst, src []float32, stride int, rows []int32, weight []float32, cols []int32)
 }
 
 var (
