@@ -342,7 +342,7 @@ func (t *Trainer) rowTask(k int) {
 	g := t.grow[k*h : (k+1)*h] // zero: every update clears it
 	ok := true
 	if t.sp != nil {
-		scratch := t.spRow[k*3*h : (k+1)*3*h]
+		scratch := t.spRow[k*2*h : (k+1)*2*h]
 		for j := j0; j < j1; j++ {
 			r := j - j0
 			ok = t.sparseRowUpdate(j, lists[r*2*b:r*2*b+int(lens[r])], alpha, scratch) && ok

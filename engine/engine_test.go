@@ -348,8 +348,8 @@ func TestMinibatchMatchesSpec(t *testing.T) {
 // paramsEqual reports the first parameter that differs in any bit.
 func paramsEqual(a, b *Model) string {
 	names := []string{"W", "A", "AP", "C", "CH", "B", "V"}
-	as := [][]float32{a.W, a.A, a.AP, a.c, a.CH(), a.HiddenBias, a.VisibleBias}
-	bs := [][]float32{b.W, b.A, b.AP, b.c, b.CH(), b.HiddenBias, b.VisibleBias}
+	as := [][]float32{a.W, a.A, a.AP, a.c, a.ch, a.HiddenBias, a.VisibleBias}
+	bs := [][]float32{b.W, b.A, b.AP, b.c, b.ch, b.HiddenBias, b.VisibleBias}
 	for p := range as {
 		if len(as[p]) != len(bs[p]) {
 			return names[p] + " length"
@@ -418,7 +418,6 @@ func TestSparseSameResultAnyWorkers(t *testing.T) {
 // the up pass's cp must hold C's rows cpStride() apart, 64-byte aligned,
 // with zero padding. It returns the first difference, or "".
 func copiesFollowC(m *Model) string {
-	m.CH() // brings the copies up to date if compressed rows left them stale
 	ld := m.cpStride()
 	if len(m.cp) != m.X*ld {
 		return fmt.Sprintf("cp has length %d, want %d·%d", len(m.cp), m.X, ld)

@@ -35,10 +35,6 @@ type Model struct {
 	// such a row spans two lines (binary13 at 64 chains, AVX-512: 330 →
 	// 415 GFLOP/s). Kept equal to c wherever ch is.
 	cp []float32
-	// stale: ch and cp lag behind c, which training on compressed rows
-	// updates alone (its products read the compressed rows); syncCopies
-	// brings them up to date.
-	stale bool
 }
 
 // C returns the acting weights W⊙A (X×H, visible-major), the weights
@@ -48,12 +44,7 @@ func (m *Model) C() []float32 { return m.c }
 
 // CH returns C hidden-major (H×X), the model's own copy: read it, do not
 // write it.
-func (m *Model) CH() []float32 {
-	if m.stale {
-		m.syncCopies()
-	}
-	return m.ch
-}
+func (m *Model) CH() []float32 { return m.ch }
 
 func newModel(x, d, h int, ncg bool) *Model {
 	n := x * h
@@ -279,7 +270,6 @@ func (m *Model) syncCopies() {
 	}
 	kernel.Transpose(m.ch, m.c, m.X, m.H)
 	m.padC(0, m.X)
-	m.stale = false
 }
 
 // lineFloats is the number of floats in a 64-byte cache line.

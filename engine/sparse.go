@@ -34,10 +34,14 @@ type sparseRows struct {
 // sparseModel holds both orientations of C: vis (visible rows: the down
 // pass's sums, the gradient and the update) and hid (hidden rows: the up
 // pass's sums); toHid maps a connection's position in vis to its position
-// in hid.
+// in hid. w and v are the present connections' weights and velocities (v
+// nil without momentum or decay), in the order of vis: during an epoch
+// the trainer updates these and vis.val, and flush writes them back to the
+// model's dense W, C and velocities.
 type sparseModel struct {
 	vis, hid sparseRows
 	toHid    []int32
+	w, v     []float32
 }
 
 // Compressed reports whether the trainer works on compressed rows of C
@@ -57,9 +61,9 @@ func useSparse(cfg Config, d int) bool {
 	return false
 }
 
-// build (re)compresses m's mask and acting weights into s, reusing its
-// memory.
-func (s *sparseModel) build(m *Model) {
+// build (re)compresses m's mask, weights and acting weights, and the
+// velocities vel (nil: none), into s, reusing its memory.
+func (s *sparseModel) build(m *Model, vel []float32) {
 	x, h := m.X, m.H
 	nnz := 0
 	for _, a := range m.A {
@@ -75,13 +79,21 @@ func (s *sparseModel) build(m *Model) {
 	grow(&s.toHid, nnz)
 	s.vis.val = append(s.vis.val[:0], make([]float32, nnz)...)
 	s.hid.val = append(s.hid.val[:0], make([]float32, nnz)...)
+	s.w = append(s.w[:0], make([]float32, nnz)...)
+	s.v = s.v[:0]
+	if vel != nil {
+		s.v = append(s.v, make([]float32, nnz)...)
+	}
 	// Visible rows in order; count each hidden unit's connections.
 	k := 0
 	for j := 0; j < x; j++ {
 		s.vis.ptr[j] = int32(k)
 		for i, a := range m.A[j*h : (j+1)*h] {
 			if a != 0 {
-				s.vis.col[k], s.vis.val[k] = int32(i), m.c[j*h+i]
+				s.vis.col[k], s.vis.val[k], s.w[k] = int32(i), m.c[j*h+i], m.W[j*h+i]
+				if vel != nil {
+					s.v[k] = vel[j*h+i]
+				}
 				s.hid.ptr[i+1]++
 				k++
 			}
@@ -109,6 +121,29 @@ func (s *sparseModel) build(m *Model) {
 	if s.hid.csr, err = kernel.NewCSR(h, x, s.hid.ptr, s.hid.col, s.hid.val); err != nil {
 		panic(err)
 	}
+}
+
+// flush writes the compressed rows' weights, acting weights and
+// velocities back to the model's dense arrays and rebuilds the model's
+// copies of C, if a minibatch has changed them since the last flush: once
+// an epoch, not once a minibatch (a pass over all of C).
+func (t *Trainer) flush() {
+	if t.sp == nil || !t.spDirty {
+		return
+	}
+	m, s := t.m, t.sp
+	for j := 0; j < m.X; j++ {
+		row := j * m.H
+		for k := s.vis.ptr[j]; k < s.vis.ptr[j+1]; k++ {
+			i := row + int(s.vis.col[k])
+			m.W[i], m.c[i] = s.w[k], s.vis.val[k]
+			if t.velW != nil {
+				t.velW[i] = s.v[k]
+			}
+		}
+	}
+	m.syncCopies()
+	t.spDirty = false
 }
 
 // weights is one direction's matrix of the products: dense rows of m
@@ -170,20 +205,20 @@ func (w weights) flipRows(out []float32, on, off []int32, tmp []float32) {
 //
 // (kernel.GatherSum, in the order of the dense row sums), plus, for the
 // SET authors' procedure, Σ_c v̄_cj·(−h̃_c)[col[k]] over the slots in
-// order; then the dense path's own update kernel on the gathered weights
-// (UpdateDense for a label row, else UpdateMasked with a mask of ones), so
-// that every connection gets the operations the dense form gives it. The
-// new acting weights go to the compressed rows directly, then to W, C and
-// the hidden-row orientation; the dense copies of C (CH and the padded
-// rows) are left stale until the end of the epoch (Model.stale).
-// scratch holds 3·H floats. It reports whether every new weight is finite.
+// order; then the dense path's own update of the row on the compressed
+// weights (UpdateDense for a label row, UpdateMasked with a mask of ones
+// for a data row, updateRow with momentum or decay), so that every
+// connection gets the operations the dense form gives it. The new weights
+// and acting weights stay in the compressed rows (both orientations) until
+// flush. scratch holds 2·H floats. It reports whether every new weight is
+// finite.
 func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, scratch []float32) bool {
 	m, s := t.m, t.sp
 	h := m.H
 	lo, hi := s.vis.ptr[j], s.vis.ptr[j+1]
 	cols := s.vis.col[lo:hi]
 	n := len(cols)
-	g, w, tmp := scratch[:n], scratch[h:h+n], scratch[2*h:2*h+n]
+	g, tmp := scratch[:n], scratch[h:h+n]
 	kernel.GatherSum(g, t.hstat, h, list, nil, cols)
 	if t.cfg.SETProcedure == Mocanu {
 		// Along the rows of nhT (column i's slots at i·nb…), whose lines
@@ -198,30 +233,15 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, scratch []
 			g[k] += v
 		}
 	}
-	row := j * h
-	c := s.vis.val[lo:hi]
+	c, w := s.vis.val[lo:hi], s.w[lo:hi]
 	var ok bool
-	if !t.cfg.plainUpdate() {
-		a := t.ones[:h]
-		if j < m.DataUnits {
-			a = m.A[row : row+h]
-		}
-		ok = updateRowAt(m.W[row:row+h], a, m.c[row:row+h], g, t.velRow(j), cols, t.step)
-		for k, i := range cols {
-			c[k] = m.c[row+int(i)]
-		}
-	} else {
-		for k, i := range cols {
-			w[k] = m.W[row+int(i)]
-		}
-		if j >= m.DataUnits {
-			ok = kernel.UpdateDense(w, c, g, alpha)
-		} else {
-			ok = kernel.UpdateMasked(w, t.ones[:n], c, g, alpha)
-		}
-		for k, i := range cols {
-			m.W[row+int(i)], m.c[row+int(i)] = w[k], c[k]
-		}
+	switch {
+	case !t.cfg.plainUpdate():
+		ok = updateRow(w, nil, t.ones[:n], c, g, s.v[lo:hi], t.step)
+	case j >= m.DataUnits:
+		ok = kernel.UpdateDense(w, c, g, alpha)
+	default:
+		ok = kernel.UpdateMasked(w, t.ones[:n], c, g, alpha)
 	}
 	for k := range cols {
 		s.hid.val[s.toHid[int(lo)+k]] = c[k]

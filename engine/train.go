@@ -186,7 +186,7 @@ type Trainer struct {
 	// slots: 0, 1, …, Batch−1.
 	xsT, nhT []float32
 	slots    []int32
-	// spRow, spCols: each row task's scratch on compressed rows (3·H floats,
+	// spRow, spCols: each row task's scratch on compressed rows (2·H floats,
 	// H column offsets).
 	spRow                  []float32
 	spCols                 []int32
@@ -216,6 +216,7 @@ type Trainer struct {
 	// otherwise), rebuilt when spStale (at the start and after a rewiring).
 	sp         *sparseModel
 	spStale    bool
+	spDirty    bool // sp's weights are newer than the model's (flush)
 	up, down   weights // the products' matrices: C padded (up), CH (down)
 	afterBatch func()  // test hook
 
@@ -295,7 +296,7 @@ func (t *Trainer) alloc() {
 	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
 	if sparse {
 		t.sp, t.spStale = &sparseModel{}, true
-		t.spRow = make([]float32, chunks*3*h)
+		t.spRow = make([]float32, chunks*2*h)
 		if t.ones == nil { // the mask of present connections (sparseRowUpdate)
 			t.ones = make([]float32, max(x, h))
 			fill(t.ones, 1)
@@ -314,8 +315,14 @@ func (t *Trainer) alloc() {
 	}
 }
 
-// Model returns the model being trained (shared, not a copy).
-func (t *Trainer) Model() *Model { return t.m }
+// Model returns the model being trained (shared, not a copy). On
+// compressed rows the model's dense arrays are brought up to date at the
+// end of every epoch, when Train returns and by Model itself: a pointer
+// kept across Step calls sees the weights of the last of these.
+func (t *Trainer) Model() *Model {
+	t.flush()
+	return t.m
+}
 
 // Config returns the run's configuration.
 func (t *Trainer) Config() Config { return t.cfg }
@@ -340,11 +347,7 @@ func (t *Trainer) Train(ctx context.Context, opts Options) error {
 	t.Close() // a pool Step started: Train runs its own
 	t.pool = newPool(t.workers())
 	defer t.Close() // and leaves none behind, so a later Step starts afresh
-	defer func() {
-		if t.m.stale { // stopped mid-epoch on compressed rows
-			t.m.syncCopies()
-		}
-	}()
+	defer t.flush() // stopped mid-epoch on compressed rows
 	t.phases = opts.Phases
 	defer func() { t.phases = nil }()
 	if t.phases != nil {
@@ -419,9 +422,7 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 			onBatch(t.epoch+1, t.batch, batches)
 		}
 	}
-	if t.m.stale {
-		t.m.syncCopies() // a pass over C an epoch, not a minibatch
-	}
+	t.flush() // a pass over C an epoch, not a minibatch
 	// SET rewires after every epoch but the last, so that the model it
 	// returns has no untrained connections (as in Mocanu et al.'s code,
 	// whose procedure also prunes after the last epoch, growing nothing).
@@ -471,14 +472,12 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 		m.padC(0, x) // before the workers update its rows
 	}
 	if t.sp != nil {
-		m.stale = true // the updates write C and the compressed rows only
-	} else if m.stale {
-		m.syncCopies()
+		t.spDirty = true // the updates write the compressed rows only
 	}
 	t.up, t.down = weights{m: m.cp, stride: m.cpStride()}, weights{m: m.ch, stride: x}
 	if t.sp != nil {
 		if t.spStale {
-			t.sp.build(m)
+			t.sp.build(m, t.velW)
 			t.spStale = false
 		}
 		t.up.sp, t.down.sp = t.sp.hid.csr, t.sp.vis.csr

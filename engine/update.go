@@ -48,24 +48,6 @@ func updateRow(w, ap, a, c, g, v []float32, p stepParams) bool {
 	return bad == 0
 }
 
-// updateRowAt is updateRow on the positions cols of the row only, with
-// the gradient of position cols[k] in g[k], for a row whose mask is zero
-// elsewhere (compressed rows): there updateRow changes nothing but zeroes
-// the velocity, which the trainer does when it removes a connection
-// (clearAbsentVelocity). Each position gets the same float32 operations as
-// in updateRow.
-func updateRowAt(w, a, c, g, v []float32, cols []int32, p stepParams) bool {
-	n := len(w)
-	a, c, v, g = a[:n], c[:n], v[:n], g[:len(cols)]
-	var bad float32
-	for k, i := range cols {
-		nw, nv := p.step(w[i], g[k], v[i], a[i])
-		v[i], w[i], g[k], c[i] = nv, nw, 0, nw*a[i]
-		bad += nw * 0
-	}
-	return bad == 0
-}
-
 // step is one weight's update (see updateRow): the new weight and
 // velocity from the weight w0, its summed gradient g, velocity v and mask a.
 func (p stepParams) step(w0, g, v, a float32) (nw, nv float32) {
