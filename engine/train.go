@@ -216,7 +216,7 @@ type Trainer struct {
 	// otherwise), rebuilt when spStale (at the start and after a rewiring).
 	sp         *sparseModel
 	spStale    bool
-	spDirty    bool // sp's weights are newer than the model's (flush)
+	spDirty    bool    // sp's weights are newer than the model's (flush)
 	up, down   weights // the products' matrices: C padded (up), CH (down)
 	afterBatch func()  // test hook
 
