@@ -48,8 +48,19 @@ type sparseModel struct {
 // (see SparseDensity).
 func (t *Trainer) Compressed() bool { return t.sp != nil }
 
+// rowForm, when not "", forces the form of every fixed-mask model,
+// "compressed" or "dense", whatever its density: a test and benchmark hook.
+var rowForm string
+
 // useSparse reports whether the configuration trains on compressed rows.
 func useSparse(cfg Config, d int) bool {
+	fixed := cfg.Method == Line || cfg.Method == Random || cfg.Method == SET
+	switch {
+	case rowForm == "dense" || !fixed:
+		return false
+	case rowForm == "compressed":
+		return true
+	}
 	switch cfg.Method {
 	case Line:
 		return float64(cfg.LineWidth)/float64(d) <= SparseDensity
