@@ -104,12 +104,13 @@ func WriteScalingFigure(w io.Writer, pts []ScalePoint) (err error) {
 }
 
 // logTicks labels 1, 2 and 5 times the powers of ten on a log axis, with
-// unlabelled ticks at the other multiples, so that an axis spanning less
-// than a decade still has labels.
+// unlabelled ticks at the other multiples; on an axis with fewer than
+// three of those, every multiple is labelled.
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	var ts []plot.Tick
+	labelled := 0
 	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
 		base := math.Pow(10, e)
 		for m := 1; m < 10; m++ {
@@ -120,8 +121,14 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 			t := plot.Tick{Value: v}
 			if m == 1 || m == 2 || m == 5 {
 				t.Label = strconv.FormatFloat(v, 'f', -1, 64)
+				labelled++
 			}
 			ts = append(ts, t)
+		}
+	}
+	if labelled < 3 {
+		for i := range ts {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
 		}
 	}
 	return ts

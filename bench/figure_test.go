@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image/png"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -43,5 +44,25 @@ func TestWriteScalingFigure(t *testing.T) {
 	}
 	if err := WriteScalingFigure(&b, pts[:1]); err == nil {
 		t.Error("a figure of one size drawn without error")
+	}
+}
+
+// TestLogTicks: 1, 2 and 5 times the powers of ten are labelled, or every
+// multiple on an axis with fewer than three of those.
+func TestLogTicks(t *testing.T) {
+	labels := func(lo, hi float64) (l []string, n int) {
+		for _, tk := range (logTicks{}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				l = append(l, tk.Label)
+			}
+			n++
+		}
+		return l, n
+	}
+	if l, n := labels(0.7, 60); strings.Join(l, " ") != "1 2 5 10 20 50" || n != 3+9+6 {
+		t.Errorf("0.7…60: labels %v of %d ticks", l, n)
+	}
+	if l, n := labels(12000, 45000); strings.Join(l, " ") != "20000 30000 40000" || n != 3 {
+		t.Errorf("12000…45000: labels %v of %d ticks", l, n)
 	}
 }
