@@ -42,8 +42,9 @@ func (t *Trainer) mocanuBlock(blk int) {
 		nhneg[i] = -v
 	}
 	if t.sp != nil {
-		transposeInto(t.xsT, xs, c0, t.nb, x)
-		transposeInto(t.nhT, nhneg, c0, t.nb, h)
+		// Columns c0… of the slot-major copies.
+		kernel.TransposeStrided(t.xsT[c0:], t.slotPad, xs, x, nc, x)
+		kernel.TransposeStrided(t.nhT[c0:], t.slotPad, nhneg, h, nc, h)
 	}
 	clear(t.negCnt[c0:c1]) // no binary negative state: meanFieldRows weights every chain
 	t.blockOffsets(c0, c1)
@@ -68,17 +69,6 @@ func (t *Trainer) meanFieldRows(g []float32, j int) {
 	for c := 0; c < t.nb; c++ {
 		if v := t.xs[c*x+j]; v != 0 {
 			kernel.Axpy(g, v, t.nhneg[c*h:(c+1)*h])
-		}
-	}
-}
-
-// transposeInto writes the rows of src (n floats each), chains c0, c0+1,
-// …, as columns c0, c0+1, … of dst (n rows of nb floats).
-func transposeInto(dst, src []float32, c0, nb, n int) {
-	for c := 0; c < len(src)/n; c++ {
-		row := src[c*n : (c+1)*n]
-		for k, v := range row {
-			dst[k*nb+c0+c] = v
 		}
 	}
 }

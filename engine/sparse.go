@@ -215,8 +215,8 @@ func (w weights) flipRows(out []float32, on, off []int32, tmp []float32) {
 //	G[k] = Σ_{r in list} hstat[r][col[k]]
 //
 // (kernel.GatherSum, in the order of the dense row sums), plus, for the
-// SET authors' procedure, Σ_c v̄_cj·(−h̃_c)[col[k]] over the slots in
-// order; then the dense path's own update of the row on the compressed
+// SET authors' procedure, Σ_c v̄_cj·(−h̃_c)[col[k]] over the slots
+// (kernel.DotRows: eight interleaved partial sums); then the dense path's own update of the row on the compressed
 // weights (UpdateDense for a label row, UpdateMasked with a mask of ones
 // for a data row, updateRow with momentum or decay), so that every
 // connection gets the operations the dense form gives it. The new weights
@@ -230,16 +230,16 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, scratch []
 	cols := s.vis.col[lo:hi]
 	n := len(cols)
 	g, tmp := scratch[:n], scratch[h:h+n]
-	kernel.GatherSum(g, t.hstat, h, list, nil, cols)
+	kernel.GatherSum(g, t.hstat, h, list, cols)
 	if t.cfg.SETProcedure == Mocanu {
-		// Along the rows of nhT (column i's slots at i·nb…), whose lines
-		// the successive slots share, rather than down the columns of nhneg.
-		nb := t.nb
+		// Row j of xsT with the rows of nhT at its connections: the slots
+		// in eight interleaved partial sums (kernel.DotRows).
+		nb := t.slotPad
 		off := t.spCols[j/rowChunk*h:][:n] // the row task's
 		for k, i := range cols {
 			off[k] = i * int32(nb)
 		}
-		kernel.GatherSum(tmp, t.nhT, 1, t.slots[:nb], t.xsT[j*nb:(j+1)*nb], off)
+		kernel.DotRows(tmp, t.xsT[j*nb:(j+1)*nb], t.nhT, off)
 		for k, v := range tmp {
 			g[k] += v
 		}

@@ -181,11 +181,11 @@ type Trainer struct {
 	// hstat holds the statistics the gradient sums: ĥ⁺ of slot c in row c,
 	// −ĥ⁻ (negated) in row Batch+c. hpos and nhneg are its two halves.
 	hstat, hpos, nhneg []float32
-	// xsT, nhT: xs and nhneg transposed (X×nb, H×nb), the factors of the
-	// SET authors' negative gradient on compressed rows (sparseRowUpdate);
-	// slots: 0, 1, …, Batch−1.
+	// xsT, nhT: xs and nhneg transposed (X×slotPad, H×slotPad: the
+	// minibatch's slots, then zeros), the factors of the SET authors'
+	// negative gradient on compressed rows (sparseRowUpdate).
 	xsT, nhT []float32
-	slots    []int32
+	slotPad  int // Batch rounded up to a multiple of 8 (kernel.DotRows)
 	// spRow, spCols: each row task's scratch on compressed rows (2·H floats,
 	// H column offsets).
 	spRow                  []float32
@@ -306,11 +306,9 @@ func (t *Trainer) alloc() {
 			t.scratch[i].inT, t.scratch[i].outT = make([]float32, n), make([]float32, n)
 		}
 		if t.cfg.SETProcedure == Mocanu {
-			t.xsT, t.nhT, t.slots = make([]float32, x*b), make([]float32, h*b), make([]int32, b)
+			t.slotPad = (b + 7) &^ 7
+			t.xsT, t.nhT = make([]float32, x*t.slotPad), make([]float32, h*t.slotPad)
 			t.spCols = make([]int32, chunks*h)
-			for c := range t.slots {
-				t.slots[c] = int32(c)
-			}
 		}
 	}
 }
@@ -473,6 +471,12 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 	}
 	if t.sp != nil {
 		t.spDirty = true // the updates write the compressed rows only
+		if t.xsT != nil && t.nb < t.cfg.Batch {
+			// A short minibatch: its missing slots weigh nothing.
+			for j := 0; j < x; j++ {
+				clear(t.xsT[j*t.slotPad+t.nb : (j+1)*t.slotPad])
+			}
+		}
 	}
 	t.up, t.down = weights{m: m.cp, stride: m.cpStride()}, weights{m: m.ch, stride: x}
 	if t.sp != nil {

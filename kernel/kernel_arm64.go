@@ -30,6 +30,7 @@ var neonKernels = &impl{
 	taylorSums:       taylorSumsNEON,
 	prefetchW:        prefetchWNEON,
 	sparseAffine:     sparseAffineNEON,
+	dotRows:          dotRowsNEON,
 	// gatherSum: the generic kernel. NEON has no gather; an assembly loop
 	// of scalar loads would do what the compiled Go loop does.
 }
@@ -246,3 +247,10 @@ func sparseAffine16NEON(out, bias, in []float32, ptr, col []int32, val []float32
 
 //go:noescape
 func sparseAffine32NEON(out, bias, in []float32, ptr, col []int32, val []float32)
+
+// dotRowsNEON computes, for k < len(offs), dst[k] = Σ_c a[c]*m[offs[k]+c]
+// in 8 interleaved partial sums combined as
+// ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)); len(a) is a multiple of 8.
+//
+//go:noescape
+func dotRowsNEON(dst, a, m []float32, offs []int32)

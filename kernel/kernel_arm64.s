@@ -1501,3 +1501,52 @@ sp32Store:
 
 sp32Done:
 	RET
+
+// func dotRowsNEON(dst, a, m []float32, offs []int32)
+//
+// Eight partial sums a row in V0 (terms c mod 8 = 0…3) and V1 (4…7), each
+// product rounded before it is added (FMUL, FADD), combined as
+// ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)) by two FADDP and a scalar add;
+// len(a) is a multiple of 8.
+TEXT ·dotRowsNEON(SB), NOSPLIT|NOFRAME, $0-96
+	MOVD dst_base+0(FP), R0
+	MOVD a_base+24(FP), R1
+	MOVD a_len+32(FP), R2
+	MOVD m_base+48(FP), R3
+	MOVD offs_base+72(FP), R4
+	MOVD offs_len+80(FP), R5
+	MOVD ZR, R6 // k
+
+drRow:
+	CMP  R5, R6
+	BGE  drDone
+	MOVW (R4)(R6<<2), R7
+	ADD  R7<<2, R3, R7 // the row
+	MOVD R1, R8
+	MOVD R2, R9
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+
+drDot:
+	CBZ    R9, drSum
+	VLD1.P 32(R8), [V2.S4, V3.S4]
+	VLD1.P 32(R7), [V4.S4, V5.S4]
+	FMUL4S(2, 2, 4)
+	FMUL4S(3, 3, 5)
+	FADD4S(0, 0, 2)
+	FADD4S(1, 1, 3)
+	SUB    $8, R9
+	B      drDot
+
+drSum:
+	FADDP4S(0, 0, 1) // s0+s1, s2+s3, s4+s5, s6+s7
+	FADDP4S(0, 0, 0) // (s0+s1)+(s2+s3), (s4+s5)+(s6+s7), …
+	VDUP  V0.S[1], V1.S4
+	FADDS F1, F0, F0
+	ADD   R6<<2, R0, R10
+	FMOVS F0, (R10)
+	ADD   $1, R6
+	B     drRow
+
+drDone:
+	RET

@@ -26,6 +26,7 @@ var avx2Kernels = &impl{
 	prefetchW:        prefetchWAMD64,
 	sparseAffine:     sparseAffineAVX2,
 	gatherSum:        gatherSumAVX2,
+	dotRows:          dotRowsAVX2,
 }
 
 // hasPrefetchW is whether the CPU has PREFETCHW (CPUID's PRFCHW). Intel's

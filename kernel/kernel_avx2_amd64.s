@@ -2308,18 +2308,17 @@ sp32Done:
 	VZEROUPPER
 	RET
 
-// func gatherSumAVX2(dst []float32, src []float32, stride int, rows []int32, weight []float32, cols []int32)
+// func gatherSumAVX2(dst []float32, src []float32, stride int, rows []int32, cols []int32)
 // Requires: AVX, AVX2
-TEXT ·gatherSumAVX2(SB), NOSPLIT|NOFRAME, $0-128
+TEXT ·gatherSumAVX2(SB), NOSPLIT|NOFRAME, $0-104
 	MOVQ     dst_base+0(FP), DI
 	MOVQ     src_base+24(FP), SI
 	MOVQ     stride+48(FP), DX
 	SHLQ     $0x02, DX
 	MOVQ     rows_base+56(FP), R8
 	MOVQ     rows_len+64(FP), R9
-	MOVQ     weight_base+80(FP), R10
-	MOVQ     cols_base+104(FP), R11
-	MOVQ     cols_len+112(FP), CX
+	MOVQ     cols_base+80(FP), R11
+	MOVQ     cols_len+88(FP), CX
 	XORQ     AX, AX
 	VPCMPEQD Y8, Y8, Y8
 
@@ -2333,23 +2332,17 @@ gs8:
 	XORQ    BX, BX
 
 gsFullRow:
-	CMPQ         BX, R9
-	JGE          gsFullEnd
-	MOVLQSX      (R8)(BX*4), R14
-	IMULQ        DX, R14
-	ADDQ         SI, R14
-	VMOVDQU      Y9, Y3
-	VXORPS       Y1, Y1, Y1
-	VGATHERDPS   Y3, (R14)(Y2*4), Y1
-	TESTQ        R10, R10
-	JZ           gsFullAdd
-	VBROADCASTSS (R10)(BX*4), Y4
-	VMULPS       Y4, Y1, Y1
-
-gsFullAdd:
-	VADDPS Y1, Y0, Y0
-	INCQ   BX
-	JMP    gsFullRow
+	CMPQ       BX, R9
+	JGE        gsFullEnd
+	MOVLQSX    (R8)(BX*4), R14
+	IMULQ      DX, R14
+	ADDQ       SI, R14
+	VMOVDQU    Y9, Y3
+	VXORPS     Y1, Y1, Y1
+	VGATHERDPS Y3, (R14)(Y2*4), Y1
+	VADDPS     Y1, Y0, Y0
+	INCQ       BX
+	JMP        gsFullRow
 
 gsFullEnd:
 	VMOVUPS Y0, (DI)(AX*4)
@@ -2368,27 +2361,62 @@ gsTail:
 	XORQ         BX, BX
 
 gsPartRow:
-	CMPQ         BX, R9
-	JGE          gsPartEnd
-	MOVLQSX      (R8)(BX*4), R14
-	IMULQ        DX, R14
-	ADDQ         SI, R14
-	VMOVDQU      Y9, Y3
-	VXORPS       Y1, Y1, Y1
-	VGATHERDPS   Y3, (R14)(Y2*4), Y1
-	TESTQ        R10, R10
-	JZ           gsPartAdd
-	VBROADCASTSS (R10)(BX*4), Y4
-	VMULPS       Y4, Y1, Y1
-
-gsPartAdd:
-	VADDPS Y1, Y0, Y0
-	INCQ   BX
-	JMP    gsPartRow
+	CMPQ       BX, R9
+	JGE        gsPartEnd
+	MOVLQSX    (R8)(BX*4), R14
+	IMULQ      DX, R14
+	ADDQ       SI, R14
+	VMOVDQU    Y9, Y3
+	VXORPS     Y1, Y1, Y1
+	VGATHERDPS Y3, (R14)(Y2*4), Y1
+	VADDPS     Y1, Y0, Y0
+	INCQ       BX
+	JMP        gsPartRow
 
 gsPartEnd:
 	VMASKMOVPS Y0, Y9, (DI)(AX*4)
 
 gsDone:
+	VZEROUPPER
+	RET
+
+// func dotRowsAVX2(dst []float32, a []float32, m []float32, offs []int32)
+// Requires: AVX
+TEXT ·dotRowsAVX2(SB), NOSPLIT|NOFRAME, $0-96
+	MOVQ dst_base+0(FP), DI
+	MOVQ a_base+24(FP), SI
+	MOVQ a_len+32(FP), DX
+	MOVQ m_base+48(FP), R8
+	MOVQ offs_base+72(FP), R9
+	MOVQ offs_len+80(FP), CX
+	XORQ AX, AX
+
+drRow:
+	CMPQ    AX, CX
+	JGE     drDone
+	MOVLQSX (R9)(AX*4), R10
+	LEAQ    (R8)(R10*4), R10
+	VXORPS  Y0, Y0, Y0
+	XORQ    BX, BX
+
+drDot:
+	CMPQ    BX, DX
+	JGE     drSum
+	VMOVUPS (SI)(BX*4), Y1
+	VMULPS  (R10)(BX*4), Y1, Y1
+	VADDPS  Y1, Y0, Y0
+	ADDQ    $0x08, BX
+	JMP     drDot
+
+drSum:
+	VHADDPS      Y0, Y0, Y0
+	VHADDPS      Y0, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (DI)(AX*4)
+	INCQ         AX
+	JMP          drRow
+
+drDone:
 	VZEROUPPER
 	RET

@@ -158,10 +158,16 @@ func sparseAffine32AVX2(out []float32, bias []float32, in []float32, ptr []int32
 
 // gatherSumAVX2 computes, for k < len(cols),
 //
-//	dst[k] = Σ_t src[rows[t]*stride+cols[k]]                     (weight nil)
-//	dst[k] = Σ_t float32(weight[t]*src[rows[t]*stride+cols[k]])
+//	dst[k] = Σ_t src[rows[t]*stride+cols[k]]
 //
 // adding from 0 in the order of t.
 //
 //go:noescape
-func gatherSumAVX2(dst []float32, src []float32, stride int, rows []int32, weight []float32, cols []int32)
+func gatherSumAVX2(dst []float32, src []float32, stride int, rows []int32, cols []int32)
+
+// dotRowsAVX2 computes, for k < len(offs), dst[k] = Σ_c a[c]*m[offs[k]+c]
+// in 8 interleaved partial sums combined as ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7));
+// len(a) is a multiple of 8.
+//
+//go:noescape
+func dotRowsAVX2(dst []float32, a []float32, m []float32, offs []int32)

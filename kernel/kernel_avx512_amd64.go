@@ -31,6 +31,8 @@ var avx512Kernels = &impl{
 	prefetchW:    prefetchWAMD64,
 	sparseAffine: sparseAffineAVX512,
 	gatherSum:    gatherSumAVX512,
+	// Eight partial sums a row (the order every tier keeps): a YMM register.
+	dotRows: dotRowsAVX2,
 }
 
 // affineChainsAVX512 is how many chains one affine6AVX512 call takes.

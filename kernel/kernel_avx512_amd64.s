@@ -2081,18 +2081,17 @@ sp32Done:
 	VZEROUPPER
 	RET
 
-// func gatherSumAVX512(dst []float32, src []float32, stride int, rows []int32, weight []float32, cols []int32)
+// func gatherSumAVX512(dst []float32, src []float32, stride int, rows []int32, cols []int32)
 // Requires: AVX, AVX512DQ, AVX512F, CMOV
-TEXT ·gatherSumAVX512(SB), NOSPLIT|NOFRAME, $0-128
+TEXT ·gatherSumAVX512(SB), NOSPLIT|NOFRAME, $0-104
 	MOVQ dst_base+0(FP), DI
 	MOVQ src_base+24(FP), SI
 	MOVQ stride+48(FP), DX
 	SHLQ $+2, DX
 	MOVQ rows_base+56(FP), R8
 	MOVQ rows_len+64(FP), R9
-	MOVQ weight_base+80(FP), R10
-	MOVQ cols_base+104(FP), R11
-	MOVQ cols_len+112(FP), R12
+	MOVQ cols_base+80(FP), R11
+	MOVQ cols_len+88(FP), R12
 	XORQ AX, AX
 
 gsStep:
@@ -2116,23 +2115,17 @@ gsStep:
 	XORQ        BX, BX
 
 gsRow:
-	CMPQ         BX, R9
-	JGE          gsStore
-	MOVLQSX      (R8)(BX*4), R14
-	IMULQ        DX, R14
-	ADDQ         SI, R14
-	KMOVW        K2, K1
-	VXORPS       Z1, Z1, Z1
-	VGATHERDPS   (R14)(Z2*4), K1, Z1
-	TESTQ        R10, R10
-	JZ           gsAdd
-	VBROADCASTSS (R10)(BX*4), Z3
-	VMULPS       Z3, Z1, Z1
-
-gsAdd:
-	VADDPS Z1, Z0, Z0
-	INCQ   BX
-	JMP    gsRow
+	CMPQ       BX, R9
+	JGE        gsStore
+	MOVLQSX    (R8)(BX*4), R14
+	IMULQ      DX, R14
+	ADDQ       SI, R14
+	KMOVW      K2, K1
+	VXORPS     Z1, Z1, Z1
+	VGATHERDPS (R14)(Z2*4), K1, Z1
+	VADDPS     Z1, Z0, Z0
+	INCQ       BX
+	JMP        gsRow
 
 gsStore:
 	VMOVUPS Z0, K2, (DI)(AX*4)

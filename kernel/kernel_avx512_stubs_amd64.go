@@ -112,10 +112,9 @@ func sparseAffine32AVX512(out []float32, bias []float32, in []float32, ptr []int
 
 // gatherSumAVX512 computes, for k < len(cols),
 //
-//	dst[k] = Σ_t src[rows[t]*stride+cols[k]]                     (weight nil)
-//	dst[k] = Σ_t float32(weight[t]*src[rows[t]*stride+cols[k]])
+//	dst[k] = Σ_t src[rows[t]*stride+cols[k]]
 //
 // adding from 0 in the order of t.
 //
 //go:noescape
-func gatherSumAVX512(dst []float32, src []float32, stride int, rows []int32, weight []float32, cols []int32)
+func gatherSumAVX512(dst []float32, src []float32, stride int, rows []int32, cols []int32)

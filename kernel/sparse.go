@@ -83,43 +83,57 @@ func SparseAffine(out, bias, in []float32, lanes int, m *CSR) {
 
 // GatherSum sets, for every k < len(cols),
 //
-//	dst[k] = Σ_t src[rows[t]*stride + cols[k]]          (weight == nil)
-//	dst[k] = Σ_t weight[t]·src[rows[t]*stride + cols[k]]
+//	dst[k] = Σ_t src[rows[t]*stride + cols[k]]
 //
-// the terms added from zero in the order of t, each product rounded before
-// it is added. It is the sum of the rows named by rows (as SumRows) at the
-// columns cols only: the gradient of a sparse model's present connections.
-// With stride 1 and cols scaled by a row length it sums along the rows of
-// a transposed matrix instead (src[cols[k] + rows[t]]), whose lines the
-// successive terms then share. Every index must be inside src (checked);
-// len(weight) ≥ len(rows) when weight is not nil.
-func GatherSum(dst, src []float32, stride int, rows []int32, weight []float32, cols []int32) {
+// the terms added from zero in the order of t. It is the sum of the rows
+// named by rows (as SumRows) at the columns cols only: the gradient of a
+// sparse model's present connections. Every index must be inside src
+// (checked).
+func GatherSum(dst, src []float32, stride int, rows []int32, cols []int32) {
 	n := len(cols)
 	need("dst", len(dst), n)
 	if n == 0 {
 		return
 	}
-	if weight != nil {
-		need("weight", len(weight), len(rows))
-		weight = weight[:len(rows)]
-	}
-	var cmax, rmax int32
+	var cmax int32
 	for _, c := range cols {
 		if c < 0 {
 			panic(fmt.Sprintf("kernel: GatherSum column %d", c))
 		}
 		cmax = max(cmax, c)
 	}
-	for _, r := range rows {
-		if r < 0 {
-			panic(fmt.Sprintf("kernel: GatherSum row %d", r))
+	checkRows("src", src, stride, rows, int(cmax)+1)
+	cur.gatherSum(dst[:n], src, stride, rows, cols)
+}
+
+// DotRows sets, for every k < len(offs), dst[k] to the dot product of a
+// with the len(a) floats of m from offs[k] on:
+//
+//	dst[k] = Σ_c a[c]·m[offs[k]+c]
+//
+// each product rounded, the terms summed in 8 interleaved partial sums
+// (term c into sum c mod 8, from zero) that are combined as
+// ((s₀+s₁)+(s₂+s₃))+((s₄+s₅)+(s₆+s₇)), so that every tier gives the same
+// bits. len(a) must be a multiple of 8 (pad both sides with zeros); every
+// row must be inside m (checked). The SET authors' negative gradient of a
+// compressed row is this: the mean-field visible states of its unit times
+// each connection's negated hidden samples, over the slots.
+func DotRows(dst, a, m []float32, offs []int32) {
+	n := len(offs)
+	need("dst", len(dst), n)
+	if len(a)%8 != 0 {
+		panic(fmt.Sprintf("kernel: DotRows vectors of %d floats, not a multiple of 8", len(a)))
+	}
+	if n == 0 {
+		return
+	}
+	last := len(m) - len(a)
+	for _, o := range offs {
+		if o < 0 || int(o) > last {
+			panic(fmt.Sprintf("kernel: DotRows row at %d of %d floats outside m (%d)", o, len(a), len(m)))
 		}
-		rmax = max(rmax, r)
 	}
-	if stride < 0 || len(rows) > 0 && int64(rmax)*int64(stride)+int64(cmax) >= int64(len(src)) {
-		panic(fmt.Sprintf("kernel: GatherSum reads src[%d·%d + %d] of %d", rmax, stride, cmax, len(src)))
-	}
-	cur.gatherSum(dst[:n], src, stride, rows, weight, cols)
+	cur.dotRows(dst[:n], a, m, offs)
 }
 
 func sparseAffineGeneric(out, bias, in []float32, lanes int, ptr, col []int32, val []float32) {
@@ -142,18 +156,23 @@ func sparseAffineGeneric(out, bias, in []float32, lanes int, ptr, col []int32, v
 	}
 }
 
-func gatherSumGeneric(dst, src []float32, stride int, rows []int32, weight []float32, cols []int32) {
+func gatherSumGeneric(dst, src []float32, stride int, rows []int32, cols []int32) {
 	for k, c := range cols {
 		var s float32
-		if weight == nil {
-			for _, r := range rows {
-				s += src[int(r)*stride+int(c)]
-			}
-		} else {
-			for t, r := range rows {
-				s += float32(weight[t] * src[int(r)*stride+int(c)])
-			}
+		for _, r := range rows {
+			s += src[int(r)*stride+int(c)]
 		}
 		dst[k] = s
+	}
+}
+
+func dotRowsGeneric(dst, a, m []float32, offs []int32) {
+	for k, o := range offs {
+		row := m[o : int(o)+len(a)]
+		var s [8]float32
+		for c, v := range row {
+			s[c%8] += float32(a[c] * v)
+		}
+		dst[k] = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
 	}
 }

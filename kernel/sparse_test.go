@@ -180,28 +180,21 @@ func TestGatherSumIntegers(t *testing.T) {
 		src[i] = float32(r.IntN(21) - 10)
 	}
 	rows := []int32{3, 0, 11, 3, 7}
-	weight := []float32{2, -1, 0.5, 3, 1}
 	for _, im := range append(asmTiers(t), generic) {
 		for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 33, 64} {
 			cols := make([]int32, n)
 			for k := range cols {
 				cols[k] = int32(r.IntN(stride))
 			}
-			for _, w := range [][]float32{nil, weight} {
-				dst := make([]float32, n)
-				im.gatherSum(dst, src, stride, rows, w, cols)
-				for k, c := range cols {
-					want := 0.0
-					for t, row := range rows {
-						f := 1.0
-						if w != nil {
-							f = float64(w[t])
-						}
-						want += f * float64(src[int(row)*stride+int(c)])
-					}
-					if float64(dst[k]) != want {
-						t.Fatalf("%s n=%d weighted=%v: dst[%d] = %g, want %g", im.name, n, w != nil, k, dst[k], want)
-					}
+			dst := make([]float32, n)
+			im.gatherSum(dst, src, stride, rows, cols)
+			for k, c := range cols {
+				want := float32(0)
+				for _, row := range rows {
+					want += src[int(row)*stride+int(c)]
+				}
+				if dst[k] != want {
+					t.Fatalf("%s n=%d: dst[%d] = %g, want %g", im.name, n, k, dst[k], want)
 				}
 			}
 		}
@@ -209,8 +202,7 @@ func TestGatherSumIntegers(t *testing.T) {
 }
 
 // TestGatherSumTiers: every assembly tier gives the generic kernel's bits
-// on real values (products rounded before the sums) and writes nothing
-// outside dst.
+// on real values and writes nothing outside dst.
 func TestGatherSumTiers(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, im := range asmTiers(t) {
@@ -222,21 +214,81 @@ func TestGatherSumTiers(t *testing.T) {
 				for i := range rows {
 					rows[i] = int32(r.IntN(100))
 				}
-				weight, _ := padded(t, r, nr, 2, uni(0, 1))
 				cols := make([]int32, n)
 				for k := range cols {
 					cols[k] = int32(r.IntN(stride))
 				}
-				for _, w := range [][]float32{nil, weight} {
-					want := make([]float32, n)
-					gatherSumGeneric(want, src, stride, rows, w, cols)
-					got, check := padded(t, r, n, 3, uni(-9, 9))
-					im.gatherSum(got, src, stride, rows, w, cols)
-					check(im.name + " gatherSum")
-					for k := range want {
-						if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
-							t.Fatalf("%s n=%d rows=%d weighted=%v: dst[%d] = %g, want %g", im.name, n, nr, w != nil, k, got[k], want[k])
-						}
+				want := make([]float32, n)
+				gatherSumGeneric(want, src, stride, rows, cols)
+				got, check := padded(t, r, n, 3, uni(-9, 9))
+				im.gatherSum(got, src, stride, rows, cols)
+				check(im.name + " gatherSum")
+				for k := range want {
+					if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
+						t.Fatalf("%s n=%d rows=%d: dst[%d] = %g, want %g", im.name, n, nr, k, got[k], want[k])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDotRowsOrder holds every tier to the stated order of the sums, with
+// a = 1 (exact products) and rows of 1s and 2⁻²⁴s, whose sums depend on
+// the order (1 + 2⁻²⁴ rounds to 1; 2⁻²⁴ + 2⁻²⁴ = 2⁻²³ is exact, and so is
+// 1 + 2⁻²³). Worked by hand from the definition:
+//
+//	row 0: terms 0, 2, 3 = 1, t, t: (s₀+s₁)+(s₂+s₃) = 1 + 2t, exact
+//	       (one running sum would give 1);
+//	row 1: terms 0, 2, 6 = 1, t, t: (1 + t) + (t) rounds twice to 1
+//	       (pairing s₂ with s₆ first would give 1 + 2t);
+//	row 2: terms 0, 1, 9 = 1, t, t: s₁ = t + t = 2t (terms 1 and 9 share
+//	       partial sum 1), then 1 + 2t
+//	       (sixteen partial sums, or one running sum, would give 1).
+func TestDotRowsOrder(t *testing.T) {
+	tiny := float32(math.Ldexp(1, -24))
+	a := make([]float32, 16)
+	for c := range a {
+		a[c] = 1
+	}
+	m := make([]float32, 3*16)
+	m[0], m[2], m[3] = 1, tiny, tiny
+	m[16+0], m[16+2], m[16+6] = 1, tiny, tiny
+	m[32+0], m[32+1], m[32+9] = 1, tiny, tiny
+	want := []float32{1 + 2*tiny, 1, 1 + 2*tiny}
+	for _, im := range append(asmTiers(t), generic) {
+		dst := make([]float32, 3)
+		im.dotRows(dst, a, m, []int32{0, 16, 32})
+		for k := range want {
+			if dst[k] != want[k] {
+				t.Errorf("%s row %d: %.9g, want %.9g", im.name, k, dst[k], want[k])
+			}
+		}
+	}
+}
+
+// TestDotRowsTiers: every assembly tier gives the generic kernel's bits on
+// real values, for vector lengths 0 to 64 and offsets anywhere in m, and
+// writes nothing outside dst.
+func TestDotRowsTiers(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, im := range asmTiers(t) {
+		for _, na := range []int{0, 8, 16, 48, 64} {
+			for _, n := range []int{0, 1, 5, 17} {
+				a, _ := padded(t, r, na, 1, uni(0, 1))
+				m, _ := padded(t, r, 500, 2, uni(-1, 1))
+				offs := make([]int32, n)
+				for k := range offs {
+					offs[k] = int32(r.IntN(500 - na + 1))
+				}
+				want := make([]float32, n)
+				dotRowsGeneric(want, a, m, offs)
+				got, check := padded(t, r, n, 3, uni(-9, 9))
+				im.dotRows(got, a, m, offs)
+				check(im.name + " dotRows")
+				for k := range want {
+					if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
+						t.Fatalf("%s len %d: dst[%d] = %g, want %g", im.name, na, k, got[k], want[k])
 					}
 				}
 			}
@@ -256,11 +308,14 @@ func TestSparseChecks(t *testing.T) {
 		"in":     func() { SparseAffine(make([]float32, 16), nil, make([]float32, 23), 8, m) },
 		"bias":   func() { SparseAffine(make([]float32, 16), make([]float32, 1), make([]float32, 24), 8, m) },
 		"lanes":  func() { SparseAffine(make([]float32, 48), nil, make([]float32, 72), 24, m) },
-		"row":    func() { GatherSum(make([]float32, 1), make([]float32, 20), 10, []int32{2}, nil, []int32{0}) },
-		"col":    func() { GatherSum(make([]float32, 1), make([]float32, 20), 10, []int32{1}, nil, []int32{10}) },
-		"negcol": func() { GatherSum(make([]float32, 1), make([]float32, 20), 10, []int32{1}, nil, []int32{-1}) },
-		"dst":    func() { GatherSum(make([]float32, 1), make([]float32, 20), 10, []int32{1}, nil, []int32{0, 1}) },
-		"weight": func() { GatherSum(make([]float32, 1), make([]float32, 20), 10, []int32{1}, []float32{}, []int32{0}) },
+		"row":    func() { GatherSum(make([]float32, 1), make([]float32, 20), 10, []int32{2}, []int32{0}) },
+		"col":    func() { GatherSum(make([]float32, 1), make([]float32, 20), 10, []int32{1}, []int32{10}) },
+		"negcol": func() { GatherSum(make([]float32, 1), make([]float32, 20), 10, []int32{1}, []int32{-1}) },
+		"dst":    func() { GatherSum(make([]float32, 1), make([]float32, 20), 10, []int32{1}, []int32{0, 1}) },
+		"dotlen": func() { DotRows(make([]float32, 1), make([]float32, 7), make([]float32, 20), []int32{0}) },
+		"dotoff": func() { DotRows(make([]float32, 1), make([]float32, 8), make([]float32, 20), []int32{13}) },
+		"dotneg": func() { DotRows(make([]float32, 1), make([]float32, 8), make([]float32, 20), []int32{-1}) },
+		"dotdst": func() { DotRows(make([]float32, 1), make([]float32, 8), make([]float32, 20), []int32{0, 1}) },
 	} {
 		func() {
 			defer func() {
@@ -278,7 +333,7 @@ func TestSparseChecks(t *testing.T) {
 		t.Errorf("bias only: %v", out)
 	}
 	dst := make([]float32, 2)
-	GatherSum(dst, []float32{0, 1, 2, 3, 4, 5}, 3, []int32{1, 0}, nil, []int32{2, 0})
+	GatherSum(dst, []float32{0, 1, 2, 3, 4, 5}, 3, []int32{1, 0}, []int32{2, 0})
 	if dst[0] != 5+2 || dst[1] != 3+0 {
 		t.Errorf("GatherSum = %v, want [7 3]", dst)
 	}

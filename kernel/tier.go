@@ -41,10 +41,12 @@ type impl struct {
 	taylorSums func(a, p []float32, s *[3][4]float64, lohi *[2][4]float32)
 	// prefetchW: see PrefetchW; n ≥ 1, len(s) = (n−1)·stride+1.
 	prefetchW func(s []float32, n, stride int)
-	// sparseAffine, gatherSum: see SparseAffine (lanes 8, 16 or 32) and
-	// GatherSum (structure and indices checked by the callers).
+	// sparseAffine, gatherSum, dotRows: see SparseAffine (lanes 8, 16 or
+	// 32), GatherSum and DotRows (structure and indices checked by the
+	// callers).
 	sparseAffine func(out, bias, in []float32, lanes int, ptr, col []int32, val []float32)
-	gatherSum    func(dst, src []float32, stride int, rows []int32, weight []float32, cols []int32)
+	gatherSum    func(dst, src []float32, stride int, rows []int32, cols []int32)
+	dotRows      func(dst, a, m []float32, offs []int32)
 }
 
 var (
@@ -68,6 +70,7 @@ var (
 		prefetchW:        prefetchWGeneric,
 		sparseAffine:     sparseAffineGeneric,
 		gatherSum:        gatherSumGeneric,
+		dotRows:          dotRowsGeneric,
 	}
 	// available lists the tiers this CPU and build support, best first:
 	// the architecture's assembly tiers (archTiers), then generic.
@@ -144,6 +147,9 @@ func fillGeneric(t *impl) {
 	}
 	if t.gatherSum == nil {
 		t.gatherSum = generic.gatherSum
+	}
+	if t.dotRows == nil {
+		t.dotRows = generic.dotRows
 	}
 }
 

@@ -297,9 +297,10 @@ func Cases() []Case {
 // connections), for 8, 16 and 32 interleaved chains (kernel.SparseAffine)
 // whose inputs are binary (13% ones up, 50% down) or real (the mean-field
 // product of the SET authors' procedure), and the sum of 13 rows of the
-// statistics at one visible row's connections (kernel.GatherSum). The
-// work is the flops of the present connections (a multiply and an add per
-// chain and connection).
+// statistics at one visible row's connections (kernel.GatherSum) and the
+// SET authors' negative term (kernel.DotRows). The work is the flops of
+// the present connections (a multiply and an add per chain and
+// connection).
 func sparseCases(r *rand.Rand, perTier func(kern, shape string, work float64, unit Unit, detail bool, call func())) {
 	const sx, sh = X, 2500
 	dens := 11.0 * (sx + sh) / (sx * sh)
@@ -331,7 +332,23 @@ func sparseCases(r *rand.Rand, perTier func(kern, shape string, work float64, un
 	perTier("gathersum", "rows13-"+shape, 2*work, Flops, false, func() {
 		for j := 0; j < sx; j++ {
 			p := vis.Ptr()
-			kernel.GatherSum(dst, stat, sh, rows, nil, vis.Col()[p[j]:p[j+1]])
+			kernel.GatherSum(dst, stat, sh, rows, vis.Col()[p[j]:p[j+1]])
+		}
+	})
+	// The SET authors' negative term (kernel.DotRows): for every visible
+	// row, its mean-field states over 56 slots (50 and padding) with each
+	// connection's row of negated hidden samples.
+	const slots = 56
+	statT := RandSlice(r, sh*slots, -1, 1)
+	vbar := RandSlice(r, sx*slots, 0, 1)
+	offs := make([]int32, len(vis.Col()))
+	for k, c := range vis.Col() {
+		offs[k] = c * slots
+	}
+	perTier("dotrows", "slots56-"+shape, 2*float64(slots*len(offs)), Flops, false, func() {
+		p := vis.Ptr()
+		for j := 0; j < sx; j++ {
+			kernel.DotRows(dst, vbar[j*slots:(j+1)*slots], statT, offs[p[j]:p[j+1]])
 		}
 	})
 }

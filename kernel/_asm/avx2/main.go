@@ -119,6 +119,7 @@ func main() {
 	sparseAffine(2)
 	sparseAffine(4)
 	gatherSum()
+	dotRows()
 
 	os.Exit(build.Main(flags.Config(), g))
 }

@@ -87,14 +87,13 @@ func sparseAffine(regs int) {
 // instruction and set again before each one; the destination is cleared
 // first, so that masked-off lanes of the tail add zero.
 func gatherSum() {
-	text("gatherSumAVX2", "func(dst, src []float32, stride int, rows []int32, weight []float32, cols []int32)",
+	text("gatherSumAVX2", "func(dst, src []float32, stride int, rows []int32, cols []int32)",
 		"gatherSumAVX2 computes, for k < len(cols),",
 		"",
-		"	dst[k] = Σ_t src[rows[t]*stride+cols[k]]                     (weight nil)",
-		"	dst[k] = Σ_t float32(weight[t]*src[rows[t]*stride+cols[k]])",
+		"	dst[k] = Σ_t src[rows[t]*stride+cols[k]]",
 		"",
 		"adding from 0 in the order of t.")
-	dst, src, stride, rows, nrows, wt, cols, n := RDI, RSI, RDX, R8, R9, R10, R11, RCX
+	dst, src, stride, rows, nrows, cols, n := RDI, RSI, RDX, R8, R9, R11, RCX
 	k, t, p, next := RAX, RBX, R12, R13
 	loadBase("dst", dst)
 	loadBase("src", src)
@@ -102,7 +101,6 @@ func gatherSum() {
 	g.SHLQ(operand.U8(2), stride) // bytes
 	loadBase("rows", rows)
 	loadLen("rows", nrows)
-	loadBase("weight", wt)
 	loadBase("cols", cols)
 	loadLen("cols", n)
 	g.XORQ(k, k)
@@ -121,11 +119,6 @@ func gatherSum() {
 		g.VMOVDQU(Y9, Y3)
 		g.VXORPS(Y1, Y1, Y1)
 		g.VGATHERDPS(Y3, mem{Base: R14, Index: Y2, Scale: 4}, Y1)
-		g.TESTQ(wt, wt)
-		g.JZ(lbl(p + "Add"))
-		g.VBROADCASTSS(ix(wt, t, 4), Y4)
-		g.VMULPS(Y4, Y1, Y1)
-		g.Label(p + "Add")
 		g.VADDPS(Y1, Y0, Y0)
 		g.INCQ(t)
 		g.JMP(lbl(p + "Row"))
@@ -150,6 +143,54 @@ func gatherSum() {
 	body("gsPart")
 	g.VMASKMOVPS(Y0, Y9, ix(dst, k, 4))
 	g.Label("gsDone")
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// dotRows is the dot product of a with many rows of m, one YMM register of
+// eight partial sums a row (term c into lane c mod 8; len(a) is a multiple
+// of 8), each product rounded before it is added, then combined pairwise
+// by two VHADDPS and the add of the two halves: ((s₀+s₁)+(s₂+s₃)) +
+// ((s₄+s₅)+(s₆+s₇)), as the generic code adds them. The rows' sums are
+// independent, and the out-of-order core overlaps them.
+func dotRows() {
+	text("dotRowsAVX2", "func(dst, a, m []float32, offs []int32)",
+		"dotRowsAVX2 computes, for k < len(offs), dst[k] = Σ_c a[c]*m[offs[k]+c]",
+		"in 8 interleaved partial sums combined as ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7));",
+		"len(a) is a multiple of 8.")
+	dst, a, na, m, offs, n := RDI, RSI, RDX, R8, R9, RCX
+	k, c, p := RAX, RBX, R10
+	loadBase("dst", dst)
+	loadBase("a", a)
+	loadLen("a", na)
+	loadBase("m", m)
+	loadBase("offs", offs)
+	loadLen("offs", n)
+	g.XORQ(k, k)
+	g.Label("drRow")
+	g.CMPQ(k, n)
+	g.JGE(lbl("drDone"))
+	g.MOVLQSX(ix(offs, k, 4), p)
+	g.LEAQ(ix(m, p, 4), p)
+	g.VXORPS(Y0, Y0, Y0)
+	g.XORQ(c, c)
+	g.Label("drDot")
+	g.CMPQ(c, na)
+	g.JGE(lbl("drSum"))
+	g.VMOVUPS(ix(a, c, 4), Y1)
+	g.VMULPS(ix(p, c, 4), Y1, Y1)
+	g.VADDPS(Y1, Y0, Y0)
+	g.ADDQ(operand.U8(8), c)
+	g.JMP(lbl("drDot"))
+	g.Label("drSum")
+	g.VHADDPS(Y0, Y0, Y0)
+	g.VHADDPS(Y0, Y0, Y0)
+	g.VEXTRACTF128(operand.U8(1), Y0, X1)
+	g.VADDSS(X1, X0, X0)
+	g.VMOVSS(X0, ix(dst, k, 4))
+	g.INCQ(k)
+	g.JMP(lbl("drRow"))
+	g.Label("drDone")
 	g.VZEROUPPER()
 	g.RET()
 }

@@ -1336,11 +1336,10 @@ func sparseAffine(regs int) {
 // instruction and set again from K2 (the step's lanes) before each one;
 // the destination is cleared first, so that masked-off lanes add zero.
 func gatherSum() {
-	text("gatherSumAVX512", "func(dst, src []float32, stride int, rows []int32, weight []float32, cols []int32)",
+	text("gatherSumAVX512", "func(dst, src []float32, stride int, rows []int32, cols []int32)",
 		"gatherSumAVX512 computes, for k < len(cols),",
 		"",
-		"	dst[k] = Σ_t src[rows[t]*stride+cols[k]]                     (weight nil)",
-		"	dst[k] = Σ_t float32(weight[t]*src[rows[t]*stride+cols[k]])",
+		"	dst[k] = Σ_t src[rows[t]*stride+cols[k]]",
 		"",
 		"adding from 0 in the order of t.")
 	Load(Param("dst").Base(), RDI)
@@ -1349,7 +1348,6 @@ func gatherSum() {
 	SHLQ(imm(2), RDX) // bytes
 	Load(Param("rows").Base(), R8)
 	Load(Param("rows").Len(), R9)
-	Load(Param("weight").Base(), R10)
 	Load(Param("cols").Base(), R11)
 	Load(Param("cols").Len(), R12)
 	XORQ(RAX, RAX) // k
@@ -1372,11 +1370,6 @@ func gatherSum() {
 	KMOVW(K2, K1)
 	VXORPS(Z1, Z1, Z1)
 	VGATHERDPS(Mem{Base: R14, Index: Z2, Scale: 4}, K1, Z1)
-	TESTQ(R10, R10)
-	JZ(LabelRef("gsAdd"))
-	VBROADCASTSS(ix(R10, RBX, 4, 0), Z3)
-	VMULPS(Z3, Z1, Z1)
-	Label("gsAdd")
 	VADDPS(Z1, Z0, Z0)
 	INCQ(RBX)
 	JMP(LabelRef("gsRow"))
