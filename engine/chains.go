@@ -356,11 +356,10 @@ func (t *Trainer) rowTask(k int) {
 		lo, hi := j*h, (j+1)*h
 		ap, a := t.rowMask(j)
 		switch {
+		case !plain && ap != nil:
+			ok = kernel.UpdateMomentumNCG(m.W[lo:hi], ap, a, m.c[lo:hi], g, t.velRow(j), t.step) && ok
 		case !plain:
-			if a == nil {
-				a = t.ones[:h]
-			}
-			ok = updateRow(m.W[lo:hi], ap, a, m.c[lo:hi], g, t.velRow(j), t.step) && ok
+			ok = kernel.UpdateMomentum(m.W[lo:hi], a, m.c[lo:hi], g, t.velRow(j), t.step) && ok
 		case a == nil:
 			ok = kernel.UpdateDense(m.W[lo:hi], m.c[lo:hi], g, alpha) && ok
 		case ap != nil:

@@ -166,8 +166,9 @@ func (w weights) flipRows(out []float32, on, off []int32, tmp []float32) {
 //
 // summed in the order of the dense row sums, into g (H floats, zero), then
 // the dense path's own update kernel on the row (UpdateDense for a label
-// row, else UpdateMasked), so that the rounding is the same on every tier
-// (some tiers fuse α·G + W). The row's new weights are copied to the
+// row, else UpdateMasked; with momentum or decay UpdateMomentumAt, the
+// kernel of UpdateMomentum on the present connections), so that the
+// rounding is the same on every tier (some tiers fuse α·G + W). The row's new weights are copied to the
 // hidden-major copy CH, the padded copy and both compressed orientations.
 // It reports whether every new weight is finite.
 func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, g []float32) bool {
@@ -189,11 +190,12 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, g []float3
 	var ok bool
 	switch {
 	case !t.cfg.plainUpdate():
-		a := t.ones[:h]
+		var a []float32 // a label row's mask: all ones
 		if j < m.DataUnits {
 			a = m.A[row : row+h]
 		}
-		ok = updateRowAt(m.W[row:row+h], a, m.c[row:row+h], g, t.velRow(j), s.vis.col[lo:hi], t.step)
+		k := j / rowChunk
+		ok = kernel.UpdateMomentumAt(m.W[row:row+h], a, m.c[row:row+h], g, t.velRow(j), s.vis.col[lo:hi], t.stepBuf[k*stepBuf:(k+1)*stepBuf], t.step)
 	case j >= m.DataUnits:
 		ok = kernel.UpdateDense(m.W[row:row+h], m.c[row:row+h], g, alpha)
 	default:

@@ -141,10 +141,10 @@ type Trainer struct {
 	betas   []float64 // PT's inverse temperatures
 	energy  []float64 // PT: each chain's energy after its Gibbs step (as pcd)
 	// Velocities of W, b and d, when momentum or decay is on (without
-	// momentum they hold the last step); ones is a dense row's mask.
-	velW, velB, velV, ones []float32
-	alpha                  float32 // α/B of the minibatch (plain update)
-	step                   stepParams
+	// momentum they hold the last step).
+	velW, velB, velV []float32
+	alpha            float32     // α/B of the minibatch (plain update)
+	step             kernel.Step // the coefficients of the update otherwise
 
 	// Scratch, sized once (no allocation per minibatch).
 	perm                []int32
@@ -172,6 +172,7 @@ type Trainer struct {
 	// (rowChunk lists of up to 2·Batch), their lengths, one gradient row.
 	rowList, rowLen []int32
 	grow            []float32
+	stepBuf         []float32 // per row task: kernel.UpdateMomentumAt's scratch (compressed rows)
 	recon           []float64 // per slot
 	rowOK, visOK    []bool    // per row chunk: its rows of W, its visible biases are finite
 	biasOK          []bool    // per chunk of hidden biases: all finite
@@ -231,8 +232,6 @@ func (t *Trainer) alloc() {
 	}
 	if !t.cfg.plainUpdate() {
 		t.velW, t.velB, t.velV = make([]float32, x*h), make([]float32, h), make([]float32, x)
-		t.ones = make([]float32, max(x, h))
-		fill(t.ones, 1)
 	}
 	t.perm = make([]int32, t.data.N)
 	t.gB, t.gV = make([]float32, h), make([]float32, x)
@@ -256,6 +255,9 @@ func (t *Trainer) alloc() {
 	t.posOff, t.negOff = make([]int32, b*(chunks+1)), make([]int32, b*(chunks+1))
 	t.rowList, t.rowLen = make([]int32, chunks*rowChunk*2*b), make([]int32, chunks*rowChunk)
 	t.grow = make([]float32, chunks*h)
+	if !t.cfg.plainUpdate() {
+		t.stepBuf = make([]float32, chunks*stepBuf)
+	}
 	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
 	if useSparse(t.cfg, t.m.DataUnits) {
 		t.sp, t.spStale = &sparseModel{}, true
@@ -488,11 +490,11 @@ func (t *Trainer) updateBias(b, g, vel []float32) bool {
 		return kernel.UpdateDense(b, nil, g, t.alpha)
 	}
 	p := t.step
-	p.l1 = 0
+	p.L1 = 0
 	if t.cfg.SETProcedure != Mocanu { // the SET authors decay the biases too
-		p.l2 = 0
+		p.L2 = 0
 	}
-	return updateRow(b, nil, t.ones, nil, g, vel, p)
+	return kernel.UpdateMomentum(b, nil, nil, g, vel, p)
 }
 
 // clearAbsentVelocity zeroes the velocity of every absent connection after
