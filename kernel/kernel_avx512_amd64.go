@@ -23,6 +23,8 @@ var avx512Kernels = &impl{
 	updateNCG:        updateNCGAVX512,
 	updateMasked:     updateMaskedAVX512,
 	updateDense:      updateDenseAVX512,
+	updateMom:        updateMomAVX512Wrap,
+	updateMomNCG:     updateMomNCGAVX512Wrap,
 	// The AVX2 transpose (8×8 blocks of shuffles): a gather per 16 rows of
 	// a source column runs at under a third of its speed on the engine's
 	// bands of 16 rows of C. The tier's CPUs all have AVX2 (checked by archTiers).
@@ -85,4 +87,12 @@ func sumRowsBlockedAVX512(m []float32, ldm, nc, nin, nout int, a, b rowSums) {
 			}
 		}
 	}
+}
+
+func updateMomAVX512Wrap(w, a, c, g, v []float32, p Step) float32 {
+	return updateMomAVX512(w, a, c, g, v, p.LR, p.InvB, p.Mu, p.L2, p.L1)
+}
+
+func updateMomNCGAVX512Wrap(w, ap, a, c, g, v []float32, p Step) float32 {
+	return updateMomNCGAVX512(w, ap, a, c, g, v, p.LR, p.InvB, p.Mu, p.L2, p.L1, p.LRA, p.Gamma)
 }
