@@ -336,9 +336,11 @@ type Step struct {
 //	v[k] = s·a[k]                                     and keeps no velocity
 //	c[k] = w[k]·a[k] (c nil: not written), g[k] = 0
 //
-// sign(x) is −1, 0 or 1 (0 for ±0 and NaN). With Mu = L2 = L1 = 0 the
-// result differs from UpdateMasked's, which some tiers fuse. It reports
-// false if any new weight is NaN or ±Inf. LRA and Gamma are not used.
+// sign(x) is −1, 0 or 1 (0 for ±0 and NaN). Every tier gives the generic
+// code's bits. With Mu = L2 = L1 = 0 this is the plain step computed
+// unfused, which can differ in the last bit from UpdateMasked on the tiers
+// that fuse that one. It reports false if any new weight is NaN or ±Inf.
+// LRA and Gamma are not used.
 func UpdateMomentum(w, a, c, g, v []float32, p Step) (finite bool) {
 	n := len(w)
 	if a != nil {
@@ -380,13 +382,13 @@ func UpdateMomentumNCG(w, ap, a, c, g, v []float32, p Step) (finite bool) {
 	return cur.updateMomNCG(w, ap[:n], a[:n], c[:n], g[:n], v[:n], p) == 0
 }
 
-// UpdateMomentumAt is UpdateMomentum at the positions cols of the slices
-// only (compressed rows: the present connections of a row), in O(len(cols)):
-// it gathers up to len(buf)/5 positions at a time into buf (scratch, at
-// least 5 floats), runs the tier's UpdateMomentum kernel on them and
-// scatters the results back, so every position gets the same operations as
-// in UpdateMomentum. a nil means all ones; c must not be nil. Positions
-// outside w panic.
+// UpdateMomentumAt is UpdateMomentum at the distinct positions cols of the
+// slices only (compressed rows: the present connections of a row), in
+// O(len(cols)): it gathers up to len(buf)/5 positions at a time into buf
+// (scratch, at least 5 floats), runs the tier's UpdateMomentum kernel on
+// them and scatters the results back, so every position gets the same
+// operations as in UpdateMomentum. a nil means all ones; c must not be
+// nil. Positions outside w panic.
 func UpdateMomentumAt(w, a, c, g, v []float32, cols []int32, buf []float32, p Step) (finite bool) {
 	n := len(w)
 	if a != nil {
