@@ -80,16 +80,46 @@ func BenchmarkMinibatch(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/workers%d", c.name, w), func(b *testing.B) {
 				cfg := c.cfg
 				cfg.Workers = w
+				if c.denseRows {
+					defer formHook("dense")()
+				}
 				t, err := New(cfg, d)
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer t.Close()
-				if c.denseRows {
-					t.sp = nil
-				}
 				benchSteps(b, t, d, 20) // leave the random start behind
 			})
+		}
+	}
+}
+
+// BenchmarkCompressedCrossover is one minibatch of random masks of MNIST
+// at H = 500, on one worker, on compressed rows and on the dense matrices,
+// on every kernel tier: the densities at which the two forms cost the
+// same, which set SparseDensity.
+func BenchmarkCompressedCrossover(b *testing.B) {
+	d := loadMNIST(b)
+	for _, tier := range kernel.Tiers() {
+		for _, dens := range []float64{0.05, 0.1, 0.15, 0.2, 0.3, 0.5} {
+			for _, form := range []string{"compressed", "dense"} {
+				b.Run(fmt.Sprintf("%s/d%g/%s", tier, dens, form), func(b *testing.B) {
+					defer formHook(form)()
+					restore, err := kernel.UseTier(tier)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer restore()
+					cfg := paperNCG()
+					cfg.Method, cfg.Density, cfg.Workers = Random, dens, 1
+					t, err := New(cfg, d)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer t.Close()
+					benchSteps(b, t, d, 5)
+				})
+			}
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 // (incremental): in MNIST training about half as many visible units flip
 // between Gibbs steps as are on, and a third of the hidden ones.
 func (t *Trainer) chainBlock(blk int) {
-	t.loadSamples(blk*blockSize, min((blk+1)*blockSize, t.nb))
+	t.loadSamples(blk*t.block, min((blk+1)*t.block, t.nb))
 	switch {
 	case t.sampler == ParallelTempering:
 		t.ptBlock(blk)
@@ -29,8 +29,8 @@ func (t *Trainer) chainBlock(blk int) {
 	}
 	m := t.m
 	x, h := m.X, m.H
-	c0 := blk * blockSize
-	c1 := min(c0+blockSize, t.nb)
+	c0 := blk * t.block
+	c1 := min(c0+t.block, t.nb)
 	nc := c1 - c0
 	x0, xs, vpre, vprob := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x], t.vprob[c0*x:c1*x]
 	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]
@@ -40,13 +40,18 @@ func (t *Trainer) chainBlock(blk int) {
 
 	// Positive phase: ĥ⁺ = σ(b + C x), and h sampled from it (CD's first
 	// step). The index lists of x are kept for the gradient.
-	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, posIdx, posCnt)
+	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, posIdx, posCnt, sc)
 	copy(xref, x0)
 	for c := 0; c < nc; c++ {
 		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 	}
-	// up brings hpre to b + C xs, writing each chain's ones to idx/cnt.
+	// up brings hpre to b + C xs, writing each chain's ones to idx/cnt
+	// (compressed rows: summed afresh, see weights.affineBinary).
 	up := func(idx, cnt []int32) {
+		if t.sp != nil {
+			t.up.affineBinary(hpre, m.HiddenBias, xs, nc, x, h, idx, cnt, sc)
+			return
+		}
 		for c := 0; c < nc; c++ {
 			cnt[c] = int32(sc.up.update(hpre[c*h:(c+1)*h], m.HiddenBias, t.up, xref[c*x:(c+1)*x], xs[c*x:(c+1)*x], idx[c*x:(c+1)*x]))
 		}
@@ -60,8 +65,8 @@ func (t *Trainer) chainBlock(blk int) {
 		}
 	}
 	for s := 1; s <= t.cfg.K; s++ {
-		if s == 1 {
-			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1])
+		if s == 1 || t.sp != nil {
+			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1], sc)
 			copy(href, hs)
 		} else {
 			for c := 0; c < nc; c++ {
@@ -103,7 +108,7 @@ func (t *Trainer) chainBlock(blk int) {
 // a minibatch). Not for Mocanu's procedure, whose x̃ are probabilities.
 func (t *Trainer) blockVisibleGrad(blk int) {
 	x := t.m.X
-	c0, c1 := blk*blockSize, min((blk+1)*blockSize, t.nb)
+	c0, c1 := blk*t.block, min((blk+1)*t.block, t.nb)
 	dv := t.dvBlock[blk*x : (blk+1)*x]
 	clear(dv)
 	for c := c0; c < c1; c++ {
@@ -201,7 +206,15 @@ func chunkOffsets(off, idx []int32) {
 type blockScratch struct {
 	up, down product
 	u        []float32 // PT: the uniforms of one slot's swaps
+	// inT, outT: a product's inputs and outputs interleaved, max(X, H) ×
+	// the block's lanes each, on compressed rows (weights.product).
+	inT, outT []float32
 }
+
+// incremental is whether the dense form updates a chain's pre-activation
+// by the units that changed (product.update); a test turns it off to hold
+// the dense form to the fresh sums of the compressed one.
+var incremental = true
 
 // product keeps one chain's pre-activation out = bias + Σ_{j: s_j=1} m[j]
 // (rows of nout floats) up to date as its binary state s changes.
@@ -223,7 +236,7 @@ func newProduct(nin, nout int) product {
 // minibatch, each exact to 2⁻²⁴ relative per term.
 func (p *product) update(out, bias []float32, w weights, ref, s []float32, idx []int32) int {
 	ones, non, noff := kernel.Changes(idx, p.on, p.off, ref, s)
-	if non+noff >= ones {
+	if non+noff >= ones || !incremental {
 		copy(out, bias)
 		w.sumRows(out, idx[:ones])
 		return ones
@@ -245,7 +258,7 @@ func (t *Trainer) visibleBias(j0, j1 int) bool {
 			kernel.Axpy(g, -1, t.xs[c*x+j0:c*x+j1])
 		}
 	} else {
-		for blk := 0; blk*blockSize < t.nb; blk++ {
+		for blk := 0; blk*t.block < t.nb; blk++ {
 			kernel.Axpy(g, 1, t.dvBlock[blk*x+j0:blk*x+j1]) // exact: see blockVisibleGrad
 		}
 	}
@@ -331,9 +344,10 @@ func (t *Trainer) rowTask(k int) {
 	g := t.grow[k*h : (k+1)*h] // zero: every update clears it
 	ok := true
 	if t.sp != nil {
+		scratch := t.spRow[k*2*h : (k+1)*2*h]
 		for j := j0; j < j1; j++ {
 			r := j - j0
-			ok = t.sparseRowUpdate(j, lists[r*2*b:r*2*b+int(lens[r])], alpha, g[:h]) && ok
+			ok = t.sparseRowUpdate(j, lists[r*2*b:r*2*b+int(lens[r])], alpha, scratch) && ok
 		}
 		t.rowOK[k], t.visOK[k] = ok, dOK
 		return // sparseRowUpdate keeps CH up to date

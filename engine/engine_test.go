@@ -379,6 +379,40 @@ func train(t *testing.T, cfg Config, d *Data) *Model {
 	return m
 }
 
+// TestSparseSameResultAnyWorkers: on compressed rows a chain task's block
+// follows the workers (sparseBlock: 32, 16 or 8 chains here, so 32, 16
+// and 8 lanes), and every lane sums alone, so the parameters are the same
+// in every bit for any number of workers, with CD, parallel tempering and
+// the SET authors' procedure.
+func TestSparseSameResultAnyWorkers(t *testing.T) {
+	d := randomData(5, 157, 40, 0) // a last partial batch of 37
+	for _, base := range sparseConfigs() {
+		for v := 0; v < 3; v++ {
+			cfg := base
+			cfg.Batch, cfg.Workers = 40, 1
+			switch v {
+			case 1:
+				cfg.Sampler, cfg.Temperatures, cfg.MinBeta = ParallelTempering, 3, 0.4
+			case 2:
+				if cfg.Method != SET {
+					continue
+				}
+				cfg.SETProcedure, cfg.Momentum, cfg.L2 = Mocanu, 0.5, 1e-3
+			}
+			ref := train(t, cfg, d)
+			for _, w := range []int{2, 3, 8} {
+				cfg.Workers = w
+				if got := sparseBlock(cfg.Batch, w); got != map[int]int{2: 32, 3: 16, 8: 8}[w] {
+					t.Fatalf("sparseBlock(40, %d) = %d", w, got)
+				}
+				if p := paramsEqual(ref, train(t, cfg, d)); p != "" {
+					t.Fatalf("%s sampler %q procedure %q: %s differs between 1 and %d workers", cfg.Method, cfg.Sampler, cfg.SETProcedure, p, w)
+				}
+			}
+		}
+	}
+}
+
 // copiesFollowC checks the copies of C the products read, which each row
 // task refreshes: the down pass's hidden-major CH must be C transposed, and
 // the up pass's cp must hold C's rows cpStride() apart, 64-byte aligned,
@@ -856,31 +890,43 @@ func TestPCDChainsPersist(t *testing.T) {
 	}
 }
 
+// formHook sets rowForm and returns the function that clears it.
+func formHook(form string) (restore func()) {
+	rowForm = form
+	return func() { rowForm = "" }
+}
+
 // TestSparseMatchesDense trains the sparse configurations on compressed
-// rows and on the dense matrices: with the dense form held to sums of rows
-// (no fused multiply-add product), every parameter is the same in every
-// bit, with and without labels, PCD, momentum and weight decay, across
-// SET's rewirings.
+// rows and on the dense matrices: with the dense form held to fresh sums
+// of rows (no fused multiply-add product, no incremental update), every
+// parameter is the same in every bit, with and without labels, PCD,
+// momentum and weight decay, across SET's rewirings.
 func TestSparseMatchesDense(t *testing.T) {
 	defer kernel.ForceRowSums()()
+	incremental = false
+	defer func() { incremental = true }()
 	for _, classes := range []int{0, 3} {
 		d := randomData(9, 157, 40, classes)
 		for _, cfg := range sparseConfigs() {
-			for v, pcd := range []bool{false, true, false} {
+			for v, pcd := range []bool{false, true, false, false} {
 				cfg.PCD, cfg.Epochs, cfg.Workers = pcd, 3, 2
 				if v == 2 { // the Go update, on present connections only
 					cfg.Momentum, cfg.L2 = 0.9, 0.01
 				}
+				if v == 3 {
+					cfg.Momentum, cfg.L2 = 0, 0
+					cfg.Sampler, cfg.Temperatures, cfg.MinBeta = ParallelTempering, 3, 0.4
+				}
 				run := func(sparse bool) *Model {
+					if !sparse {
+						defer formHook("dense")()
+					}
 					tr, err := New(cfg, d)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if tr.sp == nil {
-						t.Fatalf("%s density is at most SparseDensity but trains dense", cfg.Method)
-					}
-					if !sparse {
-						tr.sp = nil
+					if (tr.sp != nil) != sparse {
+						t.Fatalf("%s: compressed rows %v, want %v", cfg.Method, tr.sp != nil, sparse)
 					}
 					if err := tr.Train(context.Background(), Options{}); err != nil {
 						t.Fatal(err)
@@ -889,7 +935,7 @@ func TestSparseMatchesDense(t *testing.T) {
 				}
 				sp, dense := run(true), run(false)
 				if p := paramsEqual(dense, sp); p != "" {
-					t.Errorf("%s classes=%d pcd=%v μ=%v: %s differs between compressed and dense rows", cfg.Method, classes, pcd, cfg.Momentum, p)
+					t.Errorf("%s classes=%d pcd=%v μ=%v sampler %q: %s differs between compressed and dense rows", cfg.Method, classes, pcd, cfg.Momentum, cfg.Sampler, p)
 				}
 			}
 		}

@@ -15,24 +15,25 @@ import "github.com/ncg-rbm/ncg/kernel"
 func (t *Trainer) mocanuBlock(blk int) {
 	m := t.m
 	x, h := m.X, m.H
-	c0 := blk * blockSize
-	c1 := min(c0+blockSize, t.nb)
+	c0 := blk * t.block
+	c1 := min(c0+t.block, t.nb)
 	nc := c1 - c0
 	x0, xs, vpre := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x]
 	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]
 
-	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, t.posIdx[c0*x:c1*x], t.posCnt[c0:c1])
+	sc := &t.scratch[blk]
+	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, t.posIdx[c0*x:c1*x], t.posCnt[c0:c1], sc)
 	for c := 0; c < nc; c++ {
 		kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 	}
 	copy(hpos, hs)
 	for s := 1; s <= t.cfg.K; s++ {
-		t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1])
+		t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1], sc)
 		kernel.Sigmoid(xs, vpre)
 		if s == 1 {
 			t.reconError(c0, c1, x0, xs)
 		}
-		t.meanFieldUp(hpre, xs, nc)
+		t.meanFieldUp(hpre, xs, nc, sc)
 		for c := 0; c < nc; c++ {
 			kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 		}
@@ -50,31 +51,13 @@ func (t *Trainer) mocanuBlock(blk int) {
 
 // meanFieldUp sets out (nc×H) to b + C v for the nc real-valued visible
 // vectors v (nc×X): the dense product on C, or on the compressed rows.
-func (t *Trainer) meanFieldUp(out, v []float32, nc int) {
+func (t *Trainer) meanFieldUp(out, v []float32, nc int, sc *blockScratch) {
 	m := t.m
 	if t.sp == nil {
 		kernel.Affine(out, m.HiddenBias, v, m.c, nc, m.X, m.H)
 		return
 	}
-	for c := 0; c < nc; c++ {
-		o := out[c*m.H : (c+1)*m.H]
-		copy(o, m.HiddenBias)
-		t.sp.vis.weightedSum(o, v[c*m.X:(c+1)*m.X])
-	}
-}
-
-// weightedSum adds Σ_r in[r]·(row r) to out, rows in order.
-func (s *sparseRows) weightedSum(out, in []float32) {
-	for r, v := range in {
-		if v == 0 {
-			continue
-		}
-		lo, hi := s.ptr[r], s.ptr[r+1]
-		val := s.val[lo:hi]
-		for k, c := range s.col[lo:hi] {
-			out[c] += v * val[k]
-		}
-	}
+	t.up.product(out, m.HiddenBias, v, nc, m.X, m.H, sc)
 }
 
 // meanFieldRows adds the negative term of visible row j's gradient under
@@ -87,18 +70,6 @@ func (t *Trainer) meanFieldRows(g []float32, j int) {
 			kernel.Axpy(g, v, t.nhneg[c*h:(c+1)*h])
 		}
 	}
-}
-
-// meanFieldConn is meanFieldRows for the one connection (j, i), from the
-// transposed copies (chains in slot order, as meanFieldRows).
-func (t *Trainer) meanFieldConn(j, i int) float32 {
-	nb := t.nb
-	xs, nh := t.xsT[j*nb:(j+1)*nb], t.nhT[i*nb:(i+1)*nb]
-	var s float32
-	for c, v := range xs {
-		s += v * nh[c]
-	}
-	return s
 }
 
 // transposeInto writes the rows of src (n floats each), chains c0, c0+1,

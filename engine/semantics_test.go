@@ -387,7 +387,7 @@ func TestShortLastBatch(t *testing.T) {
 			var rows []int32
 			tr.afterBatch = func() {
 				if tr.batch == 2 {
-					m0 = tr.m.Clone()
+					m0 = tr.Model().Clone()
 					streams = slices.Clone(tr.streams)
 					rows = slices.Clone(tr.perm[10:])
 				}

@@ -5,54 +5,62 @@ import "github.com/ncg-rbm/ncg/kernel"
 // SparseDensity is the largest connection density (of the data rows, as the
 // configuration sets it) at which a fixed-mask model (line, random, SET)
 // trains on compressed rows instead of the dense matrices. SET's paper
-// setting (H = 2500, ε = 11) is 1.8% dense: summing only the present
-// connections does ~50× less work there. The paper's 50% line and random
-// rows keep the dense kernels (a scatter-add per connection would meet half
-// of the dense work; not measured).
+// setting (H = 2500, ε = 11) is 1.8% dense.
 //
-// Both forms add the same terms in the same order (a dense sum adds zeros
-// where the mask is 0, which changes no sum) and update each row with the
-// same kernel, so they give the same parameters whenever the dense form
-// sums rows too; its down pass switches to a fused multiply-add product
-// above a density of ones (see kernel.AffineBinary), while its up pass, on
-// padded rows, always sums them (see TestSparseMatchesDense).
+// On compressed rows every product sums the present connections afresh,
+// for up to 32 chains at once (kernel.SparseAffine), and the gradient and
+// update visit the present connections only, so a minibatch costs what
+// the connections cost. Each sum adds the same terms in the same order as
+// a fresh dense sum of rows (a dense sum adds zeros where the mask is 0,
+// which changes no sum), and each connection gets the dense form's update
+// kernel, so the two forms give the same parameters whenever the dense
+// form sums rows afresh too (see TestSparseMatchesDense); the dense form
+// updates its products incrementally and switches to a fused multiply-add
+// product above a density of ones (see kernel.AffineBinary), which rounds
+// differently.
 const SparseDensity = 0.1
 
 // sparseRows is a compressed-row copy of the acting weights C, in one
 // orientation: row r's present connections are col[ptr[r]:ptr[r+1]]
-// (increasing) with their weights in val.
+// (increasing) with their weights in val; csr is the same arrays as the
+// kernels' checked matrix.
 type sparseRows struct {
 	ptr []int32
 	col []int32
 	val []float32
+	csr *kernel.CSR
 }
 
-// sum adds the rows named by idx to out, in the order of idx.
-func (s *sparseRows) sum(out []float32, idx []int32) {
-	for _, r := range idx {
-		lo, hi := s.ptr[r], s.ptr[r+1]
-		col, val := s.col[lo:hi], s.val[lo:hi]
-		for k, c := range col {
-			out[c] += val[k]
-		}
-	}
-}
-
-// sparseModel holds both orientations of C for the products: vis (visible
-// rows, for the up pass and the gradient) and hid (hidden rows, for the
-// down pass); toHid maps a connection's position in vis to its position in
-// hid.
+// sparseModel holds both orientations of C: vis (visible rows: the down
+// pass's sums, the gradient and the update) and hid (hidden rows: the up
+// pass's sums); toHid maps a connection's position in vis to its position
+// in hid. w and v are the present connections' weights and velocities (v
+// nil without momentum or decay), in the order of vis: during an epoch
+// the trainer updates these and vis.val, and flush writes them back to the
+// model's dense W, C and velocities.
 type sparseModel struct {
 	vis, hid sparseRows
 	toHid    []int32
+	w, v     []float32
 }
 
 // Compressed reports whether the trainer works on compressed rows of C
 // (see SparseDensity).
 func (t *Trainer) Compressed() bool { return t.sp != nil }
 
+// rowForm, when not "", forces the form of every fixed-mask model,
+// "compressed" or "dense", whatever its density: a test and benchmark hook.
+var rowForm string
+
 // useSparse reports whether the configuration trains on compressed rows.
 func useSparse(cfg Config, d int) bool {
+	fixed := cfg.Method == Line || cfg.Method == Random || cfg.Method == SET
+	switch {
+	case rowForm == "dense" || !fixed:
+		return false
+	case rowForm == "compressed":
+		return true
+	}
 	switch cfg.Method {
 	case Line:
 		return float64(cfg.LineWidth)/float64(d) <= SparseDensity
@@ -64,9 +72,9 @@ func useSparse(cfg Config, d int) bool {
 	return false
 }
 
-// build (re)compresses m's mask and acting weights into s, reusing its
-// memory.
-func (s *sparseModel) build(m *Model) {
+// build (re)compresses m's mask, weights and acting weights, and the
+// velocities vel (nil: none), into s, reusing its memory.
+func (s *sparseModel) build(m *Model, vel []float32) {
 	x, h := m.X, m.H
 	nnz := 0
 	for _, a := range m.A {
@@ -82,13 +90,21 @@ func (s *sparseModel) build(m *Model) {
 	grow(&s.toHid, nnz)
 	s.vis.val = append(s.vis.val[:0], make([]float32, nnz)...)
 	s.hid.val = append(s.hid.val[:0], make([]float32, nnz)...)
+	s.w = append(s.w[:0], make([]float32, nnz)...)
+	s.v = s.v[:0]
+	if vel != nil {
+		s.v = append(s.v, make([]float32, nnz)...)
+	}
 	// Visible rows in order; count each hidden unit's connections.
 	k := 0
 	for j := 0; j < x; j++ {
 		s.vis.ptr[j] = int32(k)
 		for i, a := range m.A[j*h : (j+1)*h] {
 			if a != 0 {
-				s.vis.col[k], s.vis.val[k] = int32(i), m.c[j*h+i]
+				s.vis.col[k], s.vis.val[k], s.w[k] = int32(i), m.c[j*h+i], m.W[j*h+i]
+				if vel != nil {
+					s.v[k] = vel[j*h+i]
+				}
 				s.hid.ptr[i+1]++
 				k++
 			}
@@ -109,104 +125,137 @@ func (s *sparseModel) build(m *Model) {
 			s.toHid[k] = p
 		}
 	}
+	var err error
+	if s.vis.csr, err = kernel.NewCSR(x, h, s.vis.ptr, s.vis.col, s.vis.val); err != nil {
+		panic(err) // built above: a failure is a bug here
+	}
+	if s.hid.csr, err = kernel.NewCSR(h, x, s.hid.ptr, s.hid.col, s.hid.val); err != nil {
+		panic(err)
+	}
+}
+
+// flush writes the compressed rows' weights, acting weights and
+// velocities back to the model's dense arrays and rebuilds the model's
+// copies of C, if a minibatch has changed them since the last flush: once
+// an epoch, not once a minibatch (a pass over all of C).
+func (t *Trainer) flush() {
+	if t.sp == nil || !t.spDirty {
+		return
+	}
+	m, s := t.m, t.sp
+	for j := 0; j < m.X; j++ {
+		row := j * m.H
+		for k := s.vis.ptr[j]; k < s.vis.ptr[j+1]; k++ {
+			i := row + int(s.vis.col[k])
+			m.W[i], m.c[i] = s.w[k], s.vis.val[k]
+			if t.velW != nil {
+				t.velW[i] = s.v[k]
+			}
+		}
+	}
+	m.syncCopies()
+	t.spDirty = false
 }
 
 // weights is one direction's matrix of the products: dense rows of m
-// (stride floats apart), or the compressed rows sp when sp is not nil.
+// (stride floats apart), or, for a compressed model, sp: the compressed
+// rows of the products' outputs (hidden rows for the up pass, visible rows
+// for the down pass).
 type weights struct {
 	m      []float32
 	stride int
-	sp     *sparseRows
+	sp     *kernel.CSR
 }
 
 // affineBinary is kernel.AffineBinary on w: out = bias + the sum of the
 // rows named by each chain's ones, whose lists it writes to idx/counts.
-func (w weights) affineBinary(out, bias, in []float32, nc, nin, nout int, idx, counts []int32) {
+// Compressed rows sum every present connection of the nc chains with one
+// vector operation per connection (product), which costs what the
+// connections cost whatever the states.
+func (w weights) affineBinary(out, bias, in []float32, nc, nin, nout int, idx, counts []int32, sc *blockScratch) {
 	if w.sp == nil {
 		kernel.AffineBinaryStride(out, bias, in, w.m, w.stride, nc, nin, nout, idx, counts)
 		return
 	}
 	for c := 0; c < nc; c++ {
-		ones := idx[c*nin : (c+1)*nin]
-		counts[c] = int32(kernel.Indices(ones, in[c*nin:(c+1)*nin]))
-		o := out[c*nout : (c+1)*nout]
-		copy(o, bias)
-		w.sp.sum(o, ones[:counts[c]])
+		counts[c] = int32(kernel.Indices(idx[c*nin:(c+1)*nin], in[c*nin:(c+1)*nin]))
 	}
+	w.product(out, bias, in, nc, nin, nout, sc)
 }
 
-// sumRows adds the rows named by idx to out (nout floats).
+// product sets out (nc×nout) to bias + C·in for the nc chains' inputs in
+// (nc×nin, any real values; nc at most the block's chains) on compressed
+// rows: the chains are interleaved into sc.inT, multiplied by
+// kernel.SparseAffine with the fewest lanes that hold them, and written
+// back from sc.outT. Lanes past nc keep older inputs, whose outputs are
+// not read.
+func (w weights) product(out, bias, in []float32, nc, nin, nout int, sc *blockScratch) {
+	lanes := sparseLanes(nc)
+	inT, outT := sc.inT[:nin*lanes], sc.outT[:nout*lanes]
+	kernel.TransposeStrided(inT, lanes, in, nin, nc, nin)
+	kernel.SparseAffine(outT, bias, inT, lanes, w.sp)
+	kernel.TransposeStrided(out, nout, outT, lanes, nout, nc)
+}
+
+// sumRows adds the rows named by idx to out (nout floats) (dense rows).
 func (w weights) sumRows(out []float32, idx []int32) {
-	if w.sp == nil {
-		kernel.SumRows(out, w.m, w.stride, idx, len(out))
-		return
-	}
-	w.sp.sum(out, idx)
+	kernel.SumRows(out, w.m, w.stride, idx, len(out))
 }
 
 // flipRows is kernel.FlipRows on w: add the rows of on, subtract the sum
-// of the rows of off.
+// of the rows of off (dense rows).
 func (w weights) flipRows(out []float32, on, off []int32, tmp []float32) {
-	if w.sp == nil {
-		kernel.FlipRows(out, w.m, w.stride, on, off, tmp, len(out))
-		return
-	}
-	w.sp.sum(out, on)
-	if len(off) > 0 {
-		clear(tmp)
-		w.sp.sum(tmp, off)
-		kernel.Axpy(out, -1, tmp)
-	}
+	kernel.FlipRows(out, w.m, w.stride, on, off, tmp, len(out))
 }
 
 // sparseRowUpdate is rowTask's gradient and update of visible row j on
-// compressed rows: for each present connection (j, i),
+// compressed rows, on its present connections only (the mask is fixed, so
+// an absent weight would not change): their summed gradient
 //
-//	G = Σ_{r in list} hstat[r][i]
+//	G[k] = Σ_{r in list} hstat[r][col[k]]
 //
-// summed in the order of the dense row sums, into g (H floats, zero), then
-// the dense path's own update kernel on the row (UpdateDense for a label
-// row, else UpdateMasked; with momentum or decay UpdateMomentumAt, the
-// kernel of UpdateMomentum on the present connections), so that the
-// rounding is the same on every tier (some tiers fuse α·G + W). The row's new weights are copied to the
-// hidden-major copy CH, the padded copy and both compressed orientations.
-// It reports whether every new weight is finite.
-func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, g []float32) bool {
+// (kernel.GatherSum, in the order of the dense row sums), plus, for the
+// SET authors' procedure, Σ_c v̄_cj·(−h̃_c)[col[k]] over the slots in
+// order; then the dense path's own update of the row on the compressed
+// weights (UpdateDense for a label row, UpdateMasked with a mask of ones
+// for a data row, UpdateMomentum with momentum or decay), so that every
+// connection gets the operations the dense form gives it. The new weights
+// and acting weights stay in the compressed rows (both orientations) until
+// flush. scratch holds 2·H floats. It reports whether every new weight is
+// finite.
+func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, scratch []float32) bool {
 	m, s := t.m, t.sp
-	h, ld := m.H, m.cpStride()
+	h := m.H
 	lo, hi := s.vis.ptr[j], s.vis.ptr[j+1]
-	mocanu := t.cfg.SETProcedure == Mocanu
-	for _, i := range s.vis.col[lo:hi] {
-		var v float32
-		for _, r := range list {
-			v += t.hstat[int(r)*h+int(i)]
+	cols := s.vis.col[lo:hi]
+	n := len(cols)
+	g, tmp := scratch[:n], scratch[h:h+n]
+	kernel.GatherSum(g, t.hstat, h, list, nil, cols)
+	if t.cfg.SETProcedure == Mocanu {
+		// Along the rows of nhT (column i's slots at i·nb…), whose lines
+		// the successive slots share, rather than down the columns of nhneg.
+		nb := t.nb
+		off := t.spCols[j/rowChunk*h:][:n] // the row task's
+		for k, i := range cols {
+			off[k] = i * int32(nb)
 		}
-		if mocanu {
-			v += t.meanFieldConn(j, int(i))
+		kernel.GatherSum(tmp, t.nhT, 1, t.slots[:nb], t.xsT[j*nb:(j+1)*nb], off)
+		for k, v := range tmp {
+			g[k] += v
 		}
-		g[i] = v
 	}
-	row := j * h
+	c, w := s.vis.val[lo:hi], s.w[lo:hi]
 	var ok bool
 	switch {
 	case !t.cfg.plainUpdate():
-		var a []float32 // a label row's mask: all ones
-		if j < m.DataUnits {
-			a = m.A[row : row+h]
-		}
-		k := j / rowChunk
-		ok = kernel.UpdateMomentumAt(m.W[row:row+h], a, m.c[row:row+h], g, t.velRow(j), s.vis.col[lo:hi], t.stepBuf[k*stepBuf:(k+1)*stepBuf], t.step)
+		ok = kernel.UpdateMomentum(w, nil, c, g, s.v[lo:hi], t.step) // the present connections: mask all ones
 	case j >= m.DataUnits:
-		ok = kernel.UpdateDense(m.W[row:row+h], m.c[row:row+h], g, alpha)
+		ok = kernel.UpdateDense(w, c, g, alpha)
 	default:
-		ok = kernel.UpdateMasked(m.W[row:row+h], m.A[row:row+h], m.c[row:row+h], g, alpha)
+		ok = kernel.UpdateMasked(w, t.ones[:n], c, g, alpha)
 	}
-	for k := lo; k < hi; k++ {
-		i := int(s.vis.col[k])
-		w := m.c[row+i]
-		m.ch[i*m.X+j] = w
-		m.cp[j*ld+i] = w
-		s.vis.val[k], s.hid.val[s.toHid[k]] = w, w
+	for k := range cols {
+		s.hid.val[s.toHid[int(lo)+k]] = c[k]
 	}
 	return ok
 }

@@ -29,33 +29,34 @@ import (
 func (t *Trainer) ptBlock(blk int) {
 	m := t.m
 	x, h, b := m.X, m.H, t.cfg.Batch
-	c0 := blk * blockSize
-	c1 := min(c0+blockSize, t.nb)
+	c0 := blk * t.block
+	c1 := min(c0+t.block, t.nb)
 	nc := c1 - c0
 	x0, xs, vpre, vprob := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x], t.vprob[c0*x:c1*x]
 	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]
 	hIdx, hCnt := t.hIdx[c0*h:c1*h], t.hCnt[c0:c1]
 	tmpIdx, tmpCnt := t.tmpIdx[c0*x:c1*x], t.tmpCnt[c0:c1]
+	sc := &t.scratch[blk]
+	u := sc.u
 
-	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, t.posIdx[c0*x:c1*x], t.posCnt[c0:c1])
+	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, t.posIdx[c0*x:c1*x], t.posCnt[c0:c1], sc)
 	for c := 0; c < nc; c++ {
 		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 	}
-	t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt)
+	t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt, sc)
 	kernel.Sigmoid(vprob, vpre)
 	t.reconError(c0, c1, x0, vprob)
 
-	u := t.scratch[blk].u
 	for round := 0; round < t.cfg.K; round++ {
 		for k, beta := range t.betas {
 			states := t.pcd[(k*b+c0)*x : (k*b+c1)*x]
 			streams := t.streams[b+k*b+c0 : b+k*b+c1]
-			t.up.affineBinary(hpre, m.HiddenBias, states, nc, x, h, tmpIdx, tmpCnt)
+			t.up.affineBinary(hpre, m.HiddenBias, states, nc, x, h, tmpIdx, tmpCnt, sc)
 			scale(hprob, hpre, beta)
 			for c := 0; c < nc; c++ {
 				kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hprob[c*h:(c+1)*h], &streams[c])
 			}
-			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt)
+			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt, sc)
 			scale(vprob, vpre, beta)
 			for c := 0; c < nc; c++ {
 				kernel.SigmoidBernoulli(vprob[c*x:(c+1)*x], states[c*x:(c+1)*x], vprob[c*x:(c+1)*x], &streams[c])
@@ -76,7 +77,7 @@ func (t *Trainer) ptBlock(blk int) {
 
 	// Negative statistics from the β = 1 chains, as CD's.
 	copy(xs, t.pcd[c0*x:c1*x])
-	t.up.affineBinary(hpre, m.HiddenBias, xs, nc, x, h, t.negIdx[c0*x:c1*x], t.negCnt[c0:c1])
+	t.up.affineBinary(hpre, m.HiddenBias, xs, nc, x, h, t.negIdx[c0*x:c1*x], t.negCnt[c0:c1], sc)
 	kernel.Sigmoid(nhneg, hpre)
 	for i, v := range nhneg {
 		nhneg[i] = -v

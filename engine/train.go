@@ -14,12 +14,35 @@ import (
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
-// blockSize is the number of chains a task advances together, so that the
-// tiles of C read for one chain are reused by the others from cache. It is
-// fixed, not derived from the number of workers, because a block's density
-// picks the product's form, and results must not depend on the workers.
-// (Blocks of 6–7, 13 or 25 chains are no faster on Zen 4.)
+// blockSize is the number of chains a task advances together on the dense
+// matrices, so that the tiles of C read for one chain are reused by the
+// others from cache. It is fixed, not derived from the number of workers,
+// because a block's density picks the product's form, and results must
+// not depend on the workers. (Blocks of 6–7, 13 or 25 chains are no faster
+// on Zen 4.) Compressed rows use sparseBlock instead.
 const blockSize = 8
+
+// sparseBlock is the number of chains a task advances together on
+// compressed rows: the minibatch split evenly over the workers, rounded up
+// to a lane count of kernel.SparseAffine (8, 16 or 32), whose cost per
+// connection is mostly shared by the lanes (at SET's paper shape a 32-lane
+// product costs 1.7 times an 8-lane one). Each lane's sums are the same
+// whatever its block, so results do not depend on the workers here.
+func sparseBlock(batch, workers int) int {
+	return sparseLanes((batch + workers - 1) / max(workers, 1))
+}
+
+// sparseLanes is the lane count of kernel.SparseAffine for n chains: the
+// least of 8, 16 and 32 that holds them, at most 32.
+func sparseLanes(n int) int {
+	switch {
+	case n <= 8:
+		return 8
+	case n <= 16:
+		return 16
+	}
+	return 32
+}
 
 // rowChunk is the number of visible rows of the gradient and update a task
 // handles (rows are independent in both).
@@ -141,10 +164,11 @@ type Trainer struct {
 	betas   []float64 // PT's inverse temperatures
 	energy  []float64 // PT: each chain's energy after its Gibbs step (as pcd)
 	// Velocities of W, b and d, when momentum or decay is on (without
-	// momentum they hold the last step).
-	velW, velB, velV []float32
-	alpha            float32     // α/B of the minibatch (plain update)
-	step             kernel.Step // the coefficients of the update otherwise
+	// momentum they hold the last step); ones is the mask of a compressed
+	// row's present connections.
+	velW, velB, velV, ones []float32
+	alpha                  float32     // α/B of the minibatch (plain update)
+	step                   kernel.Step // the coefficients of the update otherwise
 
 	// Scratch, sized once (no allocation per minibatch).
 	perm                []int32
@@ -157,10 +181,17 @@ type Trainer struct {
 	// hstat holds the statistics the gradient sums: ĥ⁺ of slot c in row c,
 	// −ĥ⁻ (negated) in row Batch+c. hpos and nhneg are its two halves.
 	hstat, hpos, nhneg []float32
-	// xsT, nhT: xs and nhneg transposed (X×nb, H×nb), for the SET authors'
-	// procedure on compressed rows (meanFieldConn).
-	xsT, nhT               []float32
+	// xsT, nhT: xs and nhneg transposed (X×nb, H×nb), the factors of the
+	// SET authors' negative gradient on compressed rows (sparseRowUpdate);
+	// slots: 0, 1, …, Batch−1.
+	xsT, nhT []float32
+	slots    []int32
+	// spRow, spCols: each row task's scratch on compressed rows (2·H floats,
+	// H column offsets).
+	spRow                  []float32
+	spCols                 []int32
 	scratch                []blockScratch
+	block                  int     // chains of a chain task (blockSize or sparseBlock)
 	posIdx, negIdx, tmpIdx []int32 // Batch×X
 	hIdx                   []int32 // Batch×H
 	posCnt, negCnt, tmpCnt []int32
@@ -172,7 +203,6 @@ type Trainer struct {
 	// (rowChunk lists of up to 2·Batch), their lengths, one gradient row.
 	rowList, rowLen []int32
 	grow            []float32
-	stepBuf         []float32 // per row task: kernel.UpdateMomentumAt's scratch (compressed rows)
 	recon           []float64 // per slot
 	rowOK, visOK    []bool    // per row chunk: its rows of W, its visible biases are finite
 	biasOK          []bool    // per chunk of hidden biases: all finite
@@ -186,6 +216,7 @@ type Trainer struct {
 	// otherwise), rebuilt when spStale (at the start and after a rewiring).
 	sp         *sparseModel
 	spStale    bool
+	spDirty    bool    // sp's weights are newer than the model's (flush)
 	up, down   weights // the products' matrices: C padded (up), CH (down)
 	afterBatch func()  // test hook
 
@@ -209,6 +240,11 @@ func New(cfg Config, d *Data) (*Trainer, error) {
 
 func (t *Trainer) alloc() {
 	b, x, h := t.cfg.Batch, t.m.X, t.m.H
+	sparse := useSparse(t.cfg, t.m.DataUnits)
+	t.block = blockSize
+	if sparse {
+		t.block = sparseBlock(b, t.workers())
+	}
 	t.sampler = t.cfg.sampler()
 	chains := t.cfg.chainsPerSlot()
 	nstreams := b
@@ -235,13 +271,13 @@ func (t *Trainer) alloc() {
 	}
 	t.perm = make([]int32, t.data.N)
 	t.gB, t.gV = make([]float32, h), make([]float32, x)
-	t.dvBlock = make([]float32, (b+blockSize-1)/blockSize*x)
+	t.dvBlock = make([]float32, (b+t.block-1)/t.block*x)
 	t.x0, t.xs, t.vpre, t.vprob, t.xref = make([]float32, b*x), make([]float32, b*x), make([]float32, b*x), make([]float32, b*x), make([]float32, b*x)
 	t.h, t.hpre, t.hprob = make([]float32, b*h), make([]float32, b*h), make([]float32, b*h)
 	t.href = make([]float32, b*h)
 	t.hstat = make([]float32, 2*b*h)
 	t.hpos, t.nhneg = t.hstat[:b*h], t.hstat[b*h:]
-	t.scratch = make([]blockScratch, (b+blockSize-1)/blockSize)
+	t.scratch = make([]blockScratch, (b+t.block-1)/t.block)
 	for i := range t.scratch {
 		t.scratch[i] = blockScratch{up: newProduct(x, h), down: newProduct(h, x), u: make([]float32, max(chains-1, 0))}
 	}
@@ -255,20 +291,34 @@ func (t *Trainer) alloc() {
 	t.posOff, t.negOff = make([]int32, b*(chunks+1)), make([]int32, b*(chunks+1))
 	t.rowList, t.rowLen = make([]int32, chunks*rowChunk*2*b), make([]int32, chunks*rowChunk)
 	t.grow = make([]float32, chunks*h)
-	if !t.cfg.plainUpdate() {
-		t.stepBuf = make([]float32, chunks*stepBuf)
-	}
 	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
-	if useSparse(t.cfg, t.m.DataUnits) {
+	if sparse {
 		t.sp, t.spStale = &sparseModel{}, true
+		t.spRow = make([]float32, chunks*2*h)
+		t.ones = make([]float32, max(x, h)) // the mask of present connections (sparseRowUpdate)
+		fill(t.ones, 1)
+		for i := range t.scratch {
+			n := max(x, h) * sparseLanes(t.block)
+			t.scratch[i].inT, t.scratch[i].outT = make([]float32, n), make([]float32, n)
+		}
 		if t.cfg.SETProcedure == Mocanu {
-			t.xsT, t.nhT = make([]float32, x*b), make([]float32, h*b)
+			t.xsT, t.nhT, t.slots = make([]float32, x*b), make([]float32, h*b), make([]int32, b)
+			t.spCols = make([]int32, chunks*h)
+			for c := range t.slots {
+				t.slots[c] = int32(c)
+			}
 		}
 	}
 }
 
-// Model returns the model being trained (shared, not a copy).
-func (t *Trainer) Model() *Model { return t.m }
+// Model returns the model being trained (shared, not a copy). On
+// compressed rows the model's dense arrays are brought up to date at the
+// end of every epoch, when Train returns and by Model itself: a pointer
+// kept across Step calls sees the weights of the last of these.
+func (t *Trainer) Model() *Model {
+	t.flush()
+	return t.m
+}
 
 // Config returns the run's configuration.
 func (t *Trainer) Config() Config { return t.cfg }
@@ -293,6 +343,7 @@ func (t *Trainer) Train(ctx context.Context, opts Options) error {
 	t.Close() // a pool Step started: Train runs its own
 	t.pool = newPool(t.workers())
 	defer t.Close() // and leaves none behind, so a later Step starts afresh
+	defer t.flush() // stopped mid-epoch on compressed rows
 	t.phases = opts.Phases
 	defer func() { t.phases = nil }()
 	if t.phases != nil {
@@ -367,6 +418,7 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 			onBatch(t.epoch+1, t.batch, batches)
 		}
 	}
+	t.flush() // a pass over C an epoch, not a minibatch
 	// SET rewires after every epoch but the last, so that the model it
 	// returns has no untrained connections (as in Mocanu et al.'s code,
 	// whose procedure also prunes after the last epoch, growing nothing).
@@ -415,15 +467,18 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 	if len(m.cp) != x*m.cpStride() {
 		m.padC(0, x) // before the workers update its rows
 	}
+	if t.sp != nil {
+		t.spDirty = true // the updates write the compressed rows only
+	}
 	t.up, t.down = weights{m: m.cp, stride: m.cpStride()}, weights{m: m.ch, stride: x}
 	if t.sp != nil {
 		if t.spStale {
-			t.sp.build(m)
+			t.sp.build(m, t.velW)
 			t.spStale = false
 		}
-		t.up.sp, t.down.sp = &t.sp.vis, &t.sp.hid
+		t.up.sp, t.down.sp = t.sp.hid.csr, t.sp.vis.csr
 	}
-	blocks := (t.nb + blockSize - 1) / blockSize
+	blocks := (t.nb + t.block - 1) / t.block
 	t.phase(blocks, t.blockFn, t.phaseTime(0))
 	if t.pcd != nil && t.nb == t.cfg.Batch {
 		t.pcdInit = true // every slot's chains started (chainBlock)

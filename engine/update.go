@@ -3,9 +3,9 @@ package engine
 import "github.com/ncg-rbm/ncg/kernel"
 
 // The update when momentum or weight decay is on (Config.plainUpdate
-// false) is kernel.UpdateMomentum, kernel.UpdateMomentumNCG and, on
-// compressed rows, kernel.UpdateMomentumAt: per weight, in float32 with
-// every product rounded,
+// false) is kernel.UpdateMomentum and kernel.UpdateMomentumNCG (on
+// compressed rows, UpdateMomentum on the row's present connections): per
+// weight, in float32 with every product rounded,
 //
 //	s  = g·(1/B) − l2·w − l1·sign(w) + mu·v    the mean gradient less the decay, plus momentum
 //	w += lr·s·a                                 a: the mask (all ones for a dense row)
@@ -17,10 +17,6 @@ import "github.com/ncg-rbm/ncg/kernel"
 // after the step:
 //
 //	A′ = min(max(A′ + lrA·g·w_old, 0), 1),  a = [A′ ≥ γ],  c = w·a
-
-// stepBuf is the scratch of kernel.UpdateMomentumAt for one row task, in
-// floats: 5 arrays of 64 gathered positions.
-const stepBuf = 5 * 64
 
 // params returns the update's coefficients for the current minibatch.
 func (t *Trainer) params() kernel.Step {

@@ -31,6 +31,9 @@ var neonKernels = &impl{
 	transpose:        transposeNEON,
 	taylorSums:       taylorSumsNEON,
 	prefetchW:        prefetchWNEON,
+	sparseAffine:     sparseAffineNEON,
+	// gatherSum: the generic kernel. NEON has no gather; an assembly loop
+	// of scalar loads would do what the compiled Go loop does.
 }
 
 // affineNEON runs the product in blocks of four chains, which share every
@@ -253,3 +256,32 @@ func taylorSumsNEON(a, p []float32, s *[3][4]float64, lohi *[2][4]float32)
 //
 //go:noescape
 func prefetchWNEON(s []float32, n, stride int)
+
+// sparseAffineNEON runs the product with two, four or eight quad registers
+// a row (8, 16 or 32 lanes).
+func sparseAffineNEON(out, bias, in []float32, lanes int, ptr, col []int32, val []float32) {
+	switch lanes {
+	case 32:
+		sparseAffine32NEON(out, bias, in, ptr, col, val)
+	case 16:
+		sparseAffine16NEON(out, bias, in, ptr, col, val)
+	default:
+		sparseAffine8NEON(out, bias, in, ptr, col, val)
+	}
+}
+
+// sparseAffine8NEON, sparseAffine16NEON and sparseAffine32NEON compute,
+// for o < len(ptr)−1 and l < 8, 16 or 32 (L),
+//
+//	out[o*L+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} float32(val[k]*in[col[k]*L+l])
+//
+// the terms added in the order of k, bias[o] read as 0 when bias is nil.
+//
+//go:noescape
+func sparseAffine8NEON(out, bias, in []float32, ptr, col []int32, val []float32)
+
+//go:noescape
+func sparseAffine16NEON(out, bias, in []float32, ptr, col []int32, val []float32)
+
+//go:noescape
+func sparseAffine32NEON(out, bias, in []float32, ptr, col []int32, val []float32)

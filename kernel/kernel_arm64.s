@@ -1494,3 +1494,204 @@ pfwLoop:
 	SUBS $1, R1, R1
 	BGT  pfwLoop
 	RET
+
+// Compressed-row products (SparseAffine): 8, 16 or 32 interleaved chains.
+
+// func sparseAffine8NEON(out, bias, in []float32, ptr, col []int32, val []float32)
+//
+// One output row's 8 lanes in V0–V1; each entry broadcasts its value
+// (V8), multiplies its column's inputs and adds the products, rounded before
+// the sums (FMUL, FADD: no fused multiply-add), in the order of the entries.
+TEXT ·sparseAffine8NEON(SB), NOSPLIT|NOFRAME, $0-144
+	MOVD out_base+0(FP), R0
+	MOVD bias_base+24(FP), R1
+	MOVD in_base+48(FP), R2
+	MOVD ptr_base+72(FP), R3
+	MOVD ptr_len+80(FP), R4
+	MOVD col_base+96(FP), R5
+	MOVD val_base+120(FP), R6
+	SUB  $1, R4
+	MOVD ZR, R7 // o
+	MOVD ZR, R8 // k; ptr[0] = 0 (NewCSR)
+
+sp8Row:
+	CMP  R4, R7
+	BGE  sp8Done
+	ADD  $1, R7, R11
+	MOVW (R3)(R11<<2), R9 // end of the row
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	CBZ  R1, sp8Sum
+	ADD  R7<<2, R1, R11
+	FMOVS (R11), F0
+	VDUP V0.S[0], V1.S4
+	VDUP V0.S[0], V0.S4
+
+sp8Sum:
+	CMP  R9, R8
+	BGE  sp8Store
+	MOVWU (R5)(R8<<2), R11
+	ADD  R11<<5, R2, R11
+	VLD1 (R11), [V16.S4, V17.S4]
+	ADD  R8<<2, R6, R10
+	FMOVS (R10), F8
+	VDUP V8.S[0], V8.S4
+	FMUL4S(16, 16, 8)
+	FMUL4S(17, 17, 8)
+	FADD4S(0, 0, 16)
+	FADD4S(1, 1, 17)
+	ADD  $1, R8
+	B    sp8Sum
+
+sp8Store:
+	ADD  R7<<5, R0, R11
+	VST1 [V0.S4, V1.S4], (R11)
+	ADD  $1, R7
+	B    sp8Row
+
+sp8Done:
+	RET
+
+// func sparseAffine16NEON(out, bias, in []float32, ptr, col []int32, val []float32)
+//
+// One output row's 16 lanes in V0–V3; each entry broadcasts its value
+// (V8), multiplies its column's inputs and adds the products, rounded before
+// the sums (FMUL, FADD: no fused multiply-add), in the order of the entries.
+TEXT ·sparseAffine16NEON(SB), NOSPLIT|NOFRAME, $0-144
+	MOVD out_base+0(FP), R0
+	MOVD bias_base+24(FP), R1
+	MOVD in_base+48(FP), R2
+	MOVD ptr_base+72(FP), R3
+	MOVD ptr_len+80(FP), R4
+	MOVD col_base+96(FP), R5
+	MOVD val_base+120(FP), R6
+	SUB  $1, R4
+	MOVD ZR, R7 // o
+	MOVD ZR, R8 // k; ptr[0] = 0 (NewCSR)
+
+sp16Row:
+	CMP  R4, R7
+	BGE  sp16Done
+	ADD  $1, R7, R11
+	MOVW (R3)(R11<<2), R9 // end of the row
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	CBZ  R1, sp16Sum
+	ADD  R7<<2, R1, R11
+	FMOVS (R11), F0
+	VDUP V0.S[0], V3.S4
+	VDUP V0.S[0], V2.S4
+	VDUP V0.S[0], V1.S4
+	VDUP V0.S[0], V0.S4
+
+sp16Sum:
+	CMP  R9, R8
+	BGE  sp16Store
+	MOVWU (R5)(R8<<2), R11
+	ADD  R11<<6, R2, R11
+	VLD1.P 64(R11), [V16.S4, V17.S4, V18.S4, V19.S4]
+	ADD  R8<<2, R6, R10
+	FMOVS (R10), F8
+	VDUP V8.S[0], V8.S4
+	FMUL4S(16, 16, 8)
+	FMUL4S(17, 17, 8)
+	FMUL4S(18, 18, 8)
+	FMUL4S(19, 19, 8)
+	FADD4S(0, 0, 16)
+	FADD4S(1, 1, 17)
+	FADD4S(2, 2, 18)
+	FADD4S(3, 3, 19)
+	ADD  $1, R8
+	B    sp16Sum
+
+sp16Store:
+	ADD  R7<<6, R0, R11
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R11)
+	ADD  $1, R7
+	B    sp16Row
+
+sp16Done:
+	RET
+
+// func sparseAffine32NEON(out, bias, in []float32, ptr, col []int32, val []float32)
+//
+// One output row's 32 lanes in V0–V7; each entry broadcasts its value
+// (V8), multiplies its column's inputs and adds the products, rounded before
+// the sums (FMUL, FADD: no fused multiply-add), in the order of the entries.
+TEXT ·sparseAffine32NEON(SB), NOSPLIT|NOFRAME, $0-144
+	MOVD out_base+0(FP), R0
+	MOVD bias_base+24(FP), R1
+	MOVD in_base+48(FP), R2
+	MOVD ptr_base+72(FP), R3
+	MOVD ptr_len+80(FP), R4
+	MOVD col_base+96(FP), R5
+	MOVD val_base+120(FP), R6
+	SUB  $1, R4
+	MOVD ZR, R7 // o
+	MOVD ZR, R8 // k; ptr[0] = 0 (NewCSR)
+
+sp32Row:
+	CMP  R4, R7
+	BGE  sp32Done
+	ADD  $1, R7, R11
+	MOVW (R3)(R11<<2), R9 // end of the row
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	CBZ  R1, sp32Sum
+	ADD  R7<<2, R1, R11
+	FMOVS (R11), F0
+	VDUP V0.S[0], V7.S4
+	VDUP V0.S[0], V6.S4
+	VDUP V0.S[0], V5.S4
+	VDUP V0.S[0], V4.S4
+	VDUP V0.S[0], V3.S4
+	VDUP V0.S[0], V2.S4
+	VDUP V0.S[0], V1.S4
+	VDUP V0.S[0], V0.S4
+
+sp32Sum:
+	CMP  R9, R8
+	BGE  sp32Store
+	MOVWU (R5)(R8<<2), R11
+	ADD  R11<<7, R2, R11
+	VLD1.P 64(R11), [V16.S4, V17.S4, V18.S4, V19.S4]
+	VLD1.P 64(R11), [V20.S4, V21.S4, V22.S4, V23.S4]
+	ADD  R8<<2, R6, R10
+	FMOVS (R10), F8
+	VDUP V8.S[0], V8.S4
+	FMUL4S(16, 16, 8)
+	FMUL4S(17, 17, 8)
+	FMUL4S(18, 18, 8)
+	FMUL4S(19, 19, 8)
+	FMUL4S(20, 20, 8)
+	FMUL4S(21, 21, 8)
+	FMUL4S(22, 22, 8)
+	FMUL4S(23, 23, 8)
+	FADD4S(0, 0, 16)
+	FADD4S(1, 1, 17)
+	FADD4S(2, 2, 18)
+	FADD4S(3, 3, 19)
+	FADD4S(4, 4, 20)
+	FADD4S(5, 5, 21)
+	FADD4S(6, 6, 22)
+	FADD4S(7, 7, 23)
+	ADD  $1, R8
+	B    sp32Sum
+
+sp32Store:
+	ADD  R7<<7, R0, R11
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R11)
+	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R11)
+	ADD  $1, R7
+	B    sp32Row
+
+sp32Done:
+	RET

@@ -26,6 +26,8 @@ var avx2Kernels = &impl{
 	transpose:        transposeAVX2Wrap,
 	taylorSums:       taylorSumsAVX2Wrap,
 	prefetchW:        prefetchWAMD64,
+	sparseAffine:     sparseAffineAVX2,
+	gatherSum:        gatherSumAVX2,
 }
 
 // hasPrefetchW is whether the CPU has PREFETCHW (CPUID's PRFCHW). Intel's
@@ -184,4 +186,17 @@ func taylorSumsAVX2Wrap(a, p []float32, s *[3][4]float64, lohi *[2][4]float32) {
 	_ = p[len(a)-1]
 	n := len(a) &^ 3
 	taylorSumsAVX2(a[:n], p[:n], s, lohi)
+}
+
+// sparseAffineAVX2 runs the product with one, two or four YMM registers
+// a row (8, 16 or 32 lanes).
+func sparseAffineAVX2(out, bias, in []float32, lanes int, ptr, col []int32, val []float32) {
+	switch lanes {
+	case 32:
+		sparseAffine32AVX2(out, bias, in, ptr, col, val)
+	case 16:
+		sparseAffine16AVX2(out, bias, in, ptr, col, val)
+	default:
+		sparseAffine8AVX2(out, bias, in, ptr, col, val)
+	}
 }

@@ -2574,3 +2574,249 @@ TEXT ·cpuidPRFCHW(SB), NOSPLIT|NOFRAME, $0-1
 	ANDL $0x01, CX
 	MOVB CL, ret+0(FP)
 	RET
+
+// func sparseAffine8AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+// Requires: AVX
+TEXT ·sparseAffine8AVX2(SB), NOSPLIT|NOFRAME, $0-144
+	MOVQ out_base+0(FP), DI
+	MOVQ bias_base+24(FP), SI
+	MOVQ in_base+48(FP), R8
+	MOVQ ptr_base+72(FP), R9
+	MOVQ ptr_len+80(FP), CX
+	MOVQ col_base+96(FP), R10
+	MOVQ val_base+120(FP), R11
+	DECQ CX
+	XORQ AX, AX
+	XORQ BX, BX
+
+sp8Row:
+	CMPQ         AX, CX
+	JGE          sp8Done
+	MOVLQSX      4(R9)(AX*4), R12
+	VXORPS       Y0, Y0, Y0
+	TESTQ        SI, SI
+	JZ           sp8Sum
+	VBROADCASTSS (SI)(AX*4), Y0
+
+sp8Sum:
+	CMPQ         BX, R12
+	JGE          sp8Store
+	MOVLQSX      (R10)(BX*4), R13
+	SHLQ         $0x05, R13
+	ADDQ         R8, R13
+	VBROADCASTSS (R11)(BX*4), Y8
+	VMULPS       (R13), Y8, Y4
+	VADDPS       Y4, Y0, Y0
+	INCQ         BX
+	JMP          sp8Sum
+
+sp8Store:
+	MOVQ    AX, R13
+	SHLQ    $0x05, R13
+	ADDQ    DI, R13
+	VMOVUPS Y0, (R13)
+	INCQ    AX
+	JMP     sp8Row
+
+sp8Done:
+	VZEROUPPER
+	RET
+
+// func sparseAffine16AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+// Requires: AVX
+TEXT ·sparseAffine16AVX2(SB), NOSPLIT|NOFRAME, $0-144
+	MOVQ out_base+0(FP), DI
+	MOVQ bias_base+24(FP), SI
+	MOVQ in_base+48(FP), R8
+	MOVQ ptr_base+72(FP), R9
+	MOVQ ptr_len+80(FP), CX
+	MOVQ col_base+96(FP), R10
+	MOVQ val_base+120(FP), R11
+	DECQ CX
+	XORQ AX, AX
+	XORQ BX, BX
+
+sp16Row:
+	CMPQ         AX, CX
+	JGE          sp16Done
+	MOVLQSX      4(R9)(AX*4), R12
+	VXORPS       Y0, Y0, Y0
+	VXORPS       Y1, Y1, Y1
+	TESTQ        SI, SI
+	JZ           sp16Sum
+	VBROADCASTSS (SI)(AX*4), Y0
+	VBROADCASTSS (SI)(AX*4), Y1
+
+sp16Sum:
+	CMPQ         BX, R12
+	JGE          sp16Store
+	MOVLQSX      (R10)(BX*4), R13
+	SHLQ         $0x06, R13
+	ADDQ         R8, R13
+	VBROADCASTSS (R11)(BX*4), Y8
+	VMULPS       (R13), Y8, Y4
+	VMULPS       32(R13), Y8, Y5
+	VADDPS       Y4, Y0, Y0
+	VADDPS       Y5, Y1, Y1
+	INCQ         BX
+	JMP          sp16Sum
+
+sp16Store:
+	MOVQ    AX, R13
+	SHLQ    $0x06, R13
+	ADDQ    DI, R13
+	VMOVUPS Y0, (R13)
+	VMOVUPS Y1, 32(R13)
+	INCQ    AX
+	JMP     sp16Row
+
+sp16Done:
+	VZEROUPPER
+	RET
+
+// func sparseAffine32AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+// Requires: AVX
+TEXT ·sparseAffine32AVX2(SB), NOSPLIT|NOFRAME, $0-144
+	MOVQ out_base+0(FP), DI
+	MOVQ bias_base+24(FP), SI
+	MOVQ in_base+48(FP), R8
+	MOVQ ptr_base+72(FP), R9
+	MOVQ ptr_len+80(FP), CX
+	MOVQ col_base+96(FP), R10
+	MOVQ val_base+120(FP), R11
+	DECQ CX
+	XORQ AX, AX
+	XORQ BX, BX
+
+sp32Row:
+	CMPQ         AX, CX
+	JGE          sp32Done
+	MOVLQSX      4(R9)(AX*4), R12
+	VXORPS       Y0, Y0, Y0
+	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
+	TESTQ        SI, SI
+	JZ           sp32Sum
+	VBROADCASTSS (SI)(AX*4), Y0
+	VBROADCASTSS (SI)(AX*4), Y1
+	VBROADCASTSS (SI)(AX*4), Y2
+	VBROADCASTSS (SI)(AX*4), Y3
+
+sp32Sum:
+	CMPQ         BX, R12
+	JGE          sp32Store
+	MOVLQSX      (R10)(BX*4), R13
+	SHLQ         $0x07, R13
+	ADDQ         R8, R13
+	VBROADCASTSS (R11)(BX*4), Y8
+	VMULPS       (R13), Y8, Y4
+	VMULPS       32(R13), Y8, Y5
+	VMULPS       64(R13), Y8, Y6
+	VMULPS       96(R13), Y8, Y7
+	VADDPS       Y4, Y0, Y0
+	VADDPS       Y5, Y1, Y1
+	VADDPS       Y6, Y2, Y2
+	VADDPS       Y7, Y3, Y3
+	INCQ         BX
+	JMP          sp32Sum
+
+sp32Store:
+	MOVQ    AX, R13
+	SHLQ    $0x07, R13
+	ADDQ    DI, R13
+	VMOVUPS Y0, (R13)
+	VMOVUPS Y1, 32(R13)
+	VMOVUPS Y2, 64(R13)
+	VMOVUPS Y3, 96(R13)
+	INCQ    AX
+	JMP     sp32Row
+
+sp32Done:
+	VZEROUPPER
+	RET
+
+// func gatherSumAVX2(dst []float32, src []float32, stride int, rows []int32, weight []float32, cols []int32)
+// Requires: AVX, AVX2
+TEXT ·gatherSumAVX2(SB), NOSPLIT|NOFRAME, $0-128
+	MOVQ     dst_base+0(FP), DI
+	MOVQ     src_base+24(FP), SI
+	MOVQ     stride+48(FP), DX
+	SHLQ     $0x02, DX
+	MOVQ     rows_base+56(FP), R8
+	MOVQ     rows_len+64(FP), R9
+	MOVQ     weight_base+80(FP), R10
+	MOVQ     cols_base+104(FP), R11
+	MOVQ     cols_len+112(FP), CX
+	XORQ     AX, AX
+	VPCMPEQD Y8, Y8, Y8
+
+gs8:
+	LEAQ    8(AX), R13
+	CMPQ    R13, CX
+	JGT     gsTail
+	VMOVDQU (R11)(AX*4), Y2
+	VMOVDQU Y8, Y9
+	VXORPS  Y0, Y0, Y0
+	XORQ    BX, BX
+
+gsFullRow:
+	CMPQ         BX, R9
+	JGE          gsFullEnd
+	MOVLQSX      (R8)(BX*4), R14
+	IMULQ        DX, R14
+	ADDQ         SI, R14
+	VMOVDQU      Y9, Y3
+	VXORPS       Y1, Y1, Y1
+	VGATHERDPS   Y3, (R14)(Y2*4), Y1
+	TESTQ        R10, R10
+	JZ           gsFullAdd
+	VBROADCASTSS (R10)(BX*4), Y4
+	VMULPS       Y4, Y1, Y1
+
+gsFullAdd:
+	VADDPS Y1, Y0, Y0
+	INCQ   BX
+	JMP    gsFullRow
+
+gsFullEnd:
+	VMOVUPS Y0, (DI)(AX*4)
+	MOVQ    R13, AX
+	JMP     gs8
+
+gsTail:
+	MOVQ         CX, R12
+	SUBQ         AX, R12
+	JZ           gsDone
+	VMOVQ        R12, X9
+	VPBROADCASTD X9, Y9
+	VPCMPGTD     iota<>+0(SB), Y9, Y9
+	VMASKMOVPS   (R11)(AX*4), Y9, Y2
+	VXORPS       Y0, Y0, Y0
+	XORQ         BX, BX
+
+gsPartRow:
+	CMPQ         BX, R9
+	JGE          gsPartEnd
+	MOVLQSX      (R8)(BX*4), R14
+	IMULQ        DX, R14
+	ADDQ         SI, R14
+	VMOVDQU      Y9, Y3
+	VXORPS       Y1, Y1, Y1
+	VGATHERDPS   Y3, (R14)(Y2*4), Y1
+	TESTQ        R10, R10
+	JZ           gsPartAdd
+	VBROADCASTSS (R10)(BX*4), Y4
+	VMULPS       Y4, Y1, Y1
+
+gsPartAdd:
+	VADDPS Y1, Y0, Y0
+	INCQ   BX
+	JMP    gsPartRow
+
+gsPartEnd:
+	VMASKMOVPS Y0, Y9, (DI)(AX*4)
+
+gsDone:
+	VZEROUPPER
+	RET

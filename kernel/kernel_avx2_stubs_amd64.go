@@ -156,3 +156,40 @@ func prefetchW(p *float32, n int, stride int)
 //
 //go:noescape
 func cpuidPRFCHW() bool
+
+// sparseAffine8AVX2 computes, for o < len(ptr)−1 and l < 8,
+//
+//	out[o*8+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} float32(val[k]*in[col[k]*8+l])
+//
+// the terms added in the order of k, bias[o] read as 0 when bias is nil.
+//
+//go:noescape
+func sparseAffine8AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+
+// sparseAffine16AVX2 computes, for o < len(ptr)−1 and l < 16,
+//
+//	out[o*16+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} float32(val[k]*in[col[k]*16+l])
+//
+// the terms added in the order of k, bias[o] read as 0 when bias is nil.
+//
+//go:noescape
+func sparseAffine16AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+
+// sparseAffine32AVX2 computes, for o < len(ptr)−1 and l < 32,
+//
+//	out[o*32+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} float32(val[k]*in[col[k]*32+l])
+//
+// the terms added in the order of k, bias[o] read as 0 when bias is nil.
+//
+//go:noescape
+func sparseAffine32AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+
+// gatherSumAVX2 computes, for k < len(cols),
+//
+//	dst[k] = Σ_t src[rows[t]*stride+cols[k]]                     (weight nil)
+//	dst[k] = Σ_t float32(weight[t]*src[rows[t]*stride+cols[k]])
+//
+// adding from 0 in the order of t.
+//
+//go:noescape
+func gatherSumAVX2(dst []float32, src []float32, stride int, rows []int32, weight []float32, cols []int32)

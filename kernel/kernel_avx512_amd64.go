@@ -28,9 +28,11 @@ var avx512Kernels = &impl{
 	// The AVX2 transpose (8×8 blocks of shuffles): a gather per 16 rows of
 	// a source column runs at under a third of its speed on the engine's
 	// bands of 16 rows of C. The tier's CPUs all have AVX2 (checked by archTiers).
-	transpose:  transposeAVX2Wrap,
-	taylorSums: taylorSumsAVX2Wrap,
-	prefetchW:  prefetchWAMD64,
+	transpose:    transposeAVX2Wrap,
+	taylorSums:   taylorSumsAVX2Wrap,
+	prefetchW:    prefetchWAMD64,
+	sparseAffine: sparseAffineAVX512,
+	gatherSum:    gatherSumAVX512,
 }
 
 // affineChainsAVX512 is how many chains one affine6AVX512 call takes.
@@ -86,6 +88,20 @@ func sumRowsBlockedAVX512(m []float32, ldm, nc, nin, nout int, a, b rowSums) {
 				}
 			}
 		}
+	}
+}
+
+// sparseAffineAVX512 runs the product with one or two ZMM registers a row
+// for 16 or 32 lanes; 8 lanes fill a YMM register, which the AVX2 kernel
+// uses.
+func sparseAffineAVX512(out, bias, in []float32, lanes int, ptr, col []int32, val []float32) {
+	switch lanes {
+	case 32:
+		sparseAffine32AVX512(out, bias, in, ptr, col, val)
+	case 16:
+		sparseAffine16AVX512(out, bias, in, ptr, col, val)
+	default:
+		sparseAffine8AVX2(out, bias, in, ptr, col, val)
 	}
 }
 

@@ -2277,3 +2277,164 @@ sbnnext:
 sbdone:
 	VZEROUPPER
 	RET
+
+// func sparseAffine16AVX512(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sparseAffine16AVX512(SB), NOSPLIT|NOFRAME, $0-144
+	MOVQ out_base+0(FP), DI
+	MOVQ bias_base+24(FP), SI
+	MOVQ in_base+48(FP), R8
+	MOVQ ptr_base+72(FP), R9
+	MOVQ ptr_len+80(FP), CX
+	MOVQ col_base+96(FP), R10
+	MOVQ val_base+120(FP), R11
+	DECQ CX
+	XORQ AX, AX
+	XORQ BX, BX
+
+sp16Row:
+	CMPQ         AX, CX
+	JGE          sp16Done
+	MOVLQSX      4(R9)(AX*4), R12
+	VXORPS       Z0, Z0, Z0
+	TESTQ        SI, SI
+	JZ           sp16Sum
+	VBROADCASTSS (SI)(AX*4), Z0
+
+sp16Sum:
+	CMPQ         BX, R12
+	JGE          sp16Store
+	MOVLQSX      (R10)(BX*4), R13
+	SHLQ         $+6, R13
+	ADDQ         R8, R13
+	VBROADCASTSS (R11)(BX*4), Z8
+	VMULPS       (R13), Z8, Z4
+	VADDPS       Z4, Z0, Z0
+	INCQ         BX
+	JMP          sp16Sum
+
+sp16Store:
+	MOVQ    AX, R13
+	SHLQ    $+6, R13
+	ADDQ    DI, R13
+	VMOVUPS Z0, (R13)
+	INCQ    AX
+	JMP     sp16Row
+
+sp16Done:
+	VZEROUPPER
+	RET
+
+// func sparseAffine32AVX512(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sparseAffine32AVX512(SB), NOSPLIT|NOFRAME, $0-144
+	MOVQ out_base+0(FP), DI
+	MOVQ bias_base+24(FP), SI
+	MOVQ in_base+48(FP), R8
+	MOVQ ptr_base+72(FP), R9
+	MOVQ ptr_len+80(FP), CX
+	MOVQ col_base+96(FP), R10
+	MOVQ val_base+120(FP), R11
+	DECQ CX
+	XORQ AX, AX
+	XORQ BX, BX
+
+sp32Row:
+	CMPQ         AX, CX
+	JGE          sp32Done
+	MOVLQSX      4(R9)(AX*4), R12
+	VXORPS       Z0, Z0, Z0
+	VXORPS       Z1, Z1, Z1
+	TESTQ        SI, SI
+	JZ           sp32Sum
+	VBROADCASTSS (SI)(AX*4), Z0
+	VBROADCASTSS (SI)(AX*4), Z1
+
+sp32Sum:
+	CMPQ         BX, R12
+	JGE          sp32Store
+	MOVLQSX      (R10)(BX*4), R13
+	SHLQ         $+7, R13
+	ADDQ         R8, R13
+	VBROADCASTSS (R11)(BX*4), Z8
+	VMULPS       (R13), Z8, Z4
+	VMULPS       64(R13), Z8, Z5
+	VADDPS       Z4, Z0, Z0
+	VADDPS       Z5, Z1, Z1
+	INCQ         BX
+	JMP          sp32Sum
+
+sp32Store:
+	MOVQ    AX, R13
+	SHLQ    $+7, R13
+	ADDQ    DI, R13
+	VMOVUPS Z0, (R13)
+	VMOVUPS Z1, 64(R13)
+	INCQ    AX
+	JMP     sp32Row
+
+sp32Done:
+	VZEROUPPER
+	RET
+
+// func gatherSumAVX512(dst []float32, src []float32, stride int, rows []int32, weight []float32, cols []int32)
+// Requires: AVX, AVX512DQ, AVX512F, CMOV
+TEXT ·gatherSumAVX512(SB), NOSPLIT|NOFRAME, $0-128
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ stride+48(FP), DX
+	SHLQ $+2, DX
+	MOVQ rows_base+56(FP), R8
+	MOVQ rows_len+64(FP), R9
+	MOVQ weight_base+80(FP), R10
+	MOVQ cols_base+104(FP), R11
+	MOVQ cols_len+112(FP), R12
+	XORQ AX, AX
+
+gsStep:
+	MOVQ        R12, CX
+	SUBQ        AX, CX
+	JLE         gsDone
+	MOVQ        AX, R13
+	XORL        AX, AX
+	CMPQ        CX, AX
+	CMOVQLT     AX, CX
+	MOVQ        $0x00000010, AX
+	CMPQ        CX, AX
+	CMOVQGT     AX, CX
+	MOVL        $0x00000001, AX
+	SHLL        CL, AX
+	DECL        AX
+	KMOVW       AX, K2
+	MOVQ        R13, AX
+	VMOVDQU32.Z (R11)(AX*4), K2, Z2
+	VXORPS      Z0, Z0, Z0
+	XORQ        BX, BX
+
+gsRow:
+	CMPQ         BX, R9
+	JGE          gsStore
+	MOVLQSX      (R8)(BX*4), R14
+	IMULQ        DX, R14
+	ADDQ         SI, R14
+	KMOVW        K2, K1
+	VXORPS       Z1, Z1, Z1
+	VGATHERDPS   (R14)(Z2*4), K1, Z1
+	TESTQ        R10, R10
+	JZ           gsAdd
+	VBROADCASTSS (R10)(BX*4), Z3
+	VMULPS       Z3, Z1, Z1
+
+gsAdd:
+	VADDPS Z1, Z0, Z0
+	INCQ   BX
+	JMP    gsRow
+
+gsStore:
+	VMOVUPS Z0, K2, (DI)(AX*4)
+	ADDQ    $+16, AX
+	JMP     gsStep
+
+gsDone:
+	VZEROUPPER
+	RET

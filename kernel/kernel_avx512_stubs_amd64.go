@@ -121,3 +121,31 @@ func changesAVX512(idx []int32, on []int32, off []int32, ref []float32, s []floa
 //
 //go:noescape
 func sumRowsBlockAVX512(out []float32, ldo int, m []float32, ldm int, idx []int32, ldi int, counts []int32, cursors []int32, r1 int, nc int, n int)
+
+// sparseAffine16AVX512 computes, for o < len(ptr)−1 and l < 16,
+//
+//	out[o*16+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} float32(val[k]*in[col[k]*16+l])
+//
+// the terms added in the order of k, bias[o] read as 0 when bias is nil.
+//
+//go:noescape
+func sparseAffine16AVX512(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+
+// sparseAffine32AVX512 computes, for o < len(ptr)−1 and l < 32,
+//
+//	out[o*32+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} float32(val[k]*in[col[k]*32+l])
+//
+// the terms added in the order of k, bias[o] read as 0 when bias is nil.
+//
+//go:noescape
+func sparseAffine32AVX512(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
+
+// gatherSumAVX512 computes, for k < len(cols),
+//
+//	dst[k] = Σ_t src[rows[t]*stride+cols[k]]                     (weight nil)
+//	dst[k] = Σ_t float32(weight[t]*src[rows[t]*stride+cols[k]])
+//
+// adding from 0 in the order of t.
+//
+//go:noescape
+func gatherSumAVX512(dst []float32, src []float32, stride int, rows []int32, weight []float32, cols []int32)

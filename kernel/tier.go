@@ -46,6 +46,10 @@ type impl struct {
 	taylorSums func(a, p []float32, s *[3][4]float64, lohi *[2][4]float32)
 	// prefetchW: see PrefetchW; n ≥ 1, len(s) = (n−1)·stride+1.
 	prefetchW func(s []float32, n, stride int)
+	// sparseAffine, gatherSum: see SparseAffine (lanes 8, 16 or 32) and
+	// GatherSum (structure and indices checked by the callers).
+	sparseAffine func(out, bias, in []float32, lanes int, ptr, col []int32, val []float32)
+	gatherSum    func(dst, src []float32, stride int, rows []int32, weight []float32, cols []int32)
 }
 
 var (
@@ -69,6 +73,8 @@ var (
 		transpose:        transposeGeneric,
 		taylorSums:       taylorSumsGeneric,
 		prefetchW:        prefetchWGeneric,
+		sparseAffine:     sparseAffineGeneric,
+		gatherSum:        gatherSumGeneric,
 	}
 	// available lists the tiers this CPU and build support, best first:
 	// the architecture's assembly tiers (archTiers), then generic.
@@ -145,6 +151,12 @@ func fillGeneric(t *impl) {
 	}
 	if t.prefetchW == nil {
 		t.prefetchW = generic.prefetchW
+	}
+	if t.sparseAffine == nil {
+		t.sparseAffine = generic.sparseAffine
+	}
+	if t.gatherSum == nil {
+		t.gatherSum = generic.gatherSum
 	}
 }
 

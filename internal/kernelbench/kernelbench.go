@@ -295,5 +295,96 @@ func Cases() []Case {
 	perTier("transpose", MatShape, float64(4*2*nn), Bytes, false, func() {
 		kernel.Transpose(c, w, X, H)
 	})
+	sparseCases(r, perTier)
 	return cs
+}
+
+// sparseCases are the products and the gradient sums of a compressed-row
+// model: SET's paper setting (X = 784, H = 2500, ε = 11: 1.8% of the
+// connections), for 8, 16 and 32 interleaved chains (kernel.SparseAffine)
+// whose inputs are binary (13% ones up, 50% down) or real (the mean-field
+// product of the SET authors' procedure), and the sum of 13 rows of the
+// statistics at one visible row's connections (kernel.GatherSum). The
+// work is the flops of the present connections (a multiply and an add per
+// chain and connection).
+func sparseCases(r *rand.Rand, perTier func(kern, shape string, work float64, unit Unit, detail bool, call func())) {
+	const sx, sh = X, 2500
+	dens := 11.0 * (sx + sh) / (sx * sh)
+	vis := randomCSR(r, sx, sh, dens)
+	hid := transposeCSR(vis, sh)
+	shape := "x784-h2500-set"
+	for _, lanes := range []int{8, 16, 32} {
+		up, down := BinarySlice(r, sx*lanes, 0.13), BinarySlice(r, sh*lanes, 0.5)
+		real := RandSlice(r, sx*lanes, 0, 1)
+		hOut, vOut := make([]float32, sh*lanes), make([]float32, sx*lanes)
+		hb, vb := RandSlice(r, sh, -1, 1), RandSlice(r, sx, -1, 1)
+		flops := float64(2 * lanes * len(vis.Col()))
+		kern := fmt.Sprintf("sparse%d", lanes)
+		perTier(kern, "up-"+shape, flops, Flops, false, func() { kernel.SparseAffine(hOut, hb, up, lanes, hid) })
+		perTier(kern, "down-"+shape, flops, Flops, false, func() { kernel.SparseAffine(vOut, vb, down, lanes, vis) })
+		perTier(kern, "real-"+shape, flops, Flops, true, func() { kernel.SparseAffine(hOut, hb, real, lanes, hid) })
+	}
+	stat := RandSlice(r, 100*sh, -1, 1)
+	rows := make([]int32, 13)
+	for i := range rows {
+		rows[i] = int32(r.IntN(100))
+	}
+	slices.Sort(rows)
+	dst := make([]float32, sh)
+	var work float64
+	for j := 0; j < sx; j++ {
+		work += float64(len(rows) * int(vis.Ptr()[j+1]-vis.Ptr()[j]))
+	}
+	perTier("gathersum", "rows13-"+shape, 2*work, Flops, false, func() {
+		for j := 0; j < sx; j++ {
+			p := vis.Ptr()
+			kernel.GatherSum(dst, stat, sh, rows, nil, vis.Col()[p[j]:p[j+1]])
+		}
+	})
+}
+
+// randomCSR is a rows×cols compressed-row matrix with each entry present
+// with probability dens, values in (−1, 1).
+func randomCSR(r *rand.Rand, rows, cols int, dens float64) *kernel.CSR {
+	ptr := []int32{0}
+	var col []int32
+	var val []float32
+	for o := 0; o < rows; o++ {
+		for j := 0; j < cols; j++ {
+			if r.Float64() < dens {
+				col, val = append(col, int32(j)), append(val, 2*r.Float32()-1)
+			}
+		}
+		ptr = append(ptr, int32(len(col)))
+	}
+	m, err := kernel.NewCSR(rows, cols, ptr, col, val)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// transposeCSR is m's other orientation (cols rows of m.Rows() columns).
+func transposeCSR(m *kernel.CSR, cols int) *kernel.CSR {
+	ptr := make([]int32, cols+1)
+	for _, c := range m.Col() {
+		ptr[c+1]++
+	}
+	for i := 0; i < cols; i++ {
+		ptr[i+1] += ptr[i]
+	}
+	next := append([]int32(nil), ptr[:cols]...)
+	col, val := make([]int32, len(m.Col())), make([]float32, len(m.Col()))
+	for o := 0; o < m.Rows(); o++ {
+		for k := m.Ptr()[o]; k < m.Ptr()[o+1]; k++ {
+			c := m.Col()[k]
+			col[next[c]], val[next[c]] = int32(o), m.Val[k]
+			next[c]++
+		}
+	}
+	t, err := kernel.NewCSR(cols, m.Rows(), ptr, col, val)
+	if err != nil {
+		panic(err)
+	}
+	return t
 }

@@ -117,6 +117,10 @@ func main() {
 	taylorSums()
 	prefetchW()
 	cpuidPRFCHW()
+	sparseAffine(1)
+	sparseAffine(2)
+	sparseAffine(4)
+	gatherSum()
 
 	os.Exit(build.Main(flags.Config(), g))
 }

@@ -19,6 +19,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/gotypes"
 	. "github.com/mmcloughlin/avo/operand"
@@ -50,6 +52,9 @@ func main() {
 	updateMomNCG()
 	changes(lanes)
 	sumRowsBlock()
+	sparseAffine(1)
+	sparseAffine(2)
+	gatherSum()
 
 	Generate()
 }
@@ -1411,5 +1416,130 @@ func sumRowsBlock() {
 	sumRowsBlockPath("sbn", 0)
 
 	Label("sbdone")
+	vzeroRet()
+}
+
+// sparseAffine is the product of a compressed-row matrix with 16·regs
+// interleaved chains, regs ZMM registers an output row (the AVX2
+// generator's sparseAffine with 512-bit registers): each entry broadcasts
+// its value, multiplies its column's inputs and adds the products, rounded
+// before the sum (no FMA), in the order of the entries.
+func sparseAffine(regs int) {
+	lanes := 16 * regs
+	name := fmt.Sprintf("sparseAffine%dAVX512", lanes)
+	p := fmt.Sprintf("sp%d", lanes)
+	text(name, "func(out, bias, in []float32, ptr, col []int32, val []float32)",
+		fmt.Sprintf("%s computes, for o < len(ptr)−1 and l < %d,", name, lanes),
+		"",
+		fmt.Sprintf("	out[o*%d+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} float32(val[k]*in[col[k]*%d+l])", lanes, lanes),
+		"",
+		"the terms added in the order of k, bias[o] read as 0 when bias is nil.")
+	shift := imm(5 + regs) // log2 of a unit's bytes, 64·regs
+	Load(Param("out").Base(), RDI)
+	Load(Param("bias").Base(), RSI)
+	Load(Param("in").Base(), R8)
+	Load(Param("ptr").Base(), R9)
+	Load(Param("ptr").Len(), RCX)
+	Load(Param("col").Base(), R10)
+	Load(Param("val").Base(), R11)
+	DECQ(RCX)
+	XORQ(RAX, RAX) // o
+	XORQ(RBX, RBX) // k; ptr[0] = 0 (NewCSR)
+	Label(p + "Row")
+	CMPQ(RAX, RCX)
+	JGE(LabelRef(p + "Done"))
+	MOVLQSX(ix(R9, RAX, 4, 4), R12) // end of the row
+	for r := 0; r < regs; r++ {
+		VXORPS(z(r), z(r), z(r))
+	}
+	TESTQ(RSI, RSI)
+	JZ(LabelRef(p + "Sum"))
+	for r := 0; r < regs; r++ {
+		VBROADCASTSS(ix(RSI, RAX, 4, 0), z(r))
+	}
+	Label(p + "Sum")
+	CMPQ(RBX, R12)
+	JGE(LabelRef(p + "Store"))
+	MOVLQSX(ix(R10, RBX, 4, 0), R13)
+	SHLQ(shift, R13)
+	ADDQ(R8, R13)
+	VBROADCASTSS(ix(R11, RBX, 4, 0), Z8)
+	for r := 0; r < regs; r++ {
+		VMULPS(at(R13, 64*r), Z8, z(4+r))
+	}
+	for r := 0; r < regs; r++ {
+		VADDPS(z(4+r), z(r), z(r))
+	}
+	INCQ(RBX)
+	JMP(LabelRef(p + "Sum"))
+	Label(p + "Store")
+	MOVQ(RAX, R13)
+	SHLQ(shift, R13)
+	ADDQ(RDI, R13)
+	for r := 0; r < regs; r++ {
+		VMOVUPS(z(r), at(R13, 64*r))
+	}
+	INCQ(RAX)
+	JMP(LabelRef(p + "Row"))
+	Label(p + "Done")
+	vzeroRet()
+}
+
+// gatherSum sums rows of src at a list of columns, 16 columns a step:
+// VGATHERDPS fetches src[row*stride + col[k…k+15]] for one row at a time
+// and the rows are added in order, so every lane sums its column as the
+// generic loop does. The opmask of the gather is consumed by the
+// instruction and set again from K2 (the step's lanes) before each one;
+// the destination is cleared first, so that masked-off lanes add zero.
+func gatherSum() {
+	text("gatherSumAVX512", "func(dst, src []float32, stride int, rows []int32, weight []float32, cols []int32)",
+		"gatherSumAVX512 computes, for k < len(cols),",
+		"",
+		"	dst[k] = Σ_t src[rows[t]*stride+cols[k]]                     (weight nil)",
+		"	dst[k] = Σ_t float32(weight[t]*src[rows[t]*stride+cols[k]])",
+		"",
+		"adding from 0 in the order of t.")
+	Load(Param("dst").Base(), RDI)
+	Load(Param("src").Base(), RSI)
+	Load(Param("stride"), RDX)
+	SHLQ(imm(2), RDX) // bytes
+	Load(Param("rows").Base(), R8)
+	Load(Param("rows").Len(), R9)
+	Load(Param("weight").Base(), R10)
+	Load(Param("cols").Base(), R11)
+	Load(Param("cols").Len(), R12)
+	XORQ(RAX, RAX) // k
+	Label("gsStep")
+	MOVQ(R12, RCX)
+	SUBQ(RAX, RCX)
+	JLE(LabelRef("gsDone"))
+	MOVQ(RAX, R13)
+	laneMask(K2) // clobbers AX and CX
+	MOVQ(R13, RAX)
+	VMOVDQU32_Z(ix(R11, RAX, 4, 0), K2, Z2)
+	VXORPS(Z0, Z0, Z0)
+	XORQ(RBX, RBX) // t
+	Label("gsRow")
+	CMPQ(RBX, R9)
+	JGE(LabelRef("gsStore"))
+	MOVLQSX(ix(R8, RBX, 4, 0), R14)
+	IMULQ(RDX, R14)
+	ADDQ(RSI, R14)
+	KMOVW(K2, K1)
+	VXORPS(Z1, Z1, Z1)
+	VGATHERDPS(Mem{Base: R14, Index: Z2, Scale: 4}, K1, Z1)
+	TESTQ(R10, R10)
+	JZ(LabelRef("gsAdd"))
+	VBROADCASTSS(ix(R10, RBX, 4, 0), Z3)
+	VMULPS(Z3, Z1, Z1)
+	Label("gsAdd")
+	VADDPS(Z1, Z0, Z0)
+	INCQ(RBX)
+	JMP(LabelRef("gsRow"))
+	Label("gsStore")
+	VMOVUPS(Z0, K2, ix(RDI, RAX, 4, 0))
+	ADDQ(imm(16), RAX)
+	JMP(LabelRef("gsStep"))
+	Label("gsDone")
 	vzeroRet()
 }
