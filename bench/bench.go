@@ -10,6 +10,11 @@
 //	                                 kernel/copy/go: Go's copy, the fused update's reference)
 //	epoch/mnist-ncg, epoch/mnist-dense, epoch/mnist-ncg/workers1   s per 60,000-sample epoch
 //	epoch/mnist-ncg/pair             s per epoch with two one-worker runs at once (half their time)
+//	epoch/mnist-ncg-momentum-l2      s per epoch of epoch/mnist-ncg with momentum 0.9 and L2 2e-4
+//	epoch/mnist-random/d<percent>    s per epoch of a random mask, H = 500, density 1, 5, 10, 20%
+//	epoch/mnist-set/h<H>             s per epoch of SET, H = 500, 1000, 2500, 5000, 10000, scaled
+//	                                 from 120 minibatches (below)
+//	epoch/mnist-set-mocanu/h2500     the same with the SET authors' procedure (engine.Mocanu)
 //	ais/mnist-h500                   s for AIS (100 runs, 14,500 intervals) on the CD-25 reference model
 //	exact/logz-2^20                  s for the exact log Z of X = 784, H = 20
 //	machine/<work>/goroutines<n>     what n cores do together (see Machine)
@@ -28,6 +33,23 @@
 //	                                 epoch's time, which is Train's, as a
 //	                                 training run pays it once and the NumPy
 //	                                 peer (bench/peers) starts its clock after it
+//
+// The momentum and random cases report, after these parts, the model's
+// data connections and its units (visible + hidden) as <epoch>/connections
+// and <epoch>/units (counts, at the epoch's start).
+//
+// The SET cases are the paper's SET configuration (ε = 11, ζ = 0.3,
+// α = 0.01, CD-10, batch 50) at each H; the Mocanu case has the settings
+// ncgbench train -set-procedure mocanu gives it (CD-1, N(0, 0.05²) weights,
+// L2 = 2·10⁻⁷/α). Each trains on the first 120 minibatches' rows (6,000)
+// and reports the time of those 120 minibatches × 10, plus once what a run
+// does between two epochs, as <epoch>/rewire: the pruning and regrowth,
+// and the rebuilding of the compressed rows in the next epoch's first
+// minibatch. A minibatch before the timed epoch builds the compressed rows,
+// as a run does once. Their parts are the ones above (chains, rows and
+// serial scaled like the epoch; setup shuffles 6,000 rows), then rewire,
+// connections and units. The targets fit the exponent of their time's
+// growth in connections + units (GrowthExponent).
 //
 // The epoch cases take their repetitions in turn (Case.Group), and so do
 // the machine cases. Kernel and machine cases repeat their work for about
@@ -326,26 +348,27 @@ func (m *mnist) engineData() (*engine.Data, error) {
 // workers vs one) ranged from 1.39× to 1.68× for the same build.
 func Training(dataDir string) []Case {
 	mn := &mnist{dir: dataDir}
-	epoch := func(name string, method engine.Method, workers int) Case {
+	epoch := func(name string, cfg engine.Config, sized bool) Case {
 		var ph engine.Phases
 		var took, initTook time.Duration
+		var size []Part
 		c := Case{Name: name, Unit: "s", Count: 3, Group: "epoch"}
-		c.Parts = func() []Part { return epochParts(&ph, took, initTook) }
+		c.Parts = func() []Part { return append(epochParts(&ph, took, initTook), size...) }
 		c.Run = func() (float64, error) {
 			d, err := mn.engineData()
 			if err != nil {
 				return 0, err
 			}
-			cfg := engine.DefaultConfig() // H 500, CD-10, batch 50, α 0.1, α_A 0.5, γ 0.5, p 0.5
 			cfg.Epochs = 1
-			cfg.Method = method
-			cfg.Workers = workers
 			start := time.Now()
 			t, err := engine.New(cfg, d)
 			if err != nil {
 				return 0, err
 			}
 			initTook = time.Since(start)
+			if sized {
+				size = sizeParts(t.Model())
+			}
 			ph = engine.Phases{}
 			start = time.Now()
 			if err := t.Train(context.Background(), engine.Options{Phases: &ph}); err != nil {
@@ -355,6 +378,13 @@ func Training(dataDir string) []Case {
 			return took.Seconds(), nil
 		}
 		return c
+	}
+	// paper is the paper's MNIST NCG configuration (H 500, CD-10, batch
+	// 50, α 0.1, α_A 0.5, γ 0.5, p 0.5) with the given method and workers.
+	paper := func(method engine.Method, workers int) engine.Config {
+		cfg := engine.DefaultConfig()
+		cfg.Method, cfg.Workers = method, workers
+		return cfg
 	}
 	// pair trains two one-worker epochs (seeds 1 and 2) at once, each on
 	// its own model, as a sweep runs them, and returns half the time both
@@ -386,11 +416,14 @@ func Training(dataDir string) []Case {
 		}
 		return time.Since(start).Seconds() / 2, nil
 	}}
-	return []Case{
-		epoch("epoch/mnist-ncg", engine.NCG, 0),
-		epoch("epoch/mnist-ncg/workers1", engine.NCG, 1),
+	cs := []Case{
+		epoch("epoch/mnist-ncg", paper(engine.NCG, 0), false),
+		epoch("epoch/mnist-ncg/workers1", paper(engine.NCG, 1), false),
 		pair,
-		epoch("epoch/mnist-dense", engine.Dense, 0),
+		epoch("epoch/mnist-dense", paper(engine.Dense, 0), false),
+	}
+	cs = append(cs, scaleCases(mn, func(name string, cfg engine.Config) Case { return epoch(name, cfg, true) })...)
+	return append(cs, []Case{
 		{Name: "ais/mnist-h500", Unit: "s", Count: 3, Run: func() (float64, error) {
 			p := filepath.Join(data.Dir(dataDir), ReferenceModel)
 			if _, err := os.Stat(p); err != nil {
@@ -422,7 +455,7 @@ func Training(dataDir string) []Case {
 			}
 			return time.Since(start).Seconds(), nil
 		}},
-	}
+	}...)
 }
 
 // RandomModel is an RBM with weights uniform in (−scale, scale) and zero

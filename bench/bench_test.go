@@ -1,10 +1,13 @@
 package bench
 
 import (
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -20,6 +23,8 @@ func TestSuiteNames(t *testing.T) {
 		}
 	}
 	want := []string{"epoch/mnist-ncg", "epoch/mnist-dense", "epoch/mnist-ncg/workers1", "epoch/mnist-ncg/pair", "ais/mnist-h500", "exact/logz-2^20",
+		"epoch/mnist-ncg-momentum-l2", "epoch/mnist-random/d1", "epoch/mnist-random/d20", "epoch/mnist-set/h500", "epoch/mnist-set/h10000",
+		"epoch/mnist-set-mocanu/h2500",
 		"kernel/dense/gonum/x784-h500-c64", "kernel/dense/gonum-1core/x784-h500-c64"}
 	for _, tier := range kernel.Tiers() {
 		want = append(want, "kernel/dense/"+tier+"/x784-h500-c16", "kernel/sigmoid/"+tier+"/n32000")
@@ -99,5 +104,57 @@ func TestMeasure(t *testing.T) {
 	}
 	if err := SetBenchTime(0); err == nil {
 		t.Error("SetBenchTime(0) succeeded")
+	}
+}
+
+// TestScaledEpoch runs scaled epochs of SET (both procedures) and a
+// random mask (H = 500) on a small made-up data set: 100 rows in
+// minibatches of 10, 2 of them timed, so scaled by 5. The epoch is the sum of its parts.
+func TestScaledEpoch(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	d := &engine.Data{N: 100, D: 784, X: make([]uint8, 100*784)}
+	for i := range d.X {
+		d.X[i] = uint8(r.IntN(2))
+	}
+	load := func() (*engine.Data, error) { return d, nil }
+	random := engine.DefaultConfig()
+	random.Method, random.Density = engine.Random, 0.05
+	// 14,000 to 20,000 connections each, all trained on compressed rows.
+	for _, cfg := range []engine.Config{setConfig(500, false), setConfig(500, true), random} {
+		cfg.Batch, cfg.K = 10, 1
+		c := scaledEpoch("epoch/test", load, cfg, 2)
+		v, err := c.Run()
+		if err != nil {
+			t.Fatalf("%s %s: %v", cfg.Method, cfg.SETProcedure, err)
+		}
+		parts := map[string]float64{}
+		var names []string
+		for _, p := range c.Parts() {
+			parts[p.Name] = p.Value
+			names = append(names, p.Name)
+		}
+		if want := "chains chains-idle rows rows-idle serial setup init rewire connections units"; strings.Join(names, " ") != want {
+			t.Errorf("parts %v, want %s", names, want)
+		}
+		sum := parts["chains"] + parts["rows"] + parts["serial"] + parts["setup"] + parts["rewire"]
+		if !(v > 0) || math.Abs(v-sum) > 1e-6 {
+			t.Errorf("%s %s: epoch %v s, parts sum to %v", cfg.Method, cfg.SETProcedure, v, sum)
+		}
+		if parts["units"] != 1284 || parts["connections"] < 13000 || parts["connections"] > 21000 {
+			t.Errorf("%s: %v connections, %v units", cfg.Method, parts["connections"], parts["units"])
+		}
+	}
+}
+
+// TestScaleConfigs: the SET cases' settings, and those the command gives
+// the SET authors' procedure.
+func TestScaleConfigs(t *testing.T) {
+	c := setConfig(2500, false)
+	if c.Method != engine.SET || c.Hidden != 2500 || c.Epsilon != 11 || c.Zeta != 0.3 || c.LR != 0.01 || c.K != 10 || c.Batch != 50 || c.SETProcedure != "" || c.L2 != 0 {
+		t.Errorf("SET %+v", c)
+	}
+	m := setConfig(2500, true)
+	if m.SETProcedure != engine.Mocanu || m.K != 1 || m.Init != engine.Normal || m.InitScale != 0.05 || math.Abs(m.L2-2e-5) > 1e-18 || m.LR != 0.01 {
+		t.Errorf("Mocanu %+v", m)
 	}
 }

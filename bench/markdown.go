@@ -24,13 +24,16 @@ type Report struct {
 	Results []Result  // in the order measured
 	Targets []Target  // computed from Results (Targets)
 	Skipped []string  // cases that could not run here, with the reason
+	// ScalingFigure, if set, is the file of the SET scaling figure
+	// (WriteScalingFigure), relative to the page.
+	ScalingFigure string
 }
 
 // WriteMarkdown writes r as a Markdown page: the machine, the date, the
 // ratios against the alternatives (the targets, all from this run's
-// medians) and one table of the medians, with the command that
-// regenerates it. Nothing from earlier runs goes in: the page is replaced
-// as a whole.
+// medians), the SET scaling figure if there is one, and one table of the
+// medians, with the command that regenerates it. Nothing from earlier
+// runs goes in: the page is replaced as a whole.
 func WriteMarkdown(w io.Writer, r Report) error {
 	var b strings.Builder
 	b.WriteString("# Benchmarks\n\n")
@@ -50,9 +53,15 @@ func WriteMarkdown(w io.Writer, r Report) error {
 					goal = t.Goal + ": met"
 				}
 			}
-			fmt.Fprintf(&b, "| %s | %s %s | %s |\n", cell(t.Name), fmtValue(t.Value), t.Unit, goal)
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(t.Name), strings.TrimSpace(fmtValue(t.Value)+" "+t.Unit), goal)
 		}
 		b.WriteString("\n")
+	}
+	if r.ScalingFigure != "" {
+		b.WriteString("## SET scaling\n\n")
+		b.WriteString("Seconds per MNIST epoch of the `epoch/mnist-set/h<H>` cases against their models' connections +\n")
+		b.WriteString("units, on log-log axes, with the least-squares line whose exponent the targets give.\n\n")
+		fmt.Fprintf(&b, "![MNIST SET epoch time against connections + units, log-log](%s)\n\n", r.ScalingFigure)
 	}
 	b.WriteString("## Medians\n\n")
 	b.WriteString("Case names as in `ncgbench bench -list` (the package documentation of `bench` explains them);\n")

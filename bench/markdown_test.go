@@ -59,3 +59,31 @@ func TestWriteMarkdown(t *testing.T) {
 		t.Errorf("epoch/mnist-ncg appears %d times", n)
 	}
 }
+
+// TestWriteMarkdownScaling: the SET scaling section and its figure's link
+// appear when the report names a figure, and a target without a unit has
+// no trailing space.
+func TestWriteMarkdownScaling(t *testing.T) {
+	res := map[string]float64{
+		"epoch/mnist-set/h500": 1, "epoch/mnist-set/h500/connections": 900, "epoch/mnist-set/h500/units": 100,
+		"epoch/mnist-set/h1000": 4, "epoch/mnist-set/h1000/connections": 3900, "epoch/mnist-set/h1000/units": 100, // exponent 1
+	}
+	r := Report{Command: "./ncgbench bench", Machine: "m", Targets: Targets(res, "avx2")}
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); strings.Contains(page, "SET scaling") || !strings.Contains(page, "| MNIST SET epoch time: exponent of its growth in connections + units | 1 | ≤ 1.1: met |") {
+		t.Errorf("page without a figure:\n%s", page)
+	}
+	r.ScalingFigure = "benchmarks-set-scaling.png"
+	b.Reset()
+	if err := WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	i, j := strings.Index(page, "## SET scaling"), strings.Index(page, "## Medians")
+	if i < 0 || j < i || !strings.Contains(page, "](benchmarks-set-scaling.png)\n") {
+		t.Errorf("page with a figure:\n%s", page)
+	}
+}

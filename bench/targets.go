@@ -26,10 +26,12 @@ type Target struct {
 // targetRule computes Value = num / den (or num alone when den is empty)
 // and compares it with atLeast or atMost (0: no bound). A rule with spread
 // set instead computes the smallest over the largest of the results whose
-// names start with spread, when there are at least two.
+// names start with spread, when there are at least two; one with value set
+// computes it from the results (ok false: not computable).
 type targetRule struct {
 	name, key, num, den, unit string
 	spread                    string
+	value                     func(results map[string]float64) (v float64, ok bool)
 	atLeast, atMost           float64
 }
 
@@ -68,6 +70,12 @@ func targetRules(tier string) []targetRule {
 			num: "epoch/mnist-ncg/workers1", den: "epoch/mnist-ncg", unit: "×", atLeast: 1.8},
 		targetRule{name: "MNIST NCG, two one-worker runs at once vs one (nothing shared)", key: "target/epoch-pair",
 			num: "epoch/mnist-ncg/workers1", den: "epoch/mnist-ncg/pair", unit: "×"},
+		targetRule{name: "MNIST NCG epoch with momentum 0.9 and L2 2e-4 vs without", key: "target/epoch-momentum-l2",
+			num: "epoch/mnist-ncg-momentum-l2", den: "epoch/mnist-ncg", unit: "×", atMost: 1.15},
+		targetRule{name: "MNIST SET H = 2500 epoch vs the NCG H = 500 epoch", key: "target/set-h2500-vs-ncg",
+			num: "epoch/mnist-set/h2500", den: "epoch/mnist-ncg", unit: "×", atMost: 1},
+		targetRule{name: "MNIST SET epoch time: exponent of its growth in connections + units", key: "target/set-scaling",
+			value: setExponent, atMost: 1.1},
 		targetRule{name: "AIS, 14,500 intervals × 100 runs, CD-25 model", key: "target/ais",
 			num: "ais/mnist-h500", unit: "s", atMost: 3},
 		targetRule{name: "machine: compute-bound work, 2 goroutines vs 1", key: "target/machine-compute",
@@ -88,8 +96,11 @@ func Targets(results map[string]float64, tier string) []Target {
 	var ts []Target
 	for _, r := range targetRules(tier) {
 		v, ok := results[r.num]
-		if r.spread != "" {
+		switch {
+		case r.spread != "":
 			v, ok = spread(results, r.spread)
+		case r.value != nil:
+			v, ok = r.value(results)
 		}
 		if !ok {
 			continue
@@ -104,10 +115,10 @@ func Targets(results map[string]float64, tier string) []Target {
 		t := Target{Name: r.name, Key: r.key, Value: v, Unit: r.unit}
 		switch {
 		case r.atLeast > 0:
-			t.Goal = fmt.Sprintf("≥ %g %s", r.atLeast, r.unit)
+			t.Goal = strings.TrimSpace(fmt.Sprintf("≥ %g %s", r.atLeast, r.unit))
 			t.Met = v >= r.atLeast
 		case r.atMost > 0:
-			t.Goal = fmt.Sprintf("≤ %g %s", r.atMost, r.unit)
+			t.Goal = strings.TrimSpace(fmt.Sprintf("≤ %g %s", r.atMost, r.unit))
 			t.Met = v <= r.atMost
 		}
 		ts = append(ts, t)
@@ -129,4 +140,12 @@ func spread(results map[string]float64, prefix string) (v float64, ok bool) {
 		lo, hi, n = min(lo, r), max(hi, r), n+1
 	}
 	return lo / hi, n >= 2
+}
+
+// setExponent is the exponent b of a least-squares fit of
+// log(epoch time) = a + b·log(connections + units) over the SET sizes in
+// results (see SETScaling and GrowthExponent), when two or more ran.
+func setExponent(results map[string]float64) (float64, bool) {
+	b, _, ok := GrowthExponent(SETScaling(results))
+	return b, ok
 }

@@ -124,6 +124,59 @@ func BenchmarkCompressedCrossover(b *testing.B) {
 	}
 }
 
+// paperSET is the paper's MNIST SET configuration with h hidden units
+// (ε = 11, ζ = 0.3, α = 0.01, CD-10, batch 50); with mocanu, the SET
+// authors' procedure with the settings ncgbench train -set-procedure
+// mocanu gives it: CD-1, N(0, 0.05²) weights, L2 = MocanuDecay/α. These
+// are the settings of ncgbench bench's epoch/mnist-set cases.
+func paperSET(h int, mocanu bool) Config {
+	c := paperNCG()
+	c.Method, c.Hidden, c.Epsilon, c.LR = SET, h, 11, 0.01
+	if mocanu {
+		c.SETProcedure, c.K, c.Init, c.InitScale = Mocanu, MocanuK, Normal, MocanuInitScale
+		c.L2 = MocanuDecay / c.LR
+	}
+	return c
+}
+
+// BenchmarkMinibatchScale is one minibatch of the models of ncgbench
+// bench's scale cases, with their settings and names: SET at five sizes
+// (H = 500 to 10000, all on compressed rows), the SET authors' procedure
+// at H = 2500, and random masks of density 1, 5, 10 and 20% at H = 500
+// (the last on the masked dense matrices), on all workers, in steady
+// state. Besides s/epoch it reports the model's data connections + units
+// (conn+units), the size the SET epoch's growth is measured against.
+// BenchmarkMinibatch/ncg-momentum-l2 is the momentum case's.
+func BenchmarkMinibatchScale(b *testing.B) {
+	d := loadMNIST(b)
+	type scaleCase struct {
+		name string
+		cfg  Config
+	}
+	var cs []scaleCase
+	for _, h := range []int{500, 1000, 2500, 5000, 10000} {
+		cs = append(cs, scaleCase{fmt.Sprintf("mnist-set/h%d", h), paperSET(h, false)})
+	}
+	cs = append(cs, scaleCase{"mnist-set-mocanu/h2500", paperSET(2500, true)})
+	for _, p := range []int{1, 5, 10, 20} {
+		cfg := paperNCG()
+		cfg.Method, cfg.Density = Random, float64(p)/100
+		cs = append(cs, scaleCase{fmt.Sprintf("mnist-random/d%d", p), cfg})
+	}
+	for _, c := range cs {
+		b.Run(c.name, func(b *testing.B) {
+			t, err := New(c.cfg, d)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer t.Close()
+			size := t.m.Connectivity().Active + t.m.X + t.m.H
+			benchSteps(b, t, d, 20)
+			b.ReportMetric(float64(size), "conn+units")
+		})
+	}
+}
+
 // BenchmarkSampler is one minibatch of the paper's MNIST NCG configuration
 // with each sampler at the same number of Gibbs steps per slot: CD-10,
 // PCD-10 and parallel tempering with 10 temperatures and one round (one

@@ -39,7 +39,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	dataDir := fs.String("data-dir", "", "data directory with mnist/ and reference/ (default $NCG_DATA, else the user cache directory)")
 	list := fs.Bool("list", false, "list the benchmark names and exit")
 	asJSON := fs.Bool("json", false, "print one JSON array of {name, value, unit}")
-	markdown := fs.String("markdown", "", "also write the machine, the date, the medians and the targets as a Markdown page to `file` (e.g. docs/benchmarks.md)")
+	markdown := fs.String("markdown", "", "also write the machine, the date, the medians and the targets as a Markdown page to `file` (e.g. docs/benchmarks.md), and with two or more SET sizes measured their scaling figure beside it (docs/benchmarks-set-scaling.png)")
 	var prof profiling
 	prof.register(fs)
 	if err := parseFlagsHelp(fs, args, stderr, "ncgbench bench [-run REGEXP] [-count N] [-json]"); err != nil {
@@ -138,6 +138,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *markdown != "" {
 		rep := bench.Report{Command: commandLine("bench", args), Machine: versionText() + fmt.Sprintf("GOMAXPROCS %d\n", runtime.GOMAXPROCS(0)),
 			Date: time.Now(), Results: results, Targets: targets, Skipped: skipped}
+		if pts := bench.SETScaling(medians); len(pts) >= 2 {
+			fig := scalingFigurePath(*markdown)
+			if err := engine.WriteAtomic(fig, func(w io.Writer) error { return bench.WriteScalingFigure(w, pts) }); err != nil {
+				return err
+			}
+			rep.ScalingFigure = filepath.Base(fig)
+		}
 		if err := engine.WriteAtomic(*markdown, func(w io.Writer) error { return bench.WriteMarkdown(w, rep) }); err != nil {
 			return err
 		}
@@ -154,6 +161,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	printTargets(stdout, targets)
 	return nil
+}
+
+// scalingFigurePath is the file of the SET scaling figure beside the
+// Markdown page page: docs/benchmarks.md → docs/benchmarks-set-scaling.png.
+func scalingFigurePath(page string) string {
+	return strings.TrimSuffix(page, filepath.Ext(page)) + "-set-scaling.png"
 }
 
 // printTargets prints the targets that this run's cases allow computing:

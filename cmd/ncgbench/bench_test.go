@@ -134,9 +134,25 @@ func TestBenchMarkdown(t *testing.T) {
 	if !strings.Contains(string(page), "| sigmoid vs the generic Go code | ") {
 		t.Errorf("page lacks the sigmoid target:\n%s", page)
 	}
+	// No SET sizes measured: no scaling figure.
+	if _, err := os.Stat(filepath.Join(dir, "b-set-scaling.png")); !os.IsNotExist(err) || strings.Contains(string(page), "set-scaling.png") {
+		t.Errorf("a scaling figure without SET cases: %v", err)
+	}
 	_, errb, code = ncgbench(t, dir, "bench", "-run", "kernel/sigmoid/", "-markdown", filepath.Join("missing", "b.md"))
 	if code != 2 || !strings.Contains(errb, "-markdown") {
 		t.Errorf("missing directory: exit %d: %s", code, errb)
+	}
+}
+
+func TestScalingFigurePath(t *testing.T) {
+	for page, want := range map[string]string{
+		"docs/benchmarks.md": "docs/benchmarks-set-scaling.png",
+		"b":                  "b-set-scaling.png",
+		"/tmp/x.y/page.txt":  "/tmp/x.y/page-set-scaling.png",
+	} {
+		if got := scalingFigurePath(page); got != want {
+			t.Errorf("scalingFigurePath(%q) = %q, want %q", page, got, want)
+		}
 	}
 }
 

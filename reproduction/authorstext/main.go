@@ -128,6 +128,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "write the model as the authors' MATLAB reads it to this .npz `file`")
 	valueOnly := fs.Bool("value-only", false, "turn exponent-form values into their mantissa without shifting the rest of the line")
 	dataDir := fs.String("mnist-dir", "", "data `directory` holding mnist/: also report how often the pixels under exponent-form weights are lit in the training images")
+	positive := fs.Bool("positive", false, "first drop every weight that is not above 0: the model whose mask is read as W > 0")
+	asIs := fs.Bool("as-is", false, "write the model without the text round trip (with -positive: the W > 0 model itself)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -140,6 +142,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 	m, err := readModel(*in)
 	if err != nil {
 		return err
+	}
+	if *positive {
+		kept := 0
+		for k, v := range m.c {
+			if v > 0 {
+				kept++
+			} else {
+				m.c[k] = 0
+			}
+		}
+		fmt.Fprintf(stdout, "%s: %d weights above 0 kept (density %.5f)\n", *in, kept, float64(kept)/float64(len(m.c)))
+	}
+	if *asIs {
+		if *out == "" {
+			return fmt.Errorf("%w: -as-is needs -out", errUsage)
+		}
+		return writeModel(*out, m)
 	}
 	X, H := int(m.shape[0]), int(m.shape[2])
 	read := &model{shape: m.shape, c: make([]float64, 0, H*X)}

@@ -76,6 +76,37 @@ func engineModel(t *testing.T, path string, H, X int, c []float64, b, d []float3
 	return m
 }
 
+// -positive drops every weight that is not above 0 (C > 0 is the mask the
+// W > 0 reading gives); with -as-is the model is written without the text
+// round trip, so the kept weights keep every bit.
+func TestPositiveAsIs(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "m.npz"), filepath.Join(dir, "pos.npz")
+	c := []float64{0.25, -1.5, 3.0000002, 0, 2e-5, -7}
+	m := engineModel(t, in, 2, 3, c, []float32{0.125, -2}, []float32{1, 0, -1})
+	var so, se bytes.Buffer
+	if err := run([]string{"-in", in, "-out", out, "-positive", "-as-is"}, &so, &se); err != nil {
+		t.Fatal(err, se.String())
+	}
+	if !strings.Contains(so.String(), "3 weights above 0 kept (density 0.50000)") {
+		t.Errorf("report:\n%s", so.String())
+	}
+	r, err := readModel(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0.25, 0, float64(float32(3.0000002)), 0, float64(float32(2e-5)), 0}
+	if !reflect.DeepEqual(r.c, want) {
+		t.Errorf("C %v, want %v", r.c, want)
+	}
+	if !reflect.DeepEqual(r.b, m.b) || !reflect.DeepEqual(r.d, m.d) {
+		t.Errorf("biases changed: b %v d %v", r.b, r.d)
+	}
+	if err := run([]string{"-in", in, "-as-is"}, &so, &se); !errors.Is(err, errUsage) {
+		t.Errorf("-as-is without -out: %v, want a usage error", err)
+	}
+}
+
 // -mnist-dir places the exponent-form weights: one on the corner pixel (never
 // lit in MNIST), one on the centre pixel (lit in about 40% of the digits).
 func TestReportPixels(t *testing.T) {
