@@ -314,7 +314,7 @@ func UpdateDense(w, c, g []float32, alpha float32) (finite bool) {
 }
 
 // Step holds the coefficients of the update with momentum and weight decay
-// (UpdateMomentum, UpdateMomentumNCG, UpdateMomentumAt).
+// (UpdateMomentum, UpdateMomentumNCG).
 type Step struct {
 	LR    float32 // α: the learning rate of the weights
 	InvB  float32 // 1/B: g holds the minibatch's summed gradient
@@ -380,51 +380,6 @@ func UpdateMomentumNCG(w, ap, a, c, g, v []float32, p Step) (finite bool) {
 		return true
 	}
 	return cur.updateMomNCG(w, ap[:n], a[:n], c[:n], g[:n], v[:n], p) == 0
-}
-
-// UpdateMomentumAt is UpdateMomentum at the distinct positions cols of the
-// slices only (compressed rows: the present connections of a row), in
-// O(len(cols)): it gathers up to len(buf)/5 positions at a time into buf
-// (scratch, at least 5 floats), runs the tier's UpdateMomentum kernel on
-// them and scatters the results back, so every position gets the same
-// operations as in UpdateMomentum. a nil means all ones; c must not be
-// nil. Positions outside w panic.
-func UpdateMomentumAt(w, a, c, g, v []float32, cols []int32, buf []float32, p Step) (finite bool) {
-	n := len(w)
-	if a != nil {
-		need("a", len(a), n)
-		a = a[:n]
-	}
-	need("c", len(c), n)
-	need("g", len(g), n)
-	need("v", len(v), n)
-	if len(cols) == 0 {
-		return true
-	}
-	need("buf", len(buf), 5)
-	c, g, v = c[:n], g[:n], v[:n]
-	m := min(len(buf)/5, len(cols))
-	bw, ba, bc, bg, bv := buf[:m], buf[m:2*m], buf[2*m:3*m], buf[3*m:4*m], buf[4*m:5*m]
-	var bad float32
-	for len(cols) > 0 {
-		k := min(m, len(cols))
-		for j, i := range cols[:k] {
-			bw[j], bg[j], bv[j] = w[i], g[i], v[i]
-		}
-		ma := []float32(nil)
-		if a != nil {
-			ma = ba[:k]
-			for j, i := range cols[:k] {
-				ma[j] = a[i]
-			}
-		}
-		bad += cur.updateMom(bw[:k], ma, bc[:k], bg[:k], bv[:k], p)
-		for j, i := range cols[:k] {
-			w[i], c[i], g[i], v[i] = bw[j], bc[j], 0, bv[j]
-		}
-		cols = cols[k:]
-	}
-	return bad == 0
 }
 
 // TaylorSums returns, over x_i = a[i] and q_i = p[i] in float64,

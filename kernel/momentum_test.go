@@ -332,84 +332,17 @@ func TestMomentumHarness(t *testing.T) {
 	}
 }
 
-// TestUpdateMomentumAt: the update at some positions of a row, on every
-// tier and scratch size, equals UpdateMomentum on those positions bit for
-// bit and leaves every other position as it was.
-func TestUpdateMomentumAt(t *testing.T) {
-	r := rand.New(rand.NewPCG(13, 14))
-	for _, tier := range Tiers() {
-		restore, err := UseTier(tier)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range []int{1, 9, 40, 300} {
-			for _, bufLen := range []int{5, 17, 5 * 64} {
-				for _, nilA := range []bool{false, true} {
-					p := momSteps[1]
-					in := newMomInput(r, n, 9, p.Gamma)
-					var cols []int32
-					for i := 0; i < n; i++ {
-						if r.IntN(3) > 0 {
-							cols = append(cols, int32(i))
-						}
-					}
-					w, a, c, g, v := clone(in.w), clone(in.a), make([]float32, n), clone(in.g), clone(in.v)
-					ca := a
-					if nilA {
-						ca = nil
-					}
-					finite := UpdateMomentumAt(w, ca, c, g, v, cols, make([]float32, bufLen), p)
-					// The same positions, gathered, through UpdateMomentum.
-					m := len(cols)
-					gw, ga, gc, gg, gv := make([]float32, m), make([]float32, m), make([]float32, m), make([]float32, m), make([]float32, m)
-					for j, i := range cols {
-						gw[j], ga[j], gg[j], gv[j] = in.w[i], in.a[i], in.g[i], in.v[i]
-					}
-					if nilA {
-						ga = nil
-					}
-					wantFinite := UpdateMomentum(gw, ga, gc, gg, gv, p)
-					if finite != wantFinite {
-						t.Fatalf("%s n=%d buf=%d: finite %v, want %v", tier, n, bufLen, finite, wantFinite)
-					}
-					at := make([]int, n)
-					for i := range at {
-						at[i] = -1
-					}
-					for j, i := range cols {
-						at[i] = j
-					}
-					for i := 0; i < n; i++ {
-						ww, wc, wg, wv := in.w[i], float32(0), in.g[i], in.v[i]
-						if j := at[i]; j >= 0 {
-							ww, wc, wg, wv = gw[j], gc[j], gg[j], gv[j]
-						}
-						if !sameBits(w[i], ww) || !sameBits(c[i], wc) || !sameBits(g[i], wg) || !sameBits(v[i], wv) || !sameBits(a[i], in.a[i]) {
-							t.Fatalf("%s n=%d buf=%d nilA=%v: [%d] w c g v = %g %g %g %g, want %g %g %g %g", tier, n, bufLen, nilA, i, w[i], c[i], g[i], v[i], ww, wc, wg, wv)
-						}
-					}
-				}
-			}
-		}
-		restore()
-	}
-}
-
 // TestUpdateMomentumLengths: the exported functions check their slices.
 func TestUpdateMomentumLengths(t *testing.T) {
 	s := func(n int) []float32 { return make([]float32, n) }
 	p := momSteps[0]
 	for name, f := range map[string]func(){
-		"mom g":     func() { UpdateMomentum(s(4), nil, nil, s(3), s(4), p) },
-		"mom v":     func() { UpdateMomentum(s(4), nil, nil, s(4), s(3), p) },
-		"mom a":     func() { UpdateMomentum(s(4), s(3), nil, s(4), s(4), p) },
-		"mom c":     func() { UpdateMomentum(s(4), nil, s(3), s(4), s(4), p) },
-		"ncg ap":    func() { UpdateMomentumNCG(s(4), s(3), s(4), s(4), s(4), s(4), p) },
-		"ncg v":     func() { UpdateMomentumNCG(s(4), s(4), s(4), s(4), s(4), s(3), p) },
-		"at buf":    func() { UpdateMomentumAt(s(4), nil, s(4), s(4), s(4), []int32{1}, s(4), p) },
-		"at col":    func() { UpdateMomentumAt(s(4), nil, s(4), s(4), s(4), []int32{4}, s(5), p) },
-		"at c nil":  func() { UpdateMomentumAt(s(4), nil, nil, s(4), s(4), []int32{1}, s(5), p) },
-		"at col -1": func() { UpdateMomentumAt(s(4), nil, s(4), s(4), s(4), []int32{-1}, s(5), p) },
+		"mom g":  func() { UpdateMomentum(s(4), nil, nil, s(3), s(4), p) },
+		"mom v":  func() { UpdateMomentum(s(4), nil, nil, s(4), s(3), p) },
+		"mom a":  func() { UpdateMomentum(s(4), s(3), nil, s(4), s(4), p) },
+		"mom c":  func() { UpdateMomentum(s(4), nil, s(3), s(4), s(4), p) },
+		"ncg ap": func() { UpdateMomentumNCG(s(4), s(3), s(4), s(4), s(4), s(4), p) },
+		"ncg v":  func() { UpdateMomentumNCG(s(4), s(4), s(4), s(4), s(4), s(3), p) },
 	} {
 		func() {
 			defer func() {
