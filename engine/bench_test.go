@@ -56,8 +56,8 @@ func BenchmarkEpoch(b *testing.B) {
 }
 
 // BenchmarkMinibatch is one minibatch of the same configuration (dense and
-// NCG, and NCG with momentum and L2 decay, whose update is Go code beside
-// the fused kernels of the plain update), and of the paper's SET configuration (H = 2500, ε = 11: 1.8% of the
+// NCG, and NCG with momentum and L2 decay, whose update is the fused
+// kernel UpdateMomentumNCG), and of the paper's SET configuration (H = 2500, ε = 11: 1.8% of the
 // connections, trained on compressed rows; set-h2500-dense trains it on the
 // dense matrices, for the ratio), in steady state; it shows that a
 // minibatch allocates nothing.
@@ -232,9 +232,8 @@ func benchSteps(b *testing.B, t *Trainer, d *Data, warm int) {
 
 // BenchmarkUpdate is the update of an MNIST-sized NCG weight matrix
 // (784×500) after one minibatch: the fused kernel of the plain rule, and
-// the Go loop that applies momentum and weight decay. It isolates the
-// update's cost from the chains', which depend on where training has led
-// the model.
+// the one that applies momentum and weight decay. It isolates the update's
+// cost from the chains', which depend on where training has led the model.
 func BenchmarkUpdate(b *testing.B) {
 	const x, h = 784, 500
 	r := rand.New(rand.NewPCG(1, 2))
@@ -242,7 +241,7 @@ func BenchmarkUpdate(b *testing.B) {
 	for k := range w {
 		w[k], ap[k], a[k] = 2*r.Float32()-1, r.Float32(), float32(r.IntN(2))
 	}
-	p := stepParams{lr: 0.01, invB: 1.0 / 50, mu: 0.9, l2: 2e-4, lrA: 0.5 / 50, gamma: 0.5}
+	p := kernel.Step{LR: 0.01, InvB: 1.0 / 50, Mu: 0.9, L2: 2e-4, LRA: 0.5 / 50, Gamma: 0.5}
 	for _, c2 := range []struct {
 		name string
 		row  func(lo, hi int) bool
@@ -250,8 +249,8 @@ func BenchmarkUpdate(b *testing.B) {
 		{"kernel-ncg", func(lo, hi int) bool {
 			return kernel.UpdateNCG(w[lo:hi], ap[lo:hi], a[lo:hi], c[lo:hi], g[lo:hi], 0.002, 0.01, 0.5)
 		}},
-		{"go-momentum-l2", func(lo, hi int) bool {
-			return updateRow(w[lo:hi], ap[lo:hi], a[lo:hi], c[lo:hi], g[lo:hi], v[lo:hi], p)
+		{"kernel-ncg-momentum-l2", func(lo, hi int) bool {
+			return kernel.UpdateMomentumNCG(w[lo:hi], ap[lo:hi], a[lo:hi], c[lo:hi], g[lo:hi], v[lo:hi], p)
 		}},
 	} {
 		b.Run(c2.name, func(b *testing.B) {

@@ -271,8 +271,10 @@ func (t *Trainer) visibleBias(j0, j1 int) bool {
 // C (6 MB on MNIST) do not fit L2, and the fused update, which otherwise
 // waits for each line, took 0.83–1.05 s of 3,000 one-worker NCG minibatches
 // in pprof, 0.22–0.29 s with the prefetch (which took 0.13–0.27 s itself).
-// The update with momentum or decay is Go code slow enough to wait for
-// nothing; there the prefetch only cost time (0.35–0.41 s). With two
+// The update with momentum or decay is not prefetched: with the rows of
+// its five arrays prefetched (the velocity's too), a one-worker minibatch
+// took a median 2.96 against 2.76 ms (8 interleaved rounds of
+// BenchmarkMinibatch/ncg-momentum-l2/workers1, benchstat p = 0.16). With two
 // workers, which prefetch the lines of C's copies (prefetchCopies), the row
 // phase was 5% slower with it as well (0.51–0.52 against 0.54 s an epoch
 // in two pairs of `ncgbench bench -run '^epoch/mnist-ncg'`); one worker's
@@ -370,11 +372,10 @@ func (t *Trainer) rowTask(k int) {
 		lo, hi := j*h, (j+1)*h
 		ap, a := t.rowMask(j)
 		switch {
+		case !plain && ap != nil:
+			ok = kernel.UpdateMomentumNCG(m.W[lo:hi], ap, a, m.c[lo:hi], g, t.velRow(j), t.step) && ok
 		case !plain:
-			if a == nil {
-				a = t.ones[:h]
-			}
-			ok = updateRow(m.W[lo:hi], ap, a, m.c[lo:hi], g, t.velRow(j), t.step) && ok
+			ok = kernel.UpdateMomentum(m.W[lo:hi], a, m.c[lo:hi], g, t.velRow(j), t.step) && ok
 		case a == nil:
 			ok = kernel.UpdateDense(m.W[lo:hi], m.c[lo:hi], g, alpha) && ok
 		case ap != nil:

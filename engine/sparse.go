@@ -218,7 +218,7 @@ func (w weights) flipRows(out []float32, on, off []int32, tmp []float32) {
 // SET authors' procedure, Σ_c v̄_cj·(−h̃_c)[col[k]] over the slots
 // (kernel.DotRows: eight interleaved partial sums); then the dense path's own update of the row on the compressed
 // weights (UpdateDense for a label row, UpdateMasked with a mask of ones
-// for a data row, updateRow with momentum or decay), so that every
+// for a data row, UpdateMomentum with momentum or decay), so that every
 // connection gets the operations the dense form gives it. The new weights
 // and acting weights stay in the compressed rows (both orientations) until
 // flush. scratch holds 2·H floats. It reports whether every new weight is
@@ -248,7 +248,7 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, scratch []
 	var ok bool
 	switch {
 	case !t.cfg.plainUpdate():
-		ok = updateRow(w, nil, t.ones[:n], c, g, s.v[lo:hi], t.step)
+		ok = kernel.UpdateMomentum(w, nil, c, g, s.v[lo:hi], t.step) // the present connections: mask all ones
 	case j >= m.DataUnits:
 		ok = kernel.UpdateDense(w, c, g, alpha)
 	default:

@@ -164,11 +164,11 @@ type Trainer struct {
 	betas   []float64 // PT's inverse temperatures
 	energy  []float64 // PT: each chain's energy after its Gibbs step (as pcd)
 	// Velocities of W, b and d, when momentum or decay is on (without
-	// momentum they hold the last step); ones is a dense row's mask, and
-	// that of a compressed row's present connections.
+	// momentum they hold the last step); ones is the mask of a compressed
+	// row's present connections.
 	velW, velB, velV, ones []float32
-	alpha                  float32 // α/B of the minibatch (plain update)
-	step                   stepParams
+	alpha                  float32     // α/B of the minibatch (plain update)
+	step                   kernel.Step // the coefficients of the update otherwise
 
 	// Scratch, sized once (no allocation per minibatch).
 	perm                []int32
@@ -268,8 +268,6 @@ func (t *Trainer) alloc() {
 	}
 	if !t.cfg.plainUpdate() {
 		t.velW, t.velB, t.velV = make([]float32, x*h), make([]float32, h), make([]float32, x)
-		t.ones = make([]float32, max(x, h))
-		fill(t.ones, 1)
 	}
 	t.perm = make([]int32, t.data.N)
 	t.gB, t.gV = make([]float32, h), make([]float32, x)
@@ -297,10 +295,8 @@ func (t *Trainer) alloc() {
 	if sparse {
 		t.sp, t.spStale = &sparseModel{}, true
 		t.spRow = make([]float32, chunks*2*h)
-		if t.ones == nil { // the mask of present connections (sparseRowUpdate)
-			t.ones = make([]float32, max(x, h))
-			fill(t.ones, 1)
-		}
+		t.ones = make([]float32, max(x, h)) // the mask of present connections (sparseRowUpdate)
+		fill(t.ones, 1)
 		for i := range t.scratch {
 			n := max(x, h) * sparseLanes(t.block)
 			t.scratch[i].inT, t.scratch[i].outT = make([]float32, n), make([]float32, n)
@@ -553,11 +549,11 @@ func (t *Trainer) updateBias(b, g, vel []float32) bool {
 		return kernel.UpdateDense(b, nil, g, t.alpha)
 	}
 	p := t.step
-	p.l1 = 0
+	p.L1 = 0
 	if t.cfg.SETProcedure != Mocanu { // the SET authors decay the biases too
-		p.l2 = 0
+		p.L2 = 0
 	}
-	return updateRow(b, nil, t.ones, nil, g, vel, p)
+	return kernel.UpdateMomentum(b, nil, nil, g, vel, p)
 }
 
 // clearAbsentVelocity zeroes the velocity of every absent connection after

@@ -157,6 +157,69 @@ func updateDenseGeneric(w, c, g []float32, alpha float32) float32 {
 	return bad
 }
 
+// step is one weight's update with momentum and decay (UpdateMomentum):
+// the new weight and velocity from the weight w0, its summed gradient g,
+// velocity v and mask a. Every product is rounded to float32 on its own
+// (the conversions forbid fused multiply-adds) and the sums run left to
+// right: the assembly tiers repeat these operations in this order.
+func (p Step) step(w0, g, v, a float32) (nw, nv float32) {
+	s := float32(g*p.InvB) - float32(p.L2*w0) - float32(p.L1*sign(w0)) + float32(p.Mu*v)
+	return w0 + float32(float32(p.LR*s)*a), s * a
+}
+
+// sign is −1, 0 or 1 (0 for ±0 and NaN).
+func sign(x float32) float32 {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
+}
+
+// updateMomGeneric is UpdateMomentum: a nil a is all ones, a nil c is not
+// written.
+func updateMomGeneric(w, a, c, g, v []float32, p Step) float32 {
+	var bad float32
+	v, g = v[:len(w)], g[:len(w)]
+	for k, w0 := range w {
+		ak := float32(1)
+		if a != nil {
+			ak = a[k]
+		}
+		nw, nv := p.step(w0, g[k], v[k], ak)
+		w[k], v[k], g[k] = nw, nv, 0
+		if c != nil {
+			c[k] = nw * ak
+		}
+		bad = finiteCheck(bad, nw)
+	}
+	return bad
+}
+
+// updateMomNCGGeneric is UpdateMomentumNCG.
+func updateMomNCGGeneric(w, ap, a, c, g, v []float32, p Step) float32 {
+	n := len(w)
+	ap, a, c, g, v = ap[:n], a[:n], c[:n], g[:n], v[:n]
+	var bad float32
+	for k, w0 := range w {
+		gk := g[k]
+		nw, nv := p.step(w0, gk, v[k], a[k])
+		q := ap[k] + float32(float32(p.LRA*gk)*w0)
+		if q < 0 { // a NaN q stays NaN, and gives a = 0
+			q = 0
+		}
+		if q > 1 {
+			q = 1
+		}
+		na := b2f(q >= p.Gamma)
+		w[k], v[k], ap[k], a[k], c[k], g[k] = nw, nv, q, na, nw*na, 0
+		bad = finiteCheck(bad, nw)
+	}
+	return bad
+}
+
 // prefetchWGeneric does nothing: Go has no prefetch, and a hint may be
 // ignored.
 func prefetchWGeneric(s []float32, n, stride int) {}

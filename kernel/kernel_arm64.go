@@ -26,6 +26,8 @@ var neonKernels = &impl{
 	updateNCG:        updateNCGNEON,
 	updateMasked:     updateMaskedNEON,
 	updateDense:      updateDenseNEON,
+	updateMom:        updateMomNEONWrap,
+	updateMomNCG:     updateMomNCGNEONWrap,
 	transpose:        transposeNEON,
 	taylorSums:       taylorSumsNEON,
 	prefetchW:        prefetchWNEON,
@@ -180,6 +182,43 @@ func updateMaskedNEON(w, a, c, g []float32, alpha float32) float32
 //
 //go:noescape
 func updateDenseNEON(w, c, g []float32, alpha float32) float32
+
+// updateMomNEON is updateMomGeneric (a nil: all ones; c nil: not
+// written), with the same operations in the same order (no FMA) and the
+// same return value as updateNCGNEON:
+//
+//	for k := range w {
+//		w0 := w[k]
+//		s := g[k]*invB - l2*w0 - l1*sign(w0) + mu*v[k]
+//		w[k] = w0 + lr*s*a[k]; v[k] = s*a[k]; g[k] = 0
+//		if c != nil { c[k] = w[k]*a[k] }
+//	}
+//
+//go:noescape
+func updateMomNEON(w, a, c, g, v []float32, lr, invB, mu, l2, l1 float32) float32
+
+// updateMomNCGNEON is updateMomNCGGeneric, with the same operations in the
+// same order (no FMA) and the same return value as updateNCGNEON:
+//
+//	for k := range w {
+//		w0, gk := w[k], g[k]
+//		s := gk*invB - l2*w0 - l1*sign(w0) + mu*v[k]
+//		nw := w0 + lr*s*a[k]; v[k] = s*a[k]
+//		q := ap[k] + lrA*gk*w0; if q < 0 { q = 0 }; if q > 1 { q = 1 }
+//		ap[k], a[k] = q, b2f(q >= gamma)
+//		w[k], c[k], g[k] = nw, nw*a[k], 0
+//	}
+//
+//go:noescape
+func updateMomNCGNEON(w, ap, a, c, g, v []float32, lr, invB, mu, l2, l1, lrA, gamma float32) float32
+
+func updateMomNEONWrap(w, a, c, g, v []float32, p Step) float32 {
+	return updateMomNEON(w, a, c, g, v, p.LR, p.InvB, p.Mu, p.L2, p.L1)
+}
+
+func updateMomNCGNEONWrap(w, ap, a, c, g, v []float32, p Step) float32 {
+	return updateMomNCGNEON(w, ap, a, c, g, v, p.LR, p.InvB, p.Mu, p.L2, p.L1, p.LRA, p.Gamma)
+}
 
 // transposeNEON moves the 4×4 blocks in assembly and the ragged right and
 // bottom edges (fewer than four columns or rows) in Go.

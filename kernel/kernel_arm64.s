@@ -1145,6 +1145,201 @@ done:
 	RET
 
 // ---------------------------------------------------------------------------
+// Updates with momentum and weight decay: updateMomGeneric's float32
+// operations one by one, in its order (every product rounded on its own,
+// never an FMLA; the sums left to right), so the bits are the generic
+// code's. Constants: V16 lr, V17 invB, V18 mu, V19 l2, V20 l1, V21 lrA,
+// V22 gamma, V23 1.0, V24 0.0, V25 the finiteness check (by a product and
+// a sum, not FINITE's FMLA).
+
+// FSUB Vd.4S, Vn.4S, Vm.4S
+#define FSUB4S(d, n, m) WORD $(0x4EA0D400 | (m)<<16 | (n)<<5 | (d))
+// BIC Vd.16B, Vn.16B, Vm.16B (d = n AND NOT m)
+#define BIC16B(d, n, m) WORD $(0x4E601C00 | (m)<<16 | (n)<<5 | (d))
+// BIT Vd.16B, Vn.16B, Vm.16B: the bits of n where m is one go into d
+#define BIT16B(d, n, m) WORD $(0x6EA01C00 | (m)<<16 | (n)<<5 | (d))
+
+// MOM_BODY: V0 = w0, V2 = a, V3 = g, V6 = v in; V5 = new w, V4 = new v
+// out; V7 scratch. sign(w0) = [w0 > 0]·1 − [0 > w0]·1: 1, −1 or +0.
+#define MOM_BODY \
+	FMUL4S(4, 3, 17);              \ // g·invB
+	FMUL4S(5, 19, 0);              \ // l2·w0
+	FSUB4S(4, 4, 5);               \
+	FCMGT4S(5, 0, 24);             \ // w0 > 0
+	VAND  V23.B16, V5.B16, V5.B16; \
+	FCMGT4S(7, 24, 0);             \ // 0 > w0
+	VAND  V23.B16, V7.B16, V7.B16; \
+	FSUB4S(5, 5, 7);               \ // sign(w0)
+	FMUL4S(5, 20, 5);              \ // l1·sign(w0)
+	FSUB4S(4, 4, 5);               \
+	FMUL4S(7, 18, 6);              \ // mu·v
+	FADD4S(4, 4, 7);               \ // s
+	FMUL4S(5, 16, 4);              \ // lr·s
+	FMUL4S(5, 5, 2);               \ // ·a
+	FADD4S(5, 0, 5);               \ // nw = w0 + ·
+	FMUL4S(4, 4, 2);               \ // nv = s·a
+	FMUL4S(7, 5, 24);              \
+	FADD4S(25, 25, 7)                // acc += nw·0
+
+// func updateMomNEON(w, a, c, g, v []float32, lr, invB, mu, l2, l1 float32) float32
+TEXT ·updateMomNEON(SB), NOSPLIT|NOFRAME, $0-148
+	MOVD  w_base+0(FP), R0
+	MOVD  w_len+8(FP), R5
+	MOVD  a_base+24(FP), R2
+	MOVD  c_base+48(FP), R3
+	MOVD  g_base+72(FP), R4
+	MOVD  v_base+96(FP), R6
+	FMOVS lr+120(FP), F16
+	FMOVS invB+124(FP), F17
+	FMOVS mu+128(FP), F18
+	FMOVS l2+132(FP), F19
+	FMOVS l1+136(FP), F20
+	VDUP  V16.S[0], V16.S4
+	VDUP  V17.S[0], V17.S4
+	VDUP  V18.S[0], V18.S4
+	VDUP  V19.S[0], V19.S4
+	VDUP  V20.S[0], V20.S4
+	BCAST(0x3F800000, V23)
+	VEOR  V24.B16, V24.B16, V24.B16
+	VEOR  V25.B16, V25.B16, V25.B16
+	// A nil a is all ones: V2 keeps 1.0, loaded over only when a is not
+	// nil. A nil c is not written.
+	VMOV  V23.B16, V2.B16
+
+loop4:
+	CMP    $4, R5
+	BLT    tail
+	VLD1   (R0), [V0.S4]
+	VLD1   (R4), [V3.S4]
+	VLD1   (R6), [V6.S4]
+	CBZ    R2, noa4
+	VLD1.P 16(R2), [V2.S4]
+
+noa4:
+	MOM_BODY
+	FMUL4S(8, 5, 2) // c = nw·a
+	VST1.P [V5.S4], 16(R0)
+	VST1.P [V4.S4], 16(R6)
+	VST1.P [V24.S4], 16(R4)
+	CBZ    R3, noc4
+	VST1.P [V8.S4], 16(R3)
+
+noc4:
+	SUB $4, R5
+	B   loop4
+
+tail:
+	CBZ     R5, done
+	FMOVS   (R0), F0
+	FMOVS   (R4), F3
+	FMOVS   (R6), F6
+	CBZ     R2, noa1
+	FMOVS.P 4(R2), F2
+
+noa1:
+	MOM_BODY
+	FMUL4S(8, 5, 2)
+	FMOVS.P F5, 4(R0)
+	FMOVS.P F4, 4(R6)
+	FMOVS.P F24, 4(R4)
+	CBZ     R3, noc1
+	FMOVS.P F8, 4(R3)
+
+noc1:
+	SUB $1, R5
+	B   tail
+
+done:
+	HSUM_FINITE
+	FMOVS F25, ret+144(FP)
+	RET
+
+// MOM_NCG_Q: V0 = w0, V1 = ap, V3 = g in; V1 = q, V10 = the new a out; V9
+// scratch. q < 0 clears q (+0), q > 1 sets it to 1: Go's branches, which
+// keep a NaN or −0 q (FMAX/FMIN would not keep −0).
+#define MOM_NCG_Q \
+	FMUL4S(9, 21, 3);              \ // lrA·g
+	FMUL4S(9, 9, 0);               \ // ·w0
+	FADD4S(1, 1, 9);               \ // q = ap + ·
+	FCMGT4S(9, 24, 1);             \ // 0 > q
+	BIC16B(1, 1, 9);               \
+	FCMGT4S(9, 1, 23);             \ // q > 1
+	BIT16B(1, 23, 9);              \
+	FCMGE4S(10, 1, 22);            \ // q >= gamma
+	VAND  V23.B16, V10.B16, V10.B16
+
+// func updateMomNCGNEON(w, ap, a, c, g, v []float32, lr, invB, mu, l2, l1, lrA, gamma float32) float32
+TEXT ·updateMomNCGNEON(SB), NOSPLIT|NOFRAME, $0-180
+	MOVD  w_base+0(FP), R0
+	MOVD  w_len+8(FP), R5
+	MOVD  ap_base+24(FP), R1
+	MOVD  a_base+48(FP), R2
+	MOVD  c_base+72(FP), R3
+	MOVD  g_base+96(FP), R4
+	MOVD  v_base+120(FP), R6
+	FMOVS lr+144(FP), F16
+	FMOVS invB+148(FP), F17
+	FMOVS mu+152(FP), F18
+	FMOVS l2+156(FP), F19
+	FMOVS l1+160(FP), F20
+	FMOVS lrA+164(FP), F21
+	FMOVS gamma+168(FP), F22
+	VDUP  V16.S[0], V16.S4
+	VDUP  V17.S[0], V17.S4
+	VDUP  V18.S[0], V18.S4
+	VDUP  V19.S[0], V19.S4
+	VDUP  V20.S[0], V20.S4
+	VDUP  V21.S[0], V21.S4
+	VDUP  V22.S[0], V22.S4
+	BCAST(0x3F800000, V23)
+	VEOR  V24.B16, V24.B16, V24.B16
+	VEOR  V25.B16, V25.B16, V25.B16
+
+loop4:
+	CMP    $4, R5
+	BLT    tail
+	VLD1   (R0), [V0.S4]
+	VLD1   (R1), [V1.S4]
+	VLD1   (R2), [V2.S4]
+	VLD1   (R4), [V3.S4]
+	VLD1   (R6), [V6.S4]
+	MOM_NCG_Q
+	MOM_BODY
+	FMUL4S(8, 5, 10) // c = nw·(new a)
+	VST1.P [V5.S4], 16(R0)
+	VST1.P [V1.S4], 16(R1)
+	VST1.P [V10.S4], 16(R2)
+	VST1.P [V8.S4], 16(R3)
+	VST1.P [V24.S4], 16(R4)
+	VST1.P [V4.S4], 16(R6)
+	SUB    $4, R5
+	B      loop4
+
+tail:
+	CBZ     R5, done
+	FMOVS   (R0), F0
+	FMOVS   (R1), F1
+	FMOVS   (R2), F2
+	FMOVS   (R4), F3
+	FMOVS   (R6), F6
+	MOM_NCG_Q
+	MOM_BODY
+	FMUL4S(8, 5, 10)
+	FMOVS.P F5, 4(R0)
+	FMOVS.P F1, 4(R1)
+	FMOVS.P F10, 4(R2)
+	FMOVS.P F8, 4(R3)
+	FMOVS.P F24, 4(R4)
+	FMOVS.P F4, 4(R6)
+	SUB     $1, R5
+	B       tail
+
+done:
+	HSUM_FINITE
+	FMOVS F25, ret+176(FP)
+	RET
+
+// ---------------------------------------------------------------------------
 // Transpose.
 
 // func transposeBlocksNEON(dst, src []float32, rows, cols, ldd, lds int)
@@ -1214,8 +1409,7 @@ done:
 // FCVTL Vd.2D, Vn.2S (lanes 0–1) and FCVTL2 Vd.2D, Vn.4S (lanes 2–3)
 #define FCVTL2D(d, n) WORD $(0x0E617800 | (n)<<5 | (d))
 #define FCVTL22D(d, n) WORD $(0x4E617800 | (n)<<5 | (d))
-// BIT Vd.16B, Vn.16B, Vm.16B: the bits of n where m is one go into d
-#define BIT16B(d, n, m) WORD $(0x6EA01C00 | (m)<<16 | (n)<<5 | (d))
+// BIT16B: see the updates with momentum above.
 
 // TAYLOR adds two elements (x in Vx, q in Vq, float64) to the partial sums
 // Vs1, Vs2, Vs3, with the generic code's operations one by one (V31 = 1.0;

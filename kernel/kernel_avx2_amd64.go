@@ -21,6 +21,8 @@ var avx2Kernels = &impl{
 	updateNCG:        updateNCGAVX2,
 	updateMasked:     updateMaskedAVX2,
 	updateDense:      updateDenseAVX2Wrap,
+	updateMom:        updateMomAVX2Wrap,
+	updateMomNCG:     updateMomNCGAVX2Wrap,
 	transpose:        transposeAVX2Wrap,
 	taylorSums:       taylorSumsAVX2Wrap,
 	prefetchW:        prefetchWAMD64,
@@ -150,6 +152,14 @@ func updateDenseAVX2Wrap(w, c, g []float32, alpha float32) float32 {
 		c = w
 	}
 	return updateDenseAVX2(w, c, g, alpha)
+}
+
+func updateMomAVX2Wrap(w, a, c, g, v []float32, p Step) float32 {
+	return updateMomAVX2(w, a, c, g, v, p.LR, p.InvB, p.Mu, p.L2, p.L1)
+}
+
+func updateMomNCGAVX2Wrap(w, ap, a, c, g, v []float32, p Step) float32 {
+	return updateMomNCGAVX2(w, ap, a, c, g, v, p.LR, p.InvB, p.Mu, p.L2, p.L1, p.LRA, p.Gamma)
 }
 
 func transposeAVX2Wrap(dst, src []float32, rows, cols, ldd, lds int) {

@@ -1905,6 +1905,434 @@ dnsDone:
 	VZEROUPPER
 	RET
 
+// func updateMomAVX2(w []float32, a []float32, c []float32, g []float32, v []float32, lr float32, invB float32, mu float32, l2 float32, l1 float32) float32
+// Requires: AVX, AVX2
+TEXT ·updateMomAVX2(SB), NOSPLIT|NOFRAME, $0-148
+	MOVQ         w_base+0(FP), DI
+	MOVQ         w_len+8(FP), CX
+	MOVQ         a_base+24(FP), R8
+	MOVQ         c_base+48(FP), R9
+	MOVQ         g_base+72(FP), R10
+	MOVQ         v_base+96(FP), R11
+	VBROADCASTSS lr+120(FP), Y8
+	VBROADCASTSS invB+124(FP), Y9
+	VBROADCASTSS mu+128(FP), Y10
+	VBROADCASTSS l2+132(FP), Y11
+	VBROADCASTSS l1+136(FP), Y12
+	VMOVUPS      one<>+0(SB), Y13
+	VXORPS       Y14, Y14, Y14
+	VXORPS       Y15, Y15, Y15
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           momNoA
+	TESTQ        R9, R9
+	JZ           momA8
+
+momAC8:
+	LEAQ    8(AX), DX
+	CMPQ    DX, CX
+	JGT     momACTail
+	VMOVUPS (R10)(AX*4), Y1
+	VMOVUPS (DI)(AX*4), Y0
+	VMULPS  Y9, Y1, Y4
+	VMULPS  Y0, Y11, Y5
+	VSUBPS  Y5, Y4, Y4
+	VCMPPS  $0x01, Y0, Y14, Y5
+	VANDPS  Y13, Y5, Y5
+	VCMPPS  $0x01, Y14, Y0, Y2
+	VANDPS  Y13, Y2, Y2
+	VSUBPS  Y2, Y5, Y5
+	VMULPS  Y5, Y12, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMOVUPS (R11)(AX*4), Y2
+	VMULPS  Y2, Y10, Y2
+	VADDPS  Y2, Y4, Y4
+	VMOVUPS (R8)(AX*4), Y3
+	VMULPS  Y4, Y8, Y5
+	VMULPS  Y3, Y5, Y5
+	VADDPS  Y5, Y0, Y5
+	VMULPS  Y3, Y4, Y4
+	VMULPS  Y14, Y5, Y2
+	VADDPS  Y2, Y15, Y15
+	VMOVUPS Y5, (DI)(AX*4)
+	VMOVUPS Y4, (R11)(AX*4)
+	VMOVUPS Y14, (R10)(AX*4)
+	VMULPS  Y3, Y5, Y1
+	VMOVUPS Y1, (R9)(AX*4)
+	MOVQ    DX, AX
+	JMP     momAC8
+
+momACTail:
+	MOVQ         CX, DX
+	SUBQ         AX, DX
+	JZ           momDone
+	VMOVQ        DX, X7
+	VPBROADCASTD X7, Y7
+	VPCMPGTD     iota<>+0(SB), Y7, Y7
+	VMASKMOVPS   (R10)(AX*4), Y7, Y1
+	VMASKMOVPS   (DI)(AX*4), Y7, Y0
+	VMULPS       Y9, Y1, Y4
+	VMULPS       Y0, Y11, Y5
+	VSUBPS       Y5, Y4, Y4
+	VCMPPS       $0x01, Y0, Y14, Y5
+	VANDPS       Y13, Y5, Y5
+	VCMPPS       $0x01, Y14, Y0, Y2
+	VANDPS       Y13, Y2, Y2
+	VSUBPS       Y2, Y5, Y5
+	VMULPS       Y5, Y12, Y5
+	VSUBPS       Y5, Y4, Y4
+	VMASKMOVPS   (R11)(AX*4), Y7, Y2
+	VMULPS       Y2, Y10, Y2
+	VADDPS       Y2, Y4, Y4
+	VMASKMOVPS   (R8)(AX*4), Y7, Y3
+	VMULPS       Y4, Y8, Y5
+	VMULPS       Y3, Y5, Y5
+	VADDPS       Y5, Y0, Y5
+	VMULPS       Y3, Y4, Y4
+	VMULPS       Y14, Y5, Y2
+	VADDPS       Y2, Y15, Y15
+	VMASKMOVPS   Y5, Y7, (DI)(AX*4)
+	VMASKMOVPS   Y4, Y7, (R11)(AX*4)
+	VMASKMOVPS   Y14, Y7, (R10)(AX*4)
+	VMULPS       Y3, Y5, Y1
+	VMASKMOVPS   Y1, Y7, (R9)(AX*4)
+	JMP          momDone
+
+momA8:
+	LEAQ    8(AX), DX
+	CMPQ    DX, CX
+	JGT     momATail
+	VMOVUPS (R10)(AX*4), Y1
+	VMOVUPS (DI)(AX*4), Y0
+	VMULPS  Y9, Y1, Y4
+	VMULPS  Y0, Y11, Y5
+	VSUBPS  Y5, Y4, Y4
+	VCMPPS  $0x01, Y0, Y14, Y5
+	VANDPS  Y13, Y5, Y5
+	VCMPPS  $0x01, Y14, Y0, Y2
+	VANDPS  Y13, Y2, Y2
+	VSUBPS  Y2, Y5, Y5
+	VMULPS  Y5, Y12, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMOVUPS (R11)(AX*4), Y2
+	VMULPS  Y2, Y10, Y2
+	VADDPS  Y2, Y4, Y4
+	VMOVUPS (R8)(AX*4), Y3
+	VMULPS  Y4, Y8, Y5
+	VMULPS  Y3, Y5, Y5
+	VADDPS  Y5, Y0, Y5
+	VMULPS  Y3, Y4, Y4
+	VMULPS  Y14, Y5, Y2
+	VADDPS  Y2, Y15, Y15
+	VMOVUPS Y5, (DI)(AX*4)
+	VMOVUPS Y4, (R11)(AX*4)
+	VMOVUPS Y14, (R10)(AX*4)
+	MOVQ    DX, AX
+	JMP     momA8
+
+momATail:
+	MOVQ         CX, DX
+	SUBQ         AX, DX
+	JZ           momDone
+	VMOVQ        DX, X7
+	VPBROADCASTD X7, Y7
+	VPCMPGTD     iota<>+0(SB), Y7, Y7
+	VMASKMOVPS   (R10)(AX*4), Y7, Y1
+	VMASKMOVPS   (DI)(AX*4), Y7, Y0
+	VMULPS       Y9, Y1, Y4
+	VMULPS       Y0, Y11, Y5
+	VSUBPS       Y5, Y4, Y4
+	VCMPPS       $0x01, Y0, Y14, Y5
+	VANDPS       Y13, Y5, Y5
+	VCMPPS       $0x01, Y14, Y0, Y2
+	VANDPS       Y13, Y2, Y2
+	VSUBPS       Y2, Y5, Y5
+	VMULPS       Y5, Y12, Y5
+	VSUBPS       Y5, Y4, Y4
+	VMASKMOVPS   (R11)(AX*4), Y7, Y2
+	VMULPS       Y2, Y10, Y2
+	VADDPS       Y2, Y4, Y4
+	VMASKMOVPS   (R8)(AX*4), Y7, Y3
+	VMULPS       Y4, Y8, Y5
+	VMULPS       Y3, Y5, Y5
+	VADDPS       Y5, Y0, Y5
+	VMULPS       Y3, Y4, Y4
+	VMULPS       Y14, Y5, Y2
+	VADDPS       Y2, Y15, Y15
+	VMASKMOVPS   Y5, Y7, (DI)(AX*4)
+	VMASKMOVPS   Y4, Y7, (R11)(AX*4)
+	VMASKMOVPS   Y14, Y7, (R10)(AX*4)
+	JMP          momDone
+
+momNoA:
+	TESTQ R9, R9
+	JZ    momN8
+
+momC8:
+	LEAQ    8(AX), DX
+	CMPQ    DX, CX
+	JGT     momCTail
+	VMOVUPS (R10)(AX*4), Y1
+	VMOVUPS (DI)(AX*4), Y0
+	VMULPS  Y9, Y1, Y4
+	VMULPS  Y0, Y11, Y5
+	VSUBPS  Y5, Y4, Y4
+	VCMPPS  $0x01, Y0, Y14, Y5
+	VANDPS  Y13, Y5, Y5
+	VCMPPS  $0x01, Y14, Y0, Y2
+	VANDPS  Y13, Y2, Y2
+	VSUBPS  Y2, Y5, Y5
+	VMULPS  Y5, Y12, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMOVUPS (R11)(AX*4), Y2
+	VMULPS  Y2, Y10, Y2
+	VADDPS  Y2, Y4, Y4
+	VMOVAPS Y13, Y3
+	VMULPS  Y4, Y8, Y5
+	VMULPS  Y3, Y5, Y5
+	VADDPS  Y5, Y0, Y5
+	VMULPS  Y3, Y4, Y4
+	VMULPS  Y14, Y5, Y2
+	VADDPS  Y2, Y15, Y15
+	VMOVUPS Y5, (DI)(AX*4)
+	VMOVUPS Y4, (R11)(AX*4)
+	VMOVUPS Y14, (R10)(AX*4)
+	VMULPS  Y3, Y5, Y1
+	VMOVUPS Y1, (R9)(AX*4)
+	MOVQ    DX, AX
+	JMP     momC8
+
+momCTail:
+	MOVQ         CX, DX
+	SUBQ         AX, DX
+	JZ           momDone
+	VMOVQ        DX, X7
+	VPBROADCASTD X7, Y7
+	VPCMPGTD     iota<>+0(SB), Y7, Y7
+	VMASKMOVPS   (R10)(AX*4), Y7, Y1
+	VMASKMOVPS   (DI)(AX*4), Y7, Y0
+	VMULPS       Y9, Y1, Y4
+	VMULPS       Y0, Y11, Y5
+	VSUBPS       Y5, Y4, Y4
+	VCMPPS       $0x01, Y0, Y14, Y5
+	VANDPS       Y13, Y5, Y5
+	VCMPPS       $0x01, Y14, Y0, Y2
+	VANDPS       Y13, Y2, Y2
+	VSUBPS       Y2, Y5, Y5
+	VMULPS       Y5, Y12, Y5
+	VSUBPS       Y5, Y4, Y4
+	VMASKMOVPS   (R11)(AX*4), Y7, Y2
+	VMULPS       Y2, Y10, Y2
+	VADDPS       Y2, Y4, Y4
+	VMOVAPS      Y13, Y3
+	VMULPS       Y4, Y8, Y5
+	VMULPS       Y3, Y5, Y5
+	VADDPS       Y5, Y0, Y5
+	VMULPS       Y3, Y4, Y4
+	VMULPS       Y14, Y5, Y2
+	VADDPS       Y2, Y15, Y15
+	VMASKMOVPS   Y5, Y7, (DI)(AX*4)
+	VMASKMOVPS   Y4, Y7, (R11)(AX*4)
+	VMASKMOVPS   Y14, Y7, (R10)(AX*4)
+	VMULPS       Y3, Y5, Y1
+	VMASKMOVPS   Y1, Y7, (R9)(AX*4)
+	JMP          momDone
+
+momN8:
+	LEAQ    8(AX), DX
+	CMPQ    DX, CX
+	JGT     momNTail
+	VMOVUPS (R10)(AX*4), Y1
+	VMOVUPS (DI)(AX*4), Y0
+	VMULPS  Y9, Y1, Y4
+	VMULPS  Y0, Y11, Y5
+	VSUBPS  Y5, Y4, Y4
+	VCMPPS  $0x01, Y0, Y14, Y5
+	VANDPS  Y13, Y5, Y5
+	VCMPPS  $0x01, Y14, Y0, Y2
+	VANDPS  Y13, Y2, Y2
+	VSUBPS  Y2, Y5, Y5
+	VMULPS  Y5, Y12, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMOVUPS (R11)(AX*4), Y2
+	VMULPS  Y2, Y10, Y2
+	VADDPS  Y2, Y4, Y4
+	VMOVAPS Y13, Y3
+	VMULPS  Y4, Y8, Y5
+	VMULPS  Y3, Y5, Y5
+	VADDPS  Y5, Y0, Y5
+	VMULPS  Y3, Y4, Y4
+	VMULPS  Y14, Y5, Y2
+	VADDPS  Y2, Y15, Y15
+	VMOVUPS Y5, (DI)(AX*4)
+	VMOVUPS Y4, (R11)(AX*4)
+	VMOVUPS Y14, (R10)(AX*4)
+	MOVQ    DX, AX
+	JMP     momN8
+
+momNTail:
+	MOVQ         CX, DX
+	SUBQ         AX, DX
+	JZ           momDone
+	VMOVQ        DX, X7
+	VPBROADCASTD X7, Y7
+	VPCMPGTD     iota<>+0(SB), Y7, Y7
+	VMASKMOVPS   (R10)(AX*4), Y7, Y1
+	VMASKMOVPS   (DI)(AX*4), Y7, Y0
+	VMULPS       Y9, Y1, Y4
+	VMULPS       Y0, Y11, Y5
+	VSUBPS       Y5, Y4, Y4
+	VCMPPS       $0x01, Y0, Y14, Y5
+	VANDPS       Y13, Y5, Y5
+	VCMPPS       $0x01, Y14, Y0, Y2
+	VANDPS       Y13, Y2, Y2
+	VSUBPS       Y2, Y5, Y5
+	VMULPS       Y5, Y12, Y5
+	VSUBPS       Y5, Y4, Y4
+	VMASKMOVPS   (R11)(AX*4), Y7, Y2
+	VMULPS       Y2, Y10, Y2
+	VADDPS       Y2, Y4, Y4
+	VMOVAPS      Y13, Y3
+	VMULPS       Y4, Y8, Y5
+	VMULPS       Y3, Y5, Y5
+	VADDPS       Y5, Y0, Y5
+	VMULPS       Y3, Y4, Y4
+	VMULPS       Y14, Y5, Y2
+	VADDPS       Y2, Y15, Y15
+	VMASKMOVPS   Y5, Y7, (DI)(AX*4)
+	VMASKMOVPS   Y4, Y7, (R11)(AX*4)
+	VMASKMOVPS   Y14, Y7, (R10)(AX*4)
+
+momDone:
+	VEXTRACTF128 $0x01, Y15, X0
+	VADDPS       X15, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, ret+144(FP)
+	VZEROUPPER
+	RET
+
+// func updateMomNCGAVX2(w []float32, ap []float32, a []float32, c []float32, g []float32, v []float32, lr float32, invB float32, mu float32, l2 float32, l1 float32, lrA float32, gamma float32) float32
+// Requires: AVX, AVX2
+TEXT ·updateMomNCGAVX2(SB), NOSPLIT|NOFRAME, $0-180
+	MOVQ         w_base+0(FP), DI
+	MOVQ         w_len+8(FP), CX
+	MOVQ         ap_base+24(FP), SI
+	MOVQ         a_base+48(FP), R8
+	MOVQ         c_base+72(FP), R9
+	MOVQ         g_base+96(FP), R10
+	MOVQ         v_base+120(FP), R11
+	VBROADCASTSS lr+144(FP), Y8
+	VBROADCASTSS invB+148(FP), Y9
+	VBROADCASTSS mu+152(FP), Y10
+	VBROADCASTSS l2+156(FP), Y11
+	VBROADCASTSS l1+160(FP), Y12
+	VMOVUPS      one<>+0(SB), Y13
+	VXORPS       Y14, Y14, Y14
+	VXORPS       Y15, Y15, Y15
+	VBROADCASTSS lrA+164(FP), Y6
+	XORQ         AX, AX
+
+mncg8:
+	LEAQ         8(AX), DX
+	CMPQ         DX, CX
+	JGT          mncgTail
+	VMOVUPS      (R10)(AX*4), Y1
+	VMOVUPS      (DI)(AX*4), Y0
+	VMULPS       Y9, Y1, Y4
+	VMULPS       Y6, Y1, Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      (SI)(AX*4), Y2
+	VADDPS       Y1, Y2, Y1
+	VMAXPS       Y1, Y14, Y1
+	VMINPS       Y1, Y13, Y1
+	VMOVUPS      Y1, (SI)(AX*4)
+	VBROADCASTSS gamma+168(FP), Y2
+	VCMPPS       $0x0d, Y2, Y1, Y1
+	VANDPS       Y13, Y1, Y1
+	VMULPS       Y0, Y11, Y5
+	VSUBPS       Y5, Y4, Y4
+	VCMPPS       $0x01, Y0, Y14, Y5
+	VANDPS       Y13, Y5, Y5
+	VCMPPS       $0x01, Y14, Y0, Y2
+	VANDPS       Y13, Y2, Y2
+	VSUBPS       Y2, Y5, Y5
+	VMULPS       Y5, Y12, Y5
+	VSUBPS       Y5, Y4, Y4
+	VMOVUPS      (R11)(AX*4), Y2
+	VMULPS       Y2, Y10, Y2
+	VADDPS       Y2, Y4, Y4
+	VMOVUPS      (R8)(AX*4), Y3
+	VMULPS       Y4, Y8, Y5
+	VMULPS       Y3, Y5, Y5
+	VADDPS       Y5, Y0, Y5
+	VMULPS       Y3, Y4, Y4
+	VMULPS       Y14, Y5, Y2
+	VADDPS       Y2, Y15, Y15
+	VMOVUPS      Y5, (DI)(AX*4)
+	VMOVUPS      Y4, (R11)(AX*4)
+	VMOVUPS      Y14, (R10)(AX*4)
+	VMULPS       Y1, Y5, Y3
+	VMOVUPS      Y1, (R8)(AX*4)
+	VMOVUPS      Y3, (R9)(AX*4)
+	MOVQ         DX, AX
+	JMP          mncg8
+
+mncgTail:
+	MOVQ         CX, DX
+	SUBQ         AX, DX
+	JZ           mncgDone
+	VMOVQ        DX, X7
+	VPBROADCASTD X7, Y7
+	VPCMPGTD     iota<>+0(SB), Y7, Y7
+	VMASKMOVPS   (R10)(AX*4), Y7, Y1
+	VMASKMOVPS   (DI)(AX*4), Y7, Y0
+	VMULPS       Y9, Y1, Y4
+	VMULPS       Y6, Y1, Y1
+	VMULPS       Y0, Y1, Y1
+	VMASKMOVPS   (SI)(AX*4), Y7, Y2
+	VADDPS       Y1, Y2, Y1
+	VMAXPS       Y1, Y14, Y1
+	VMINPS       Y1, Y13, Y1
+	VMASKMOVPS   Y1, Y7, (SI)(AX*4)
+	VBROADCASTSS gamma+168(FP), Y2
+	VCMPPS       $0x0d, Y2, Y1, Y1
+	VANDPS       Y13, Y1, Y1
+	VMULPS       Y0, Y11, Y5
+	VSUBPS       Y5, Y4, Y4
+	VCMPPS       $0x01, Y0, Y14, Y5
+	VANDPS       Y13, Y5, Y5
+	VCMPPS       $0x01, Y14, Y0, Y2
+	VANDPS       Y13, Y2, Y2
+	VSUBPS       Y2, Y5, Y5
+	VMULPS       Y5, Y12, Y5
+	VSUBPS       Y5, Y4, Y4
+	VMASKMOVPS   (R11)(AX*4), Y7, Y2
+	VMULPS       Y2, Y10, Y2
+	VADDPS       Y2, Y4, Y4
+	VMASKMOVPS   (R8)(AX*4), Y7, Y3
+	VMULPS       Y4, Y8, Y5
+	VMULPS       Y3, Y5, Y5
+	VADDPS       Y5, Y0, Y5
+	VMULPS       Y3, Y4, Y4
+	VMULPS       Y14, Y5, Y2
+	VADDPS       Y2, Y15, Y15
+	VMASKMOVPS   Y5, Y7, (DI)(AX*4)
+	VMASKMOVPS   Y4, Y7, (R11)(AX*4)
+	VMASKMOVPS   Y14, Y7, (R10)(AX*4)
+	VMULPS       Y1, Y5, Y3
+	VMASKMOVPS   Y1, Y7, (R8)(AX*4)
+	VMASKMOVPS   Y3, Y7, (R9)(AX*4)
+
+mncgDone:
+	VEXTRACTF128 $0x01, Y15, X0
+	VADDPS       X15, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, ret+176(FP)
+	VZEROUPPER
+	RET
+
 // func transposeAVX2(dst []float32, src []float32, rows int, cols int, ldd int, lds int)
 // Requires: AVX
 TEXT ·transposeAVX2(SB), NOSPLIT|NOFRAME, $0-80

@@ -96,6 +96,34 @@ func updateMaskedAVX2(w []float32, a []float32, c []float32, g []float32, alpha 
 //go:noescape
 func updateDenseAVX2(w []float32, c []float32, g []float32, alpha float32) float32
 
+// updateMomAVX2 computes, for k < len(w), with ak = a[k] (1 if a is nil),
+// every product rounded (no FMA) and the sums left to right:
+//
+//	w0 := w[k]
+//	s := g[k]*invB - l2*w0 - l1*sign(w0) + mu*v[k]
+//	w[k] = w0 + lr*s*ak; v[k] = s*ak; g[k] = 0
+//	if c != nil { c[k] = w[k]*ak }
+//
+// and returns Σ w[k]*0 (0, or NaN if some w[k] is not finite).
+//
+//go:noescape
+func updateMomAVX2(w []float32, a []float32, c []float32, g []float32, v []float32, lr float32, invB float32, mu float32, l2 float32, l1 float32) float32
+
+// updateMomNCGAVX2 computes, for k < len(w), every product rounded (no
+// FMA) and the sums left to right:
+//
+//	w0, gk := w[k], g[k]
+//	s := gk*invB - l2*w0 - l1*sign(w0) + mu*v[k]
+//	nw := w0 + lr*s*a[k]; v[k] = s*a[k]
+//	q := ap[k] + lrA*gk*w0; if q < 0 { q = 0 }; if q > 1 { q = 1 }
+//	ap[k] = q; a[k] = 1 if q >= gamma else 0
+//	w[k] = nw; c[k] = nw*a[k]; g[k] = 0
+//
+// and returns Σ w[k]*0 (0, or NaN if some w[k] is not finite).
+//
+//go:noescape
+func updateMomNCGAVX2(w []float32, ap []float32, a []float32, c []float32, g []float32, v []float32, lr float32, invB float32, mu float32, l2 float32, l1 float32, lrA float32, gamma float32) float32
+
 // transposeAVX2 computes dst[j*ldd+i] = src[i*lds+j] for i < rows&^7,
 // j < cols&^7.
 //

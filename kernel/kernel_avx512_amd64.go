@@ -23,6 +23,8 @@ var avx512Kernels = &impl{
 	updateNCG:        updateNCGAVX512,
 	updateMasked:     updateMaskedAVX512,
 	updateDense:      updateDenseAVX512,
+	updateMom:        updateMomAVX512Wrap,
+	updateMomNCG:     updateMomNCGAVX512Wrap,
 	// The AVX2 transpose (8×8 blocks of shuffles): a gather per 16 rows of
 	// a source column runs at under a third of its speed on the engine's
 	// bands of 16 rows of C. The tier's CPUs all have AVX2 (checked by archTiers).
@@ -103,4 +105,12 @@ func sparseAffineAVX512(out, bias, in []float32, lanes int, ptr, col []int32, va
 	default:
 		sparseAffine8AVX2(out, bias, in, ptr, col, val)
 	}
+}
+
+func updateMomAVX512Wrap(w, a, c, g, v []float32, p Step) float32 {
+	return updateMomAVX512(w, a, c, g, v, p.LR, p.InvB, p.Mu, p.L2, p.L1)
+}
+
+func updateMomNCGAVX512Wrap(w, ap, a, c, g, v []float32, p Step) float32 {
+	return updateMomNCGAVX512(w, ap, a, c, g, v, p.LR, p.InvB, p.Mu, p.L2, p.L1, p.LRA, p.Gamma)
 }

@@ -1640,6 +1640,302 @@ uddone:
 	VZEROUPPER
 	RET
 
+// func updateMomAVX512(w []float32, a []float32, c []float32, g []float32, v []float32, lr float32, invB float32, mu float32, l2 float32, l1 float32) float32
+// Requires: AVX, AVX512F, CMOV
+TEXT ·updateMomAVX512(SB), NOSPLIT|NOFRAME, $0-148
+	MOVQ         w_base+0(FP), DI
+	MOVQ         a_base+24(FP), DX
+	MOVQ         c_base+48(FP), R8
+	MOVQ         g_base+72(FP), R9
+	MOVQ         v_base+96(FP), R11
+	MOVQ         w_len+8(FP), BX
+	VBROADCASTSS lr+120(FP), Z25
+	VBROADCASTSS invB+124(FP), Z24
+	VBROADCASTSS mu+128(FP), Z23
+	VBROADCASTSS l2+132(FP), Z22
+	VBROADCASTSS l1+136(FP), Z21
+	MOVL         $0x3f800000, AX
+	VPBROADCASTD AX, Z28
+	VPXORD       Z27, Z27, Z27
+	VPXORD       Z26, Z26, Z26
+	XORQ         R10, R10
+	TESTQ        BX, BX
+	JLE          mmdone
+	TESTQ        DX, DX
+	JZ           mmnoa
+	TESTQ        R8, R8
+	JZ           mma
+
+mmac:
+	MOVQ      BX, CX
+	XORL      AX, AX
+	CMPQ      CX, AX
+	CMOVQLT   AX, CX
+	MOVQ      $0x00000010, AX
+	CMPQ      CX, AX
+	CMOVQGT   AX, CX
+	MOVL      $0x00000001, AX
+	SHLL      CL, AX
+	DECL      AX
+	KMOVW     AX, K1
+	VMOVUPS.Z (DI)(R10*1), K1, Z0
+	VMOVUPS.Z (DX)(R10*1), K1, Z2
+	VMOVUPS.Z (R9)(R10*1), K1, Z3
+	VMOVUPS.Z (R11)(R10*1), K1, Z7
+	VMULPS    Z24, Z3, Z4
+	VMULPS    Z0, Z22, Z5
+	VSUBPS    Z5, Z4, Z4
+	VCMPPS    $+1, Z0, Z27, K2
+	VCMPPS    $+1, Z27, Z0, K3
+	VMOVAPS.Z Z28, K2, Z6
+	VSUBPS    Z28, Z6, K3, Z6
+	VMULPS    Z6, Z21, Z6
+	VSUBPS    Z6, Z4, Z4
+	VMULPS    Z7, Z23, Z7
+	VADDPS    Z7, Z4, Z4
+	VMULPS    Z4, Z25, Z5
+	VMULPS    Z2, Z5, Z5
+	VADDPS    Z5, Z0, Z5
+	VMULPS    Z2, Z4, Z4
+	VMULPS    Z27, Z5, Z6
+	VADDPS    Z6, Z26, K1, Z26
+	VMOVUPS   Z5, K1, (DI)(R10*1)
+	VMOVUPS   Z4, K1, (R11)(R10*1)
+	VMOVUPS   Z27, K1, (R9)(R10*1)
+	VMULPS    Z2, Z5, Z6
+	VMOVUPS   Z6, K1, (R8)(R10*1)
+	ADDQ      $+64, R10
+	SUBQ      $+16, BX
+	JG        mmac
+	JMP       mmdone
+
+mma:
+	MOVQ      BX, CX
+	XORL      AX, AX
+	CMPQ      CX, AX
+	CMOVQLT   AX, CX
+	MOVQ      $0x00000010, AX
+	CMPQ      CX, AX
+	CMOVQGT   AX, CX
+	MOVL      $0x00000001, AX
+	SHLL      CL, AX
+	DECL      AX
+	KMOVW     AX, K1
+	VMOVUPS.Z (DI)(R10*1), K1, Z0
+	VMOVUPS.Z (DX)(R10*1), K1, Z2
+	VMOVUPS.Z (R9)(R10*1), K1, Z3
+	VMOVUPS.Z (R11)(R10*1), K1, Z7
+	VMULPS    Z24, Z3, Z4
+	VMULPS    Z0, Z22, Z5
+	VSUBPS    Z5, Z4, Z4
+	VCMPPS    $+1, Z0, Z27, K2
+	VCMPPS    $+1, Z27, Z0, K3
+	VMOVAPS.Z Z28, K2, Z6
+	VSUBPS    Z28, Z6, K3, Z6
+	VMULPS    Z6, Z21, Z6
+	VSUBPS    Z6, Z4, Z4
+	VMULPS    Z7, Z23, Z7
+	VADDPS    Z7, Z4, Z4
+	VMULPS    Z4, Z25, Z5
+	VMULPS    Z2, Z5, Z5
+	VADDPS    Z5, Z0, Z5
+	VMULPS    Z2, Z4, Z4
+	VMULPS    Z27, Z5, Z6
+	VADDPS    Z6, Z26, K1, Z26
+	VMOVUPS   Z5, K1, (DI)(R10*1)
+	VMOVUPS   Z4, K1, (R11)(R10*1)
+	VMOVUPS   Z27, K1, (R9)(R10*1)
+	ADDQ      $+64, R10
+	SUBQ      $+16, BX
+	JG        mma
+	JMP       mmdone
+
+mmnoa:
+	TESTQ R8, R8
+	JZ    mmn
+
+mmc:
+	MOVQ      BX, CX
+	XORL      AX, AX
+	CMPQ      CX, AX
+	CMOVQLT   AX, CX
+	MOVQ      $0x00000010, AX
+	CMPQ      CX, AX
+	CMOVQGT   AX, CX
+	MOVL      $0x00000001, AX
+	SHLL      CL, AX
+	DECL      AX
+	KMOVW     AX, K1
+	VMOVUPS.Z (DI)(R10*1), K1, Z0
+	VMOVAPS   Z28, Z2
+	VMOVUPS.Z (R9)(R10*1), K1, Z3
+	VMOVUPS.Z (R11)(R10*1), K1, Z7
+	VMULPS    Z24, Z3, Z4
+	VMULPS    Z0, Z22, Z5
+	VSUBPS    Z5, Z4, Z4
+	VCMPPS    $+1, Z0, Z27, K2
+	VCMPPS    $+1, Z27, Z0, K3
+	VMOVAPS.Z Z28, K2, Z6
+	VSUBPS    Z28, Z6, K3, Z6
+	VMULPS    Z6, Z21, Z6
+	VSUBPS    Z6, Z4, Z4
+	VMULPS    Z7, Z23, Z7
+	VADDPS    Z7, Z4, Z4
+	VMULPS    Z4, Z25, Z5
+	VMULPS    Z2, Z5, Z5
+	VADDPS    Z5, Z0, Z5
+	VMULPS    Z2, Z4, Z4
+	VMULPS    Z27, Z5, Z6
+	VADDPS    Z6, Z26, K1, Z26
+	VMOVUPS   Z5, K1, (DI)(R10*1)
+	VMOVUPS   Z4, K1, (R11)(R10*1)
+	VMOVUPS   Z27, K1, (R9)(R10*1)
+	VMULPS    Z2, Z5, Z6
+	VMOVUPS   Z6, K1, (R8)(R10*1)
+	ADDQ      $+64, R10
+	SUBQ      $+16, BX
+	JG        mmc
+	JMP       mmdone
+
+mmn:
+	MOVQ      BX, CX
+	XORL      AX, AX
+	CMPQ      CX, AX
+	CMOVQLT   AX, CX
+	MOVQ      $0x00000010, AX
+	CMPQ      CX, AX
+	CMOVQGT   AX, CX
+	MOVL      $0x00000001, AX
+	SHLL      CL, AX
+	DECL      AX
+	KMOVW     AX, K1
+	VMOVUPS.Z (DI)(R10*1), K1, Z0
+	VMOVAPS   Z28, Z2
+	VMOVUPS.Z (R9)(R10*1), K1, Z3
+	VMOVUPS.Z (R11)(R10*1), K1, Z7
+	VMULPS    Z24, Z3, Z4
+	VMULPS    Z0, Z22, Z5
+	VSUBPS    Z5, Z4, Z4
+	VCMPPS    $+1, Z0, Z27, K2
+	VCMPPS    $+1, Z27, Z0, K3
+	VMOVAPS.Z Z28, K2, Z6
+	VSUBPS    Z28, Z6, K3, Z6
+	VMULPS    Z6, Z21, Z6
+	VSUBPS    Z6, Z4, Z4
+	VMULPS    Z7, Z23, Z7
+	VADDPS    Z7, Z4, Z4
+	VMULPS    Z4, Z25, Z5
+	VMULPS    Z2, Z5, Z5
+	VADDPS    Z5, Z0, Z5
+	VMULPS    Z2, Z4, Z4
+	VMULPS    Z27, Z5, Z6
+	VADDPS    Z6, Z26, K1, Z26
+	VMOVUPS   Z5, K1, (DI)(R10*1)
+	VMOVUPS   Z4, K1, (R11)(R10*1)
+	VMOVUPS   Z27, K1, (R9)(R10*1)
+	ADDQ      $+64, R10
+	SUBQ      $+16, BX
+	JG        mmn
+
+mmdone:
+	VCMPPS  $+3, Z26, Z26, K2
+	KMOVW   K2, AX
+	XORL    BX, BX
+	MOVL    $0x7fc00000, CX
+	TESTL   AX, AX
+	CMOVLNE CX, BX
+	MOVL    BX, ret+144(FP)
+	VZEROUPPER
+	RET
+
+// func updateMomNCGAVX512(w []float32, ap []float32, a []float32, c []float32, g []float32, v []float32, lr float32, invB float32, mu float32, l2 float32, l1 float32, lrA float32, gamma float32) float32
+// Requires: AVX, AVX512F, CMOV
+TEXT ·updateMomNCGAVX512(SB), NOSPLIT|NOFRAME, $0-180
+	MOVQ         w_base+0(FP), DI
+	MOVQ         ap_base+24(FP), SI
+	MOVQ         a_base+48(FP), DX
+	MOVQ         c_base+72(FP), R8
+	MOVQ         g_base+96(FP), R9
+	MOVQ         v_base+120(FP), R11
+	MOVQ         w_len+8(FP), BX
+	VBROADCASTSS lr+144(FP), Z25
+	VBROADCASTSS invB+148(FP), Z24
+	VBROADCASTSS mu+152(FP), Z23
+	VBROADCASTSS l2+156(FP), Z22
+	VBROADCASTSS l1+160(FP), Z21
+	MOVL         $0x3f800000, AX
+	VPBROADCASTD AX, Z28
+	VBROADCASTSS lrA+164(FP), Z20
+	VBROADCASTSS gamma+168(FP), Z19
+	VPXORD       Z27, Z27, Z27
+	VPXORD       Z26, Z26, Z26
+	XORQ         R10, R10
+	TESTQ        BX, BX
+	JLE          mncdone
+
+mncloop:
+	MOVQ      BX, CX
+	XORL      AX, AX
+	CMPQ      CX, AX
+	CMOVQLT   AX, CX
+	MOVQ      $0x00000010, AX
+	CMPQ      CX, AX
+	CMOVQGT   AX, CX
+	MOVL      $0x00000001, AX
+	SHLL      CL, AX
+	DECL      AX
+	KMOVW     AX, K1
+	VMOVUPS.Z (DI)(R10*1), K1, Z0
+	VMOVUPS.Z (DX)(R10*1), K1, Z2
+	VMOVUPS.Z (SI)(R10*1), K1, Z1
+	VMOVUPS.Z (R9)(R10*1), K1, Z3
+	VMULPS    Z20, Z3, Z8
+	VMULPS    Z0, Z8, Z8
+	VADDPS    Z8, Z1, Z1
+	VMAXPS    Z1, Z27, Z1
+	VMINPS    Z1, Z28, Z1
+	VCMPPS    $+13, Z19, Z1, K1, K4
+	VMOVAPS.Z Z28, K4, Z9
+	VMOVUPS.Z (R11)(R10*1), K1, Z7
+	VMULPS    Z24, Z3, Z4
+	VMULPS    Z0, Z22, Z5
+	VSUBPS    Z5, Z4, Z4
+	VCMPPS    $+1, Z0, Z27, K2
+	VCMPPS    $+1, Z27, Z0, K3
+	VMOVAPS.Z Z28, K2, Z6
+	VSUBPS    Z28, Z6, K3, Z6
+	VMULPS    Z6, Z21, Z6
+	VSUBPS    Z6, Z4, Z4
+	VMULPS    Z7, Z23, Z7
+	VADDPS    Z7, Z4, Z4
+	VMULPS    Z4, Z25, Z5
+	VMULPS    Z2, Z5, Z5
+	VADDPS    Z5, Z0, Z5
+	VMULPS    Z2, Z4, Z4
+	VMULPS    Z27, Z5, Z6
+	VADDPS    Z6, Z26, K1, Z26
+	VMOVUPS   Z5, K1, (DI)(R10*1)
+	VMOVUPS   Z4, K1, (R11)(R10*1)
+	VMOVUPS   Z27, K1, (R9)(R10*1)
+	VMULPS    Z9, Z5, Z6
+	VMOVUPS   Z1, K1, (SI)(R10*1)
+	VMOVUPS   Z9, K1, (DX)(R10*1)
+	VMOVUPS   Z6, K1, (R8)(R10*1)
+	ADDQ      $+64, R10
+	SUBQ      $+16, BX
+	JG        mncloop
+
+mncdone:
+	VCMPPS  $+3, Z26, Z26, K2
+	KMOVW   K2, AX
+	XORL    BX, BX
+	MOVL    $0x7fc00000, CX
+	TESTL   AX, AX
+	CMOVLNE CX, BX
+	MOVL    BX, ret+176(FP)
+	VZEROUPPER
+	RET
+
 // func changesAVX512(idx []int32, on []int32, off []int32, ref []float32, s []float32) (ones int, non int, noff int)
 // Requires: AVX, AVX512F, CMOV, POPCNT
 TEXT ·changesAVX512(SB), NOSPLIT|NOFRAME, $0-144

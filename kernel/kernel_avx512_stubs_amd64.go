@@ -80,6 +80,36 @@ func updateMaskedAVX512(w []float32, a []float32, c []float32, g []float32, alph
 //go:noescape
 func updateDenseAVX512(w []float32, c []float32, g []float32, alpha float32) float32
 
+// updateMomAVX512: for k < len(w), as updateMomGeneric, with ak = a[k] (1 if a
+// is nil), every product rounded (no FMA) and the sums left to right:
+//
+//	w0 := w[k]
+//	s := g[k]*invB - l2*w0 - l1*sign(w0) + mu*v[k]
+//	w[k] = w0 + lr*s*ak; v[k] = s*ak; g[k] = 0
+//	if c != nil { c[k] = w[k]*ak }
+//
+// It returns 0 if every w[k] is finite, else NaN. a and c (unless nil), g and v
+// are at least as long as w.
+//
+//go:noescape
+func updateMomAVX512(w []float32, a []float32, c []float32, g []float32, v []float32, lr float32, invB float32, mu float32, l2 float32, l1 float32) float32
+
+// updateMomNCGAVX512: for k < len(w), as updateMomNCGGeneric, every product
+// rounded (no FMA) and the sums left to right:
+//
+//	w0, gk := w[k], g[k]
+//	s := gk*invB - l2*w0 - l1*sign(w0) + mu*v[k]
+//	nw := w0 + lr*s*a[k]; v[k] = s*a[k]
+//	q := ap[k] + lrA*gk*w0; if q < 0 { q = 0 }; if q > 1 { q = 1 }
+//	ap[k] = q; a[k] = 1 if q >= gamma else 0
+//	w[k] = nw; c[k] = nw*a[k]; g[k] = 0
+//
+// It returns 0 if every w[k] is finite, else NaN. ap, a, c, g and v are at least
+// as long as w.
+//
+//go:noescape
+func updateMomNCGAVX512(w []float32, ap []float32, a []float32, c []float32, g []float32, v []float32, lr float32, invB float32, mu float32, l2 float32, l1 float32, lrA float32, gamma float32) float32
+
 // changesAVX512: see Changes; n = len(s), and idx, on, off and ref are at least as long.
 //
 //go:noescape

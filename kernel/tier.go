@@ -36,6 +36,11 @@ type impl struct {
 	updateNCG    func(w, ap, a, c, g []float32, alpha, alphaA, gamma float32) float32
 	updateMasked func(w, a, c, g []float32, alpha float32) float32
 	updateDense  func(w, c, g []float32, alpha float32) float32
+	// updateMom, updateMomNCG: see UpdateMomentum (a nil: all ones, c nil:
+	// not written) and UpdateMomentumNCG, with the same result as the
+	// updates above.
+	updateMom    func(w, a, c, g, v []float32, p Step) float32
+	updateMomNCG func(w, ap, a, c, g, v []float32, p Step) float32
 	transpose    func(dst, src []float32, rows, cols, ldd, lds int)
 	// taylorSums: see TaylorSums; len(a) = len(p) is a multiple of 4.
 	taylorSums func(a, p []float32, s *[3][4]float64, lohi *[2][4]float32)
@@ -65,6 +70,8 @@ var (
 		updateNCG:        updateNCGGeneric,
 		updateMasked:     updateMaskedGeneric,
 		updateDense:      updateDenseGeneric,
+		updateMom:        updateMomGeneric,
+		updateMomNCG:     updateMomNCGGeneric,
 		transpose:        transposeGeneric,
 		taylorSums:       taylorSumsGeneric,
 		prefetchW:        prefetchWGeneric,
@@ -135,6 +142,12 @@ func fillGeneric(t *impl) {
 	}
 	if t.updateDense == nil {
 		t.updateDense = generic.updateDense
+	}
+	if t.updateMom == nil {
+		t.updateMom = generic.updateMom
+	}
+	if t.updateMomNCG == nil {
+		t.updateMomNCG = generic.updateMomNCG
 	}
 	if t.transpose == nil {
 		t.transpose = generic.transpose

@@ -285,6 +285,13 @@ func Cases() []Case {
 	perTier("updatencg", MatShape, float64(4*9*nn), Bytes, false, func() {
 		kernel.UpdateNCG(w, ap, a, c, gg, 1e-4, 1e-4, 0.5)
 	})
+	// The update with momentum and decay (NCG): reads w, a′, a, g, v and
+	// writes w, a′, a, c, g, v (11 arrays). A diagnostic case.
+	v := make([]float32, nn)
+	mom := kernel.Step{LR: 0.1, InvB: 1.0 / 50, Mu: 0.9, L2: 2e-4, LRA: 0.5 / 50, Gamma: 0.5}
+	perTier("updatemomncg", MatShape, float64(4*11*nn), Bytes, true, func() {
+		kernel.UpdateMomentumNCG(w, ap, a, c, gg, v, mom)
+	})
 	perTier("transpose", MatShape, float64(4*2*nn), Bytes, false, func() {
 		kernel.Transpose(c, w, X, H)
 	})

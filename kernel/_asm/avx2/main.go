@@ -110,6 +110,8 @@ func main() {
 	updateNCG()
 	updateMasked()
 	updateDense()
+	updateMom()
+	updateMomNCG()
 	transpose()
 	sumRowsBlock()
 	taylorSums()
