@@ -37,6 +37,9 @@ func (t *Trainer) chainBlock(blk int) {
 	xref, href := t.xref[c0*x:c1*x], t.href[c0*h:c1*h]
 	posIdx, posCnt := t.posIdx[c0*x:c1*x], t.posCnt[c0:c1]
 	sc := &t.scratch[blk]
+	// The index lists the incremental products keep (none on compressed
+	// rows, whose products are fresh: see weights.affineBinary).
+	tmpIdx, tmpCnt, hIdx, hCnt := t.indexLists(c0, c1)
 
 	// Positive phase: ĥ⁺ = σ(b + C x), and h sampled from it (CD's first
 	// step). The index lists of x are kept for the gradient.
@@ -59,14 +62,14 @@ func (t *Trainer) chainBlock(blk int) {
 	if t.sampler == PersistentCD {
 		// The negative chain continues from the persistent state instead.
 		copy(xs, t.pcd[c0*x:c1*x])
-		up(t.tmpIdx[c0*x:c1*x], t.tmpCnt[c0:c1])
+		up(tmpIdx, tmpCnt)
 		for c := 0; c < nc; c++ {
 			kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 		}
 	}
 	for s := 1; s <= t.cfg.K; s++ {
 		if s == 1 || t.sp != nil {
-			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1], sc)
+			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt, sc)
 			copy(href, hs)
 		} else {
 			for c := 0; c < nc; c++ {
@@ -80,7 +83,7 @@ func (t *Trainer) chainBlock(blk int) {
 			t.reconError(c0, c1, x0, vprob)
 		}
 		if s < t.cfg.K {
-			up(t.tmpIdx[c0*x:c1*x], t.tmpCnt[c0:c1])
+			up(tmpIdx, tmpCnt)
 			for c := 0; c < nc; c++ {
 				kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 			}
@@ -98,6 +101,18 @@ func (t *Trainer) chainBlock(blk int) {
 	}
 	t.blockOffsets(c0, c1)
 	t.blockVisibleGrad(blk)
+}
+
+// indexLists returns chains c0…c1−1's lists of the ones of their
+// intermediate visible states and of their hidden states, which the
+// incremental products of the dense form update; compressed rows need
+// neither (nil: weights.affineBinary then lists nothing).
+func (t *Trainer) indexLists(c0, c1 int) (tmpIdx, tmpCnt, hIdx, hCnt []int32) {
+	if t.sp != nil {
+		return nil, nil, nil, nil
+	}
+	x, h := t.m.X, t.m.H
+	return t.tmpIdx[c0*x : c1*x], t.tmpCnt[c0:c1], t.hIdx[c0*h : c1*h], t.hCnt[c0:c1]
 }
 
 // blockVisibleGrad sets block blk's share of the visible biases' gradient,

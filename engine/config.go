@@ -14,7 +14,7 @@
 // hidden i), because a binary visible state selects whole rows of it in the
 // up pass and in the gradient. A hidden-major copy of C (H×X) serves the down
 // pass. Label units, in classification mode, are the last visible units, so
-// their connections are the last rows. A fixed mask at most SparseDensity
+// their connections are the last rows. A fixed mask at most SparseDensity()
 // dense (SET's paper setting) also keeps C as compressed rows in both
 // orientations and sums only the present connections.
 package engine

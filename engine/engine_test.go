@@ -63,7 +63,7 @@ func smallConfig(method Method) Config {
 
 var allMethods = []Method{Dense, NCG, Line, Random, SET}
 
-// sparseConfigs are fixed-mask configurations at most SparseDensity dense
+// sparseConfigs are fixed-mask configurations at most SparseDensity() dense
 // for 30–40 data units, which train on compressed rows.
 func sparseConfigs() []Config {
 	set, random, line := smallConfig(SET), smallConfig(Random), smallConfig(Line)
@@ -940,8 +940,10 @@ func TestSparseMatchesDense(t *testing.T) {
 			}
 		}
 	}
-	if useSparse(smallConfig(SET), 40) || useSparse(smallConfig(Random), 40) {
-		t.Error("the 20–40% dense small configurations should train dense")
+	at, above := smallConfig(Random), smallConfig(Random)
+	at.Density, above.Density = SparseDensity(), SparseDensity()+0.01
+	if !useSparse(at, 40) || useSparse(above, 40) || useSparse(smallConfig(NCG), 40) {
+		t.Errorf("a random mask of density %g should train on compressed rows, of %g and NCG on the dense matrices", at.Density, above.Density)
 	}
 }
 

@@ -22,13 +22,14 @@ func (t *Trainer) mocanuBlock(blk int) {
 	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]
 
 	sc := &t.scratch[blk]
+	_, _, hIdx, hCnt := t.indexLists(c0, c1)
 	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, t.posIdx[c0*x:c1*x], t.posCnt[c0:c1], sc)
 	for c := 0; c < nc; c++ {
 		kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 	}
 	copy(hpos, hs)
 	for s := 1; s <= t.cfg.K; s++ {
-		t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, t.hIdx[c0*h:c1*h], t.hCnt[c0:c1], sc)
+		t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt, sc)
 		kernel.Sigmoid(xs, vpre)
 		if s == 1 {
 			t.reconError(c0, c1, x0, xs)

@@ -2,10 +2,13 @@ package engine
 
 import "github.com/ncg-rbm/ncg/kernel"
 
-// SparseDensity is the largest connection density (of the data rows, as the
-// configuration sets it) at which a fixed-mask model (line, random, SET)
-// trains on compressed rows instead of the dense matrices. SET's paper
-// setting (H = 2500, ε = 11) is 1.8% dense.
+// SparseDensity returns the largest connection density (of the data rows,
+// as the configuration sets it) at which a fixed-mask model (line, random,
+// SET) trains on compressed rows instead of the dense matrices, on the
+// kernel tier in use: the density at which a random mask of MNIST at
+// H = 500 costs about the same in both forms (BenchmarkCompressedCrossover;
+// docs/kernels.md, "Compressed rows"). SET's paper setting (H = 2500,
+// ε = 11) is 1.8% dense.
 //
 // On compressed rows every product sums the present connections afresh,
 // for up to 32 chains at once (kernel.SparseAffine), and the gradient and
@@ -18,7 +21,16 @@ import "github.com/ncg-rbm/ncg/kernel"
 // updates its products incrementally and switches to a fused multiply-add
 // product above a density of ones (see kernel.AffineBinary), which rounds
 // differently.
-const SparseDensity = 0.1
+func SparseDensity() float64 {
+	if d, ok := sparseDensity[kernel.Tier()]; ok {
+		return d
+	}
+	return sparseDensity["generic"]
+}
+
+// sparseDensity is SparseDensity per kernel tier. NEON's is not measured
+// (no arm64 machine has run it): it keeps the others' lowest.
+var sparseDensity = map[string]float64{"avx512": 0.2, "avx2": 0.2, "generic": 0.2, "neon": 0.1}
 
 // sparseRows is a compressed-row copy of the acting weights C, in one
 // orientation: row r's present connections are col[ptr[r]:ptr[r+1]]
@@ -63,11 +75,11 @@ func useSparse(cfg Config, d int) bool {
 	}
 	switch cfg.Method {
 	case Line:
-		return float64(cfg.LineWidth)/float64(d) <= SparseDensity
+		return float64(cfg.LineWidth)/float64(d) <= SparseDensity()
 	case Random:
-		return cfg.Density <= SparseDensity
+		return cfg.Density <= SparseDensity()
 	case SET:
-		return setDensity(cfg, d) <= SparseDensity
+		return setDensity(cfg, d) <= SparseDensity()
 	}
 	return false
 }
@@ -168,8 +180,8 @@ type weights struct {
 }
 
 // affineBinary is kernel.AffineBinary on w: out = bias + the sum of the
-// rows named by each chain's ones, whose lists it writes to idx/counts.
-// Compressed rows sum every present connection of the nc chains with one
+// rows named by each chain's ones, whose lists it writes to idx/counts
+// (on compressed rows, a nil idx lists nothing). Compressed rows sum every present connection of the nc chains with one
 // vector operation per connection (product), which costs what the
 // connections cost whatever the states.
 func (w weights) affineBinary(out, bias, in []float32, nc, nin, nout int, idx, counts []int32, sc *blockScratch) {
@@ -177,7 +189,7 @@ func (w weights) affineBinary(out, bias, in []float32, nc, nin, nout int, idx, c
 		kernel.AffineBinaryStride(out, bias, in, w.m, w.stride, nc, nin, nout, idx, counts)
 		return
 	}
-	for c := 0; c < nc; c++ {
+	for c := 0; c < nc && idx != nil; c++ {
 		counts[c] = int32(kernel.Indices(idx[c*nin:(c+1)*nin], in[c*nin:(c+1)*nin]))
 	}
 	w.product(out, bias, in, nc, nin, nout, sc)

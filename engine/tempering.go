@@ -34,8 +34,7 @@ func (t *Trainer) ptBlock(blk int) {
 	nc := c1 - c0
 	x0, xs, vpre, vprob := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x], t.vprob[c0*x:c1*x]
 	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]
-	hIdx, hCnt := t.hIdx[c0*h:c1*h], t.hCnt[c0:c1]
-	tmpIdx, tmpCnt := t.tmpIdx[c0*x:c1*x], t.tmpCnt[c0:c1]
+	tmpIdx, tmpCnt, hIdx, hCnt := t.indexLists(c0, c1)
 	sc := &t.scratch[blk]
 	u := sc.u
 

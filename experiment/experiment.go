@@ -75,7 +75,7 @@ type Meta struct {
 	// sets: its test split, or which fallback was used).
 	TestInfo string `json:"test_data_source,omitempty"`
 	// Compressed: the engine trained on compressed rows (a fixed mask at most
-	// engine.SparseDensity dense), whose rounding can differ from the dense
+	// engine.SparseDensity() dense), whose rounding can differ from the dense
 	// form's in the last bit.
 	Compressed bool `json:"compressed_rows"`
 	// FromEpoch is the number of epochs done when this invocation started
