@@ -101,7 +101,7 @@ func BenchmarkMinibatch(b *testing.B) {
 func BenchmarkCompressedCrossover(b *testing.B) {
 	d := loadMNIST(b)
 	for _, tier := range kernel.Tiers() {
-		for _, dens := range []float64{0.05, 0.1, 0.15, 0.2, 0.3, 0.5} {
+		for _, dens := range []float64{0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5} {
 			for _, form := range []string{"compressed", "dense"} {
 				b.Run(fmt.Sprintf("%s/d%g/%s", tier, dens, form), func(b *testing.B) {
 					defer formHook(form)()

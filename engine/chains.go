@@ -221,9 +221,11 @@ func chunkOffsets(off, idx []int32) {
 type blockScratch struct {
 	up, down product
 	u        []float32 // PT: the uniforms of one slot's swaps
-	// inT, outT: a product's inputs and outputs interleaved, max(X, H) ×
-	// the block's lanes each, on compressed rows (weights.product).
-	inT, outT []float32
+	// On compressed rows: inT, outT, a real-valued product's inputs and
+	// outputs interleaved, max(X, H) × the block's lanes each
+	// (weights.product); upWork, downWork, the binary products' scratch.
+	inT, outT        []float32
+	upWork, downWork *kernel.SparseWork
 }
 
 // incremental is whether the dense form updates a chain's pre-activation

@@ -177,12 +177,14 @@ type weights struct {
 	m      []float32
 	stride int
 	sp     *kernel.CSR
+	up     bool // the up pass's (visible to hidden)
 }
 
 // affineBinary is kernel.AffineBinary on w: out = bias + the sum of the
 // rows named by each chain's ones, whose lists it writes to idx/counts
-// (on compressed rows, a nil idx lists nothing). Compressed rows sum every present connection of the nc chains with one
-// vector operation per connection (product), which costs what the
+// (on compressed rows, a nil idx lists nothing). Compressed rows sum every
+// present connection of the nc chains with one vector operation per
+// connection (kernel.SparseAffineBinary), which costs what the
 // connections cost whatever the states.
 func (w weights) affineBinary(out, bias, in []float32, nc, nin, nout int, idx, counts []int32, sc *blockScratch) {
 	if w.sp == nil {
@@ -192,7 +194,15 @@ func (w weights) affineBinary(out, bias, in []float32, nc, nin, nout int, idx, c
 	for c := 0; c < nc && idx != nil; c++ {
 		counts[c] = int32(kernel.Indices(idx[c*nin:(c+1)*nin], in[c*nin:(c+1)*nin]))
 	}
-	w.product(out, bias, in, nc, nin, nout, sc)
+	kernel.SparseAffineBinary(out, bias, in, nc, w.sp, w.work(sc))
+}
+
+// work is the block's scratch of kernel.SparseAffineBinary for w.
+func (w weights) work(sc *blockScratch) *kernel.SparseWork {
+	if w.up {
+		return sc.upWork
+	}
+	return sc.downWork
 }
 
 // product sets out (nc×nout) to bias + C·in for the nc chains' inputs in
@@ -202,7 +212,7 @@ func (w weights) affineBinary(out, bias, in []float32, nc, nin, nout int, idx, c
 // back from sc.outT. Lanes past nc keep older inputs, whose outputs are
 // not read.
 func (w weights) product(out, bias, in []float32, nc, nin, nout int, sc *blockScratch) {
-	lanes := sparseLanes(nc)
+	lanes := kernel.SparseLanes(nc)
 	inT, outT := sc.inT[:nin*lanes], sc.outT[:nout*lanes]
 	kernel.TransposeStrided(inT, lanes, in, nin, nc, nin)
 	kernel.SparseAffine(outT, bias, inT, lanes, w.sp)

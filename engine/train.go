@@ -29,19 +29,7 @@ const blockSize = 8
 // product costs 1.7 times an 8-lane one). Each lane's sums are the same
 // whatever its block, so results do not depend on the workers here.
 func sparseBlock(batch, workers int) int {
-	return sparseLanes((batch + workers - 1) / max(workers, 1))
-}
-
-// sparseLanes is the lane count of kernel.SparseAffine for n chains: the
-// least of 8, 16 and 32 that holds them, at most 32.
-func sparseLanes(n int) int {
-	switch {
-	case n <= 8:
-		return 8
-	case n <= 16:
-		return 16
-	}
-	return 32
+	return kernel.SparseLanes((batch + workers - 1) / max(workers, 1))
 }
 
 // rowChunk is the number of visible rows of the gradient and update a task
@@ -298,8 +286,12 @@ func (t *Trainer) alloc() {
 		t.ones = make([]float32, max(x, h)) // the mask of present connections (sparseRowUpdate)
 		fill(t.ones, 1)
 		for i := range t.scratch {
-			n := max(x, h) * sparseLanes(t.block)
-			t.scratch[i].inT, t.scratch[i].outT = make([]float32, n), make([]float32, n)
+			sc := &t.scratch[i]
+			if t.cfg.SETProcedure == Mocanu {
+				n := max(x, h) * kernel.SparseLanes(t.block)
+				sc.inT, sc.outT = make([]float32, n), make([]float32, n)
+			}
+			sc.upWork, sc.downWork = kernel.NewSparseWork(h, x), kernel.NewSparseWork(x, h)
 		}
 		if t.cfg.SETProcedure == Mocanu {
 			t.slotPad = (b + 7) &^ 7
@@ -474,7 +466,7 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 			}
 		}
 	}
-	t.up, t.down = weights{m: m.cp, stride: m.cpStride()}, weights{m: m.ch, stride: x}
+	t.up, t.down = weights{m: m.cp, stride: m.cpStride(), up: true}, weights{m: m.ch, stride: x}
 	if t.sp != nil {
 		if t.spStale {
 			t.sp.build(m, t.velW)

@@ -1499,7 +1499,7 @@ pfwLoop:
 
 // func sparseAffine8NEON(out, bias, in []float32, ptr, col []int32, val []float32)
 //
-// One output row's 8 lanes in V0–V1; each entry broadcasts its value
+// One output row's 8 lanes in V0–V1 (a −0 bias made +0); each entry broadcasts its value
 // (V8), multiplies its column's inputs and adds the products, rounded before
 // the sums (FMUL, FADD: no fused multiply-add), in the order of the entries.
 TEXT ·sparseAffine8NEON(SB), NOSPLIT|NOFRAME, $0-144
@@ -1511,6 +1511,7 @@ TEXT ·sparseAffine8NEON(SB), NOSPLIT|NOFRAME, $0-144
 	MOVD col_base+96(FP), R5
 	MOVD val_base+120(FP), R6
 	SUB  $1, R4
+	VEOR V9.B16, V9.B16, V9.B16 // 0, to turn a −0 bias into +0
 	MOVD ZR, R7 // o
 	MOVD ZR, R8 // k; ptr[0] = 0 (NewCSR)
 
@@ -1526,6 +1527,8 @@ sp8Row:
 	FMOVS (R11), F0
 	VDUP V0.S[0], V1.S4
 	VDUP V0.S[0], V0.S4
+	FADD4S(0, 0, 9)
+	FADD4S(1, 1, 9)
 
 sp8Sum:
 	CMP  R9, R8
@@ -1554,7 +1557,7 @@ sp8Done:
 
 // func sparseAffine16NEON(out, bias, in []float32, ptr, col []int32, val []float32)
 //
-// One output row's 16 lanes in V0–V3; each entry broadcasts its value
+// One output row's 16 lanes in V0–V3 (a −0 bias made +0); each entry broadcasts its value
 // (V8), multiplies its column's inputs and adds the products, rounded before
 // the sums (FMUL, FADD: no fused multiply-add), in the order of the entries.
 TEXT ·sparseAffine16NEON(SB), NOSPLIT|NOFRAME, $0-144
@@ -1566,6 +1569,7 @@ TEXT ·sparseAffine16NEON(SB), NOSPLIT|NOFRAME, $0-144
 	MOVD col_base+96(FP), R5
 	MOVD val_base+120(FP), R6
 	SUB  $1, R4
+	VEOR V9.B16, V9.B16, V9.B16 // 0, to turn a −0 bias into +0
 	MOVD ZR, R7 // o
 	MOVD ZR, R8 // k; ptr[0] = 0 (NewCSR)
 
@@ -1585,6 +1589,10 @@ sp16Row:
 	VDUP V0.S[0], V2.S4
 	VDUP V0.S[0], V1.S4
 	VDUP V0.S[0], V0.S4
+	FADD4S(0, 0, 9)
+	FADD4S(1, 1, 9)
+	FADD4S(2, 2, 9)
+	FADD4S(3, 3, 9)
 
 sp16Sum:
 	CMP  R9, R8
@@ -1617,7 +1625,7 @@ sp16Done:
 
 // func sparseAffine32NEON(out, bias, in []float32, ptr, col []int32, val []float32)
 //
-// One output row's 32 lanes in V0–V7; each entry broadcasts its value
+// One output row's 32 lanes in V0–V7 (a −0 bias made +0); each entry broadcasts its value
 // (V8), multiplies its column's inputs and adds the products, rounded before
 // the sums (FMUL, FADD: no fused multiply-add), in the order of the entries.
 TEXT ·sparseAffine32NEON(SB), NOSPLIT|NOFRAME, $0-144
@@ -1629,6 +1637,7 @@ TEXT ·sparseAffine32NEON(SB), NOSPLIT|NOFRAME, $0-144
 	MOVD col_base+96(FP), R5
 	MOVD val_base+120(FP), R6
 	SUB  $1, R4
+	VEOR V9.B16, V9.B16, V9.B16 // 0, to turn a −0 bias into +0
 	MOVD ZR, R7 // o
 	MOVD ZR, R8 // k; ptr[0] = 0 (NewCSR)
 
@@ -1656,6 +1665,14 @@ sp32Row:
 	VDUP V0.S[0], V2.S4
 	VDUP V0.S[0], V1.S4
 	VDUP V0.S[0], V0.S4
+	FADD4S(0, 0, 9)
+	FADD4S(1, 1, 9)
+	FADD4S(2, 2, 9)
+	FADD4S(3, 3, 9)
+	FADD4S(4, 4, 9)
+	FADD4S(5, 5, 9)
+	FADD4S(6, 6, 9)
+	FADD4S(7, 7, 9)
 
 sp32Sum:
 	CMP  R9, R8

@@ -2578,16 +2578,17 @@ TEXT ·cpuidPRFCHW(SB), NOSPLIT|NOFRAME, $0-1
 // func sparseAffine8AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
 // Requires: AVX
 TEXT ·sparseAffine8AVX2(SB), NOSPLIT|NOFRAME, $0-144
-	MOVQ out_base+0(FP), DI
-	MOVQ bias_base+24(FP), SI
-	MOVQ in_base+48(FP), R8
-	MOVQ ptr_base+72(FP), R9
-	MOVQ ptr_len+80(FP), CX
-	MOVQ col_base+96(FP), R10
-	MOVQ val_base+120(FP), R11
-	DECQ CX
-	XORQ AX, AX
-	XORQ BX, BX
+	MOVQ   out_base+0(FP), DI
+	MOVQ   bias_base+24(FP), SI
+	MOVQ   in_base+48(FP), R8
+	MOVQ   ptr_base+72(FP), R9
+	MOVQ   ptr_len+80(FP), CX
+	MOVQ   col_base+96(FP), R10
+	MOVQ   val_base+120(FP), R11
+	DECQ   CX
+	VXORPS Y9, Y9, Y9
+	XORQ   AX, AX
+	XORQ   BX, BX
 
 sp8Row:
 	CMPQ         AX, CX
@@ -2597,6 +2598,7 @@ sp8Row:
 	TESTQ        SI, SI
 	JZ           sp8Sum
 	VBROADCASTSS (SI)(AX*4), Y0
+	VADDPS       Y9, Y0, Y0
 
 sp8Sum:
 	CMPQ         BX, R12
@@ -2625,16 +2627,17 @@ sp8Done:
 // func sparseAffine16AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
 // Requires: AVX
 TEXT ·sparseAffine16AVX2(SB), NOSPLIT|NOFRAME, $0-144
-	MOVQ out_base+0(FP), DI
-	MOVQ bias_base+24(FP), SI
-	MOVQ in_base+48(FP), R8
-	MOVQ ptr_base+72(FP), R9
-	MOVQ ptr_len+80(FP), CX
-	MOVQ col_base+96(FP), R10
-	MOVQ val_base+120(FP), R11
-	DECQ CX
-	XORQ AX, AX
-	XORQ BX, BX
+	MOVQ   out_base+0(FP), DI
+	MOVQ   bias_base+24(FP), SI
+	MOVQ   in_base+48(FP), R8
+	MOVQ   ptr_base+72(FP), R9
+	MOVQ   ptr_len+80(FP), CX
+	MOVQ   col_base+96(FP), R10
+	MOVQ   val_base+120(FP), R11
+	DECQ   CX
+	VXORPS Y9, Y9, Y9
+	XORQ   AX, AX
+	XORQ   BX, BX
 
 sp16Row:
 	CMPQ         AX, CX
@@ -2645,7 +2648,9 @@ sp16Row:
 	TESTQ        SI, SI
 	JZ           sp16Sum
 	VBROADCASTSS (SI)(AX*4), Y0
+	VADDPS       Y9, Y0, Y0
 	VBROADCASTSS (SI)(AX*4), Y1
+	VADDPS       Y9, Y1, Y1
 
 sp16Sum:
 	CMPQ         BX, R12
@@ -2677,16 +2682,17 @@ sp16Done:
 // func sparseAffine32AVX2(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
 // Requires: AVX
 TEXT ·sparseAffine32AVX2(SB), NOSPLIT|NOFRAME, $0-144
-	MOVQ out_base+0(FP), DI
-	MOVQ bias_base+24(FP), SI
-	MOVQ in_base+48(FP), R8
-	MOVQ ptr_base+72(FP), R9
-	MOVQ ptr_len+80(FP), CX
-	MOVQ col_base+96(FP), R10
-	MOVQ val_base+120(FP), R11
-	DECQ CX
-	XORQ AX, AX
-	XORQ BX, BX
+	MOVQ   out_base+0(FP), DI
+	MOVQ   bias_base+24(FP), SI
+	MOVQ   in_base+48(FP), R8
+	MOVQ   ptr_base+72(FP), R9
+	MOVQ   ptr_len+80(FP), CX
+	MOVQ   col_base+96(FP), R10
+	MOVQ   val_base+120(FP), R11
+	DECQ   CX
+	VXORPS Y9, Y9, Y9
+	XORQ   AX, AX
+	XORQ   BX, BX
 
 sp32Row:
 	CMPQ         AX, CX
@@ -2699,9 +2705,13 @@ sp32Row:
 	TESTQ        SI, SI
 	JZ           sp32Sum
 	VBROADCASTSS (SI)(AX*4), Y0
+	VADDPS       Y9, Y0, Y0
 	VBROADCASTSS (SI)(AX*4), Y1
+	VADDPS       Y9, Y1, Y1
 	VBROADCASTSS (SI)(AX*4), Y2
+	VADDPS       Y9, Y2, Y2
 	VBROADCASTSS (SI)(AX*4), Y3
+	VADDPS       Y9, Y3, Y3
 
 sp32Sum:
 	CMPQ         BX, R12

@@ -32,6 +32,7 @@ var avx512Kernels = &impl{
 	taylorSums:   taylorSumsAVX2Wrap,
 	prefetchW:    prefetchWAMD64,
 	sparseAffine: sparseAffineAVX512,
+	sparseBinary: sparseBinaryAVX512,
 	gatherSum:    gatherSumAVX512,
 	// Eight partial sums a row (the order every tier keeps): a YMM register.
 	dotRows: dotRowsAVX2,
@@ -113,4 +114,25 @@ func updateMomAVX512Wrap(w, a, c, g, v []float32, p Step) float32 {
 
 func updateMomNCGAVX512Wrap(w, ap, a, c, g, v []float32, p Step) float32 {
 	return updateMomNCGAVX512(w, ap, a, c, g, v, p.LR, p.InvB, p.Mu, p.L2, p.L1, p.LRA, p.Gamma)
+}
+
+// sparseBinaryAVX512 is SparseAffineBinary with the chains' inputs packed
+// one bit a chain (packBitsAVX512) and summed under opmasks in 16 or 32
+// lanes (sparseBits16AVX512, sparseBits32AVX512), then transposed back.
+func sparseBinaryAVX512(out, bias, in []float32, nc int, m *CSR, w *SparseWork) {
+	bits := w.bits[:m.cols]
+	if m.cols > 0 {
+		packBitsAVX512(bits, in, nc, m.cols)
+	}
+	lanes := 32
+	if nc <= 16 {
+		lanes = 16
+	}
+	outT := w.out[:m.rows*lanes]
+	if lanes == 16 {
+		sparseBits16AVX512(outT, bias, bits, m.ptr, m.col, m.Val)
+	} else {
+		sparseBits32AVX512(outT, bias, bits, m.ptr, m.col, m.Val)
+	}
+	transposeAVX2Wrap(out, outT, m.rows, nc, m.rows, lanes)
 }

@@ -2281,16 +2281,17 @@ sbdone:
 // func sparseAffine16AVX512(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·sparseAffine16AVX512(SB), NOSPLIT|NOFRAME, $0-144
-	MOVQ out_base+0(FP), DI
-	MOVQ bias_base+24(FP), SI
-	MOVQ in_base+48(FP), R8
-	MOVQ ptr_base+72(FP), R9
-	MOVQ ptr_len+80(FP), CX
-	MOVQ col_base+96(FP), R10
-	MOVQ val_base+120(FP), R11
-	DECQ CX
-	XORQ AX, AX
-	XORQ BX, BX
+	MOVQ   out_base+0(FP), DI
+	MOVQ   bias_base+24(FP), SI
+	MOVQ   in_base+48(FP), R8
+	MOVQ   ptr_base+72(FP), R9
+	MOVQ   ptr_len+80(FP), CX
+	MOVQ   col_base+96(FP), R10
+	MOVQ   val_base+120(FP), R11
+	DECQ   CX
+	VXORPS Z9, Z9, Z9
+	XORQ   AX, AX
+	XORQ   BX, BX
 
 sp16Row:
 	CMPQ         AX, CX
@@ -2300,6 +2301,7 @@ sp16Row:
 	TESTQ        SI, SI
 	JZ           sp16Sum
 	VBROADCASTSS (SI)(AX*4), Z0
+	VADDPS       Z9, Z0, Z0
 
 sp16Sum:
 	CMPQ         BX, R12
@@ -2328,16 +2330,17 @@ sp16Done:
 // func sparseAffine32AVX512(out []float32, bias []float32, in []float32, ptr []int32, col []int32, val []float32)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·sparseAffine32AVX512(SB), NOSPLIT|NOFRAME, $0-144
-	MOVQ out_base+0(FP), DI
-	MOVQ bias_base+24(FP), SI
-	MOVQ in_base+48(FP), R8
-	MOVQ ptr_base+72(FP), R9
-	MOVQ ptr_len+80(FP), CX
-	MOVQ col_base+96(FP), R10
-	MOVQ val_base+120(FP), R11
-	DECQ CX
-	XORQ AX, AX
-	XORQ BX, BX
+	MOVQ   out_base+0(FP), DI
+	MOVQ   bias_base+24(FP), SI
+	MOVQ   in_base+48(FP), R8
+	MOVQ   ptr_base+72(FP), R9
+	MOVQ   ptr_len+80(FP), CX
+	MOVQ   col_base+96(FP), R10
+	MOVQ   val_base+120(FP), R11
+	DECQ   CX
+	VXORPS Z9, Z9, Z9
+	XORQ   AX, AX
+	XORQ   BX, BX
 
 sp32Row:
 	CMPQ         AX, CX
@@ -2348,7 +2351,9 @@ sp32Row:
 	TESTQ        SI, SI
 	JZ           sp32Sum
 	VBROADCASTSS (SI)(AX*4), Z0
+	VADDPS       Z9, Z0, Z0
 	VBROADCASTSS (SI)(AX*4), Z1
+	VADDPS       Z9, Z1, Z1
 
 sp32Sum:
 	CMPQ         BX, R12
@@ -2429,5 +2434,157 @@ gsStore:
 	JMP     gsStep
 
 gsDone:
+	VZEROUPPER
+	RET
+
+// func packBitsAVX512(bits []uint32, in []float32, nc int, n int)
+// Requires: AVX, AVX512DQ, AVX512F, CMOV
+TEXT ·packBitsAVX512(SB), NOSPLIT|NOFRAME, $0-64
+	MOVQ   bits_base+0(FP), DI
+	MOVQ   in_base+24(FP), SI
+	MOVQ   nc+48(FP), R8
+	MOVQ   n+56(FP), R9
+	MOVQ   R9, R10
+	SHLQ   $+2, R10
+	VXORPS Z3, Z3, Z3
+	XORQ   R11, R11
+
+pbStep:
+	MOVQ    R9, CX
+	SUBQ    R11, CX
+	JLE     pbDone
+	XORL    AX, AX
+	CMPQ    CX, AX
+	CMOVQLT AX, CX
+	MOVQ    $0x00000010, AX
+	CMPQ    CX, AX
+	CMOVQGT AX, CX
+	MOVL    $0x00000001, AX
+	SHLL    CL, AX
+	DECL    AX
+	KMOVW   AX, K2
+	VPXORD  Z0, Z0, Z0
+	LEAQ    (SI)(R11*4), R12
+	XORQ    BX, BX
+	MOVL    $0x00000001, DX
+
+pbChain:
+	CMPQ         BX, R8
+	JGE          pbStore
+	VMOVUPS.Z    (R12), K2, Z1
+	VCMPPS       $+4, Z3, Z1, K2, K1
+	VPBROADCASTD DX, Z2
+	VPORD        Z2, Z0, K1, Z0
+	ADDQ         R10, R12
+	SHLL         $+1, DX
+	INCQ         BX
+	JMP          pbChain
+
+pbStore:
+	VMOVDQU32 Z0, K2, (DI)(R11*4)
+	ADDQ      $+16, R11
+	JMP       pbStep
+
+pbDone:
+	VZEROUPPER
+	RET
+
+// func sparseBits16AVX512(out []float32, bias []float32, bits []uint32, ptr []int32, col []int32, val []float32)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·sparseBits16AVX512(SB), NOSPLIT|NOFRAME, $0-144
+	MOVQ   out_base+0(FP), DI
+	MOVQ   bias_base+24(FP), SI
+	MOVQ   bits_base+48(FP), R8
+	MOVQ   ptr_base+72(FP), R9
+	MOVQ   ptr_len+80(FP), CX
+	MOVQ   col_base+96(FP), R10
+	MOVQ   val_base+120(FP), R11
+	DECQ   CX
+	VXORPS Z9, Z9, Z9
+	XORQ   AX, AX
+	XORQ   BX, BX
+
+sb16Row:
+	CMPQ         AX, CX
+	JGE          sb16Done
+	MOVLQSX      4(R9)(AX*4), R12
+	VXORPS       Z0, Z0, Z0
+	TESTQ        SI, SI
+	JZ           sb16Sum
+	VBROADCASTSS (SI)(AX*4), Z0
+	VADDPS       Z9, Z0, Z0
+
+sb16Sum:
+	CMPQ         BX, R12
+	JGE          sb16Store
+	MOVLQSX      (R10)(BX*4), R13
+	VBROADCASTSS (R11)(BX*4), Z8
+	KMOVW        (R8)(R13*4), K1
+	VADDPS       Z8, Z0, K1, Z0
+	INCQ         BX
+	JMP          sb16Sum
+
+sb16Store:
+	MOVQ    AX, R13
+	SHLQ    $+6, R13
+	ADDQ    DI, R13
+	VMOVUPS Z0, (R13)
+	INCQ    AX
+	JMP     sb16Row
+
+sb16Done:
+	VZEROUPPER
+	RET
+
+// func sparseBits32AVX512(out []float32, bias []float32, bits []uint32, ptr []int32, col []int32, val []float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F
+TEXT ·sparseBits32AVX512(SB), NOSPLIT|NOFRAME, $0-144
+	MOVQ   out_base+0(FP), DI
+	MOVQ   bias_base+24(FP), SI
+	MOVQ   bits_base+48(FP), R8
+	MOVQ   ptr_base+72(FP), R9
+	MOVQ   ptr_len+80(FP), CX
+	MOVQ   col_base+96(FP), R10
+	MOVQ   val_base+120(FP), R11
+	DECQ   CX
+	VXORPS Z9, Z9, Z9
+	XORQ   AX, AX
+	XORQ   BX, BX
+
+sb32Row:
+	CMPQ         AX, CX
+	JGE          sb32Done
+	MOVLQSX      4(R9)(AX*4), R12
+	VXORPS       Z0, Z0, Z0
+	VXORPS       Z1, Z1, Z1
+	TESTQ        SI, SI
+	JZ           sb32Sum
+	VBROADCASTSS (SI)(AX*4), Z0
+	VADDPS       Z9, Z0, Z0
+	VBROADCASTSS (SI)(AX*4), Z1
+	VADDPS       Z9, Z1, Z1
+
+sb32Sum:
+	CMPQ         BX, R12
+	JGE          sb32Store
+	MOVLQSX      (R10)(BX*4), R13
+	VBROADCASTSS (R11)(BX*4), Z8
+	KMOVD        (R8)(R13*4), K1
+	KSHIFTRD     $+16, K1, K2
+	VADDPS       Z8, Z0, K1, Z0
+	VADDPS       Z8, Z1, K2, Z1
+	INCQ         BX
+	JMP          sb32Sum
+
+sb32Store:
+	MOVQ    AX, R13
+	SHLQ    $+7, R13
+	ADDQ    DI, R13
+	VMOVUPS Z0, (R13)
+	VMOVUPS Z1, 64(R13)
+	INCQ    AX
+	JMP     sb32Row
+
+sb32Done:
 	VZEROUPPER
 	RET

@@ -148,3 +148,27 @@ func sparseAffine32AVX512(out []float32, bias []float32, in []float32, ptr []int
 //
 //go:noescape
 func gatherSumAVX512(dst []float32, src []float32, stride int, rows []int32, cols []int32)
+
+// packBitsAVX512 sets bits[j] to the word whose bit c is in[c*n+j] != 0,
+// for c < nc ≤ 32 and j < n.
+//
+//go:noescape
+func packBitsAVX512(bits []uint32, in []float32, nc int, n int)
+
+// sparseBits16AVX512 computes, for o < len(ptr)−1 and l < 16,
+//
+//	out[o*16+l] = bias[o] + Σ_{k=ptr[o]…ptr[o+1]−1, bit l of bits[col[k]] set} val[k]
+//
+// the terms added in the order of k; a nil bias is 0 and a −0 bias is +0.
+//
+//go:noescape
+func sparseBits16AVX512(out []float32, bias []float32, bits []uint32, ptr []int32, col []int32, val []float32)
+
+// sparseBits32AVX512 computes, for o < len(ptr)−1 and l < 32,
+//
+//	out[o*32+l] = bias[o] + Σ_{k=ptr[o]…ptr[o+1]−1, bit l of bits[col[k]] set} val[k]
+//
+// the terms added in the order of k; a nil bias is 0 and a −0 bias is +0.
+//
+//go:noescape
+func sparseBits32AVX512(out []float32, bias []float32, bits []uint32, ptr []int32, col []int32, val []float32)

@@ -62,7 +62,9 @@ func (m *CSR) Col() []int32 { return m.col }
 // in the order of k (so a row with increasing column numbers sums its
 // terms as a scatter of the columns' rows would). With 0/1 inputs every
 // product is exact and out is the sum of the present entries whose input
-// is 1. A nil bias means zero. One vector operation serves all the lanes,
+// is 1. A nil bias means zero, and a bias of −0 counts as +0, so that no
+// sum is ever −0 (then adding 0·val changes nothing, as a skipped term
+// does: see SparseAffineBinary). One vector operation serves all the lanes,
 // so the cost follows m's entries, not the chains' states; a lane's sums
 // do not depend on the other lanes or on the lane count.
 func SparseAffine(out, bias, in []float32, lanes int, m *CSR) {
@@ -79,6 +81,77 @@ func SparseAffine(out, bias, in []float32, lanes int, m *CSR) {
 		bias = bias[:m.rows]
 	}
 	cur.sparseAffine(out[:m.rows*lanes], bias, in[:m.cols*lanes], lanes, m.ptr, m.col, m.Val)
+}
+
+// SparseWork is the scratch of SparseAffineBinary for a matrix shape.
+type SparseWork struct {
+	rows, cols int
+	in, out    []float32
+	bits       []uint32
+}
+
+// NewSparseWork returns the scratch of SparseAffineBinary for rows×cols
+// matrices.
+func NewSparseWork(rows, cols int) *SparseWork {
+	return &SparseWork{rows: rows, cols: cols, in: make([]float32, 32*cols), out: make([]float32, 32*rows), bits: make([]uint32, cols)}
+}
+
+// SparseAffineBinary is the product of the compressed-row matrix m with nc
+// ≤ 32 chains whose inputs are binary, with inputs and outputs chain-major
+// (nc×m.Cols() and nc×m.Rows(), one chain a row):
+//
+//	out[c*rows+o] = bias[o] + Σ_{k=ptr[o]…ptr[o+1]−1, in[c*cols+col[k]] ≠ 0} val[k]
+//
+// the terms added in the order of k. It gives SparseAffine's bits for the
+// same 0/1 inputs on every tier, whichever way the tier computes it: by
+// interleaving the chains into floats for SparseAffine, or, on AVX-512,
+// into one bit per chain and unit, the product then adding each
+// connection's value to the lanes its bits select (a 2.5 KB word per
+// unit instead of 128 bytes, and no multiplies). An input is read as 1
+// when it is not 0. w must be NewSparseWork(m.Rows(), m.Cols())'s.
+func SparseAffineBinary(out, bias, in []float32, nc int, m *CSR, w *SparseWork) {
+	if nc <= 0 || m.rows == 0 {
+		return
+	}
+	if nc > 32 {
+		panic(fmt.Sprintf("kernel: SparseAffineBinary of %d chains, at most 32", nc))
+	}
+	if w.rows != m.rows || w.cols != m.cols {
+		panic(fmt.Sprintf("kernel: SparseAffineBinary scratch for %d×%d, matrix %d×%d", w.rows, w.cols, m.rows, m.cols))
+	}
+	need("out", len(out), nc*m.rows)
+	need("in", len(in), nc*m.cols)
+	if bias != nil {
+		need("bias", len(bias), m.rows)
+		bias = bias[:m.rows]
+	}
+	cur.sparseBinary(out[:nc*m.rows], bias, in[:nc*m.cols], nc, m, w)
+}
+
+// SparseLanes is the fewest lanes of SparseAffine (8, 16 or 32) that hold
+// n chains; 32 for more.
+func SparseLanes(n int) int {
+	switch {
+	case n <= 8:
+		return 8
+	case n <= 16:
+		return 16
+	}
+	return 32
+}
+
+// sparseBinaryVia is SparseAffineBinary through interleaved floats and
+// tier t's transpose and SparseAffine.
+func sparseBinaryVia(t *impl) func(out, bias, in []float32, nc int, m *CSR, w *SparseWork) {
+	return func(out, bias, in []float32, nc int, m *CSR, w *SparseWork) {
+		lanes := SparseLanes(nc)
+		inT, outT := w.in[:(m.cols-1)*lanes+nc], w.out[:m.rows*lanes]
+		if m.cols > 0 {
+			t.transpose(inT, in, nc, m.cols, lanes, m.cols)
+		}
+		t.sparseAffine(outT, bias, w.in[:m.cols*lanes], lanes, m.ptr, m.col, m.Val)
+		t.transpose(out[:(nc-1)*m.rows+m.rows], outT[:(m.rows-1)*lanes+nc], m.rows, nc, m.rows, lanes)
+	}
 }
 
 // GatherSum sets, for every k < len(cols),
@@ -141,7 +214,7 @@ func sparseAffineGeneric(out, bias, in []float32, lanes int, ptr, col []int32, v
 	acc := buf[:lanes]
 	for o := 0; o+1 < len(ptr); o++ {
 		clear(acc)
-		if bias != nil {
+		if bias != nil && bias[o] != 0 { // a −0 bias starts the sums at +0
 			for l := range acc {
 				acc[l] = bias[o]
 			}
@@ -174,5 +247,53 @@ func dotRowsGeneric(dst, a, m []float32, offs []int32) {
 			s[c%8] += float32(a[c] * v)
 		}
 		dst[k] = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+	}
+}
+
+// sparseBinaryGeneric is sparseBinaryVia(generic), written out so that the
+// other tiers' closures are not the generic kernel's own code.
+func sparseBinaryGeneric(out, bias, in []float32, nc int, m *CSR, w *SparseWork) {
+	lanes := SparseLanes(nc)
+	inT, outT := w.in[:m.cols*lanes], w.out[:m.rows*lanes]
+	transposeGeneric(inT, in, nc, m.cols, lanes, m.cols)
+	sparseAffineGeneric(outT, bias, inT, lanes, m.ptr, m.col, m.Val)
+	transposeGeneric(out, outT, m.rows, nc, m.rows, lanes)
+}
+
+// packBitsGeneric sets bits[j] to the word whose bit c is in[c*n+j] ≠ 0,
+// for c < nc ≤ 32 and j < n.
+func packBitsGeneric(bits []uint32, in []float32, nc, n int) {
+	for j := 0; j < n; j++ {
+		var b uint32
+		for c := 0; c < nc; c++ {
+			if in[c*n+j] != 0 {
+				b |= 1 << c
+			}
+		}
+		bits[j] = b
+	}
+}
+
+// sparseBitsGeneric is the product on packed inputs, lanes 16 or 32:
+// out[o*lanes+l] = bias[o] + Σ_{k: bit l of bits[col[k]]} val[k].
+func sparseBitsGeneric(out, bias []float32, bits []uint32, lanes int, ptr, col []int32, val []float32) {
+	var buf [32]float32
+	acc := buf[:lanes]
+	for o := 0; o+1 < len(ptr); o++ {
+		clear(acc)
+		if bias != nil && bias[o] != 0 {
+			for l := range acc {
+				acc[l] = bias[o]
+			}
+		}
+		for k := ptr[o]; k < ptr[o+1]; k++ {
+			v, b := val[k], bits[col[k]]
+			for l := range acc {
+				if b>>l&1 != 0 {
+					acc[l] += v
+				}
+			}
+		}
+		copy(out[o*lanes:o*lanes+lanes], acc)
 	}
 }

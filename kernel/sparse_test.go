@@ -338,3 +338,143 @@ func TestSparseChecks(t *testing.T) {
 		t.Errorf("GatherSum = %v, want [7 3]", dst)
 	}
 }
+
+// TestSparseAffineBinary: every tier's binary product (interleaved floats
+// or packed bits) gives, for 1 to 32 chains of 0/1 inputs, the bits of the
+// generic SparseAffine on the same inputs interleaved by hand, and is held
+// to exact integer sums computed here; the outputs past the chains' rows
+// are left alone.
+func TestSparseAffineBinary(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, shape := range [][2]int{{1, 1}, {7, 5}, {40, 33}, {300, 130}} {
+		rows, cols := shape[0], shape[1]
+		m := randomCSR(t, r, rows, cols, 0.2, uni(-1, 1))
+		mi := randomCSR(t, r, rows, cols, 0.2, func(r *rand.Rand) float32 { return float32(r.IntN(9) - 4) })
+		bias := make([]float32, rows)
+		for i := range bias {
+			bias[i] = 2*r.Float32() - 1
+		}
+		bias[0] = float32(math.Copysign(0, -1)) // −0: read as +0 on every path
+		w := NewSparseWork(rows, cols)
+		for _, nc := range []int{1, 3, 8, 9, 16, 17, 31, 32} {
+			in := make([]float32, nc*cols)
+			for i := range in {
+				in[i] = float32(r.IntN(2))
+			}
+			// The reference: SparseAffine (generic) on the inputs
+			// interleaved here, in 32 lanes.
+			inT := make([]float32, cols*32)
+			for c := 0; c < nc; c++ {
+				for j := 0; j < cols; j++ {
+					inT[j*32+c] = in[c*cols+j]
+				}
+			}
+			outT := make([]float32, rows*32)
+			sparseAffineGeneric(outT, bias, inT, 32, m.ptr, m.col, m.Val)
+			for _, im := range append(asmTiers(t), generic) {
+				out, check := padded(t, r, nc*rows, 1, uni(-9, 9))
+				im.sparseBinary(out, bias, in, nc, m, w)
+				check(im.name + " sparseBinary")
+				for c := 0; c < nc; c++ {
+					for o := 0; o < rows; o++ {
+						got, want := out[c*rows+o], outT[o*32+c]
+						if math.Float32bits(got) != math.Float32bits(want) {
+							t.Fatalf("%s %d×%d, %d chains: chain %d out[%d] = %g, want %g", im.name, rows, cols, nc, c, o, got, want)
+						}
+					}
+				}
+				// Integer weights, no bias: the count of present
+				// connections times their values, from the structure.
+				im.sparseBinary(out, nil, in, nc, mi, w)
+				for c := 0; c < nc; c++ {
+					for o := 0; o < rows; o++ {
+						want := 0
+						for k := mi.ptr[o]; k < mi.ptr[o+1]; k++ {
+							want += int(mi.Val[k]) * int(in[c*cols+int(mi.col[k])])
+						}
+						if out[c*rows+o] != float32(want) {
+							t.Fatalf("%s integers, %d chains: chain %d out[%d] = %g, want %d", im.name, nc, c, o, out[c*rows+o], want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNegativeZeroBias: a −0 bias starts the sums at +0 on every tier and
+// path, so a row with no term, or only zero terms, gives +0.
+func TestNegativeZeroBias(t *testing.T) {
+	m, err := NewCSR(2, 2, []int32{0, 0, 1}, []int32{1}, []float32{-2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	negz := float32(math.Copysign(0, -1))
+	bias := []float32{negz, negz}
+	for _, im := range append(asmTiers(t), generic) {
+		for _, lanes := range []int{8, 16, 32} {
+			out := make([]float32, 2*lanes)
+			im.sparseAffine(out, bias, make([]float32, 2*lanes), lanes, m.ptr, m.col, m.Val)
+			for i, v := range out {
+				if math.Float32bits(v) != 0 {
+					t.Errorf("%s %d lanes: out[%d] = %g (bits %#x), want +0", im.name, lanes, i, v, math.Float32bits(v))
+				}
+			}
+		}
+		out := make([]float32, 2*5)
+		im.sparseBinary(out, bias, make([]float32, 5*2), 5, m, NewSparseWork(2, 2))
+		for i, v := range out {
+			if math.Float32bits(v) != 0 {
+				t.Errorf("%s binary: out[%d] = %g (bits %#x), want +0", im.name, i, v, math.Float32bits(v))
+			}
+		}
+	}
+}
+
+// TestSparseBitsReference: the packed-bits reference (packBitsGeneric,
+// sparseBitsGeneric), which the AVX-512 binary product is held to, gives
+// the float product's bits.
+func TestSparseBitsReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	const rows, cols = 60, 45
+	m := randomCSR(t, r, rows, cols, 0.3, uni(-1, 1))
+	bias := make([]float32, rows)
+	for i := range bias {
+		bias[i] = 2*r.Float32() - 1
+	}
+	for _, nc := range []int{1, 16, 20, 32} {
+		lanes := 16
+		if nc > 16 {
+			lanes = 32
+		}
+		in := make([]float32, nc*cols)
+		for i := range in {
+			in[i] = float32(r.IntN(2))
+		}
+		bits := make([]uint32, cols)
+		packBitsGeneric(bits, in, nc, cols)
+		for j := 0; j < cols; j++ {
+			for c := 0; c < 32; c++ {
+				want := c < nc && in[c*cols+j] != 0
+				if got := bits[j]>>c&1 != 0; got != want {
+					t.Fatalf("%d chains: bit %d of unit %d is %v", nc, c, j, got)
+				}
+			}
+		}
+		got := make([]float32, rows*lanes)
+		sparseBitsGeneric(got, bias, bits, lanes, m.ptr, m.col, m.Val)
+		inT := make([]float32, cols*lanes)
+		for c := 0; c < nc; c++ {
+			for j := 0; j < cols; j++ {
+				inT[j*lanes+c] = in[c*cols+j]
+			}
+		}
+		want := make([]float32, rows*lanes)
+		sparseAffineGeneric(want, bias, inT, lanes, m.ptr, m.col, m.Val)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%d chains: out[%d] = %g, want %g", nc, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -52,6 +52,8 @@ type impl struct {
 	sparseAffine func(out, bias, in []float32, lanes int, ptr, col []int32, val []float32)
 	gatherSum    func(dst, src []float32, stride int, rows []int32, cols []int32)
 	dotRows      func(dst, a, m []float32, offs []int32)
+	// sparseBinary: see SparseAffineBinary (shapes checked by the caller).
+	sparseBinary func(out, bias, in []float32, nc int, m *CSR, w *SparseWork)
 }
 
 var (
@@ -78,6 +80,7 @@ var (
 		sparseAffine:     sparseAffineGeneric,
 		gatherSum:        gatherSumGeneric,
 		dotRows:          dotRowsGeneric,
+		sparseBinary:     sparseBinaryGeneric,
 	}
 	// available lists the tiers this CPU and build support, best first:
 	// the architecture's assembly tiers (archTiers), then generic.
@@ -163,6 +166,9 @@ func fillGeneric(t *impl) {
 	}
 	if t.dotRows == nil {
 		t.dotRows = generic.dotRows
+	}
+	if t.sparseBinary == nil {
+		t.sparseBinary = sparseBinaryVia(t)
 	}
 }
 

@@ -302,6 +302,7 @@ func Cases() []Case {
 // sparseCases are the products and the gradient sums of a compressed-row
 // model: SET's paper setting (X = 784, H = 2500, ε = 11: 1.8% of the
 // connections), for 8, 16 and 32 interleaved chains (kernel.SparseAffine)
+// and for 32 chain-major chains of binary states (SparseAffineBinary)
 // whose inputs are binary (13% ones up, 50% down) or real (the mean-field
 // product of the SET authors' procedure), and the sum of 13 rows of the
 // statistics at one visible row's connections (kernel.GatherSum) and the
@@ -325,6 +326,21 @@ func sparseCases(r *rand.Rand, perTier func(kern, shape string, work float64, un
 		perTier(kern, "down-"+shape, flops, Flops, false, func() { kernel.SparseAffine(vOut, vb, down, lanes, vis) })
 		perTier(kern, "real-"+shape, flops, Flops, true, func() { kernel.SparseAffine(hOut, hb, real, lanes, hid) })
 	}
+	// The binary products as the engine calls them: 32 chains, chain-major
+	// inputs and outputs (interleaving included), at 13% ones up and 50%
+	// down.
+	const nc = 32
+	upIn, downIn := BinarySlice(r, nc*sx, 0.13), BinarySlice(r, nc*sh, 0.5)
+	hcm, vcm := make([]float32, nc*sh), make([]float32, nc*sx)
+	upW, downW := kernel.NewSparseWork(sh, sx), kernel.NewSparseWork(sx, sh)
+	hb0, vb0 := RandSlice(r, sh, -1, 1), RandSlice(r, sx, -1, 1)
+	bflops := float64(2 * nc * len(vis.Col()))
+	perTier("sparsebinary", "up-c32-"+shape, bflops, Flops, false, func() {
+		kernel.SparseAffineBinary(hcm, hb0, upIn, nc, hid, upW)
+	})
+	perTier("sparsebinary", "down-c32-"+shape, bflops, Flops, false, func() {
+		kernel.SparseAffineBinary(vcm, vb0, downIn, nc, vis, downW)
+	})
 	stat := RandSlice(r, 100*sh, -1, 1)
 	rows := make([]int32, 13)
 	for i := range rows {

@@ -12,7 +12,7 @@ import (
 // each entry adds val·in[col] to them, the product rounded before the sum
 // (VMULPS then VADDPS, never an FMA, so that real-valued inputs round as
 // in the generic code). The entry's column and value are loaded once for
-// all the lanes. A row's sums are one dependency chain; the rows' chains
+// all the lanes. A bias of −0 starts at +0. A row's sums are one dependency chain; the rows' chains
 // are independent, and the out-of-order core overlaps them.
 func sparseAffine(regs int) {
 	lanes := 8 * regs
@@ -37,6 +37,7 @@ func sparseAffine(regs int) {
 	loadBase("col", col)
 	loadBase("val", val)
 	g.DECQ(nout)
+	g.VXORPS(Y9, Y9, Y9)
 	g.XORQ(o, o)
 	g.XORQ(k, k) // ptr[0] = 0 (NewCSR)
 	g.Label(p + "Row")
@@ -50,6 +51,7 @@ func sparseAffine(regs int) {
 	g.JZ(lbl(p + "Sum"))
 	for _, a := range acc {
 		g.VBROADCASTSS(ix(bias, o, 4), a)
+		g.VADDPS(Y9, a, a) // −0 + 0 = +0
 	}
 	g.Label(p + "Sum")
 	g.CMPQ(k, end)

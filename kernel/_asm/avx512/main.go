@@ -55,6 +55,9 @@ func main() {
 	sparseAffine(1)
 	sparseAffine(2)
 	gatherSum()
+	packBits()
+	sparseBits(1)
+	sparseBits(2)
 
 	Generate()
 }
@@ -1423,7 +1426,8 @@ func sumRowsBlock() {
 // interleaved chains, regs ZMM registers an output row (the AVX2
 // generator's sparseAffine with 512-bit registers): each entry broadcasts
 // its value, multiplies its column's inputs and adds the products, rounded
-// before the sum (no FMA), in the order of the entries.
+// before the sum (no FMA), in the order of the entries. A bias of −0
+// starts at +0.
 func sparseAffine(regs int) {
 	lanes := 16 * regs
 	name := fmt.Sprintf("sparseAffine%dAVX512", lanes)
@@ -1443,6 +1447,7 @@ func sparseAffine(regs int) {
 	Load(Param("col").Base(), R10)
 	Load(Param("val").Base(), R11)
 	DECQ(RCX)
+	VXORPS(Z9, Z9, Z9)
 	XORQ(RAX, RAX) // o
 	XORQ(RBX, RBX) // k; ptr[0] = 0 (NewCSR)
 	Label(p + "Row")
@@ -1456,6 +1461,7 @@ func sparseAffine(regs int) {
 	JZ(LabelRef(p + "Sum"))
 	for r := 0; r < regs; r++ {
 		VBROADCASTSS(ix(RSI, RAX, 4, 0), z(r))
+		VADDPS(Z9, z(r), z(r)) // −0 + 0 = +0
 	}
 	Label(p + "Sum")
 	CMPQ(RBX, R12)
@@ -1534,5 +1540,118 @@ func gatherSum() {
 	ADDQ(imm(16), RAX)
 	JMP(LabelRef("gsStep"))
 	Label("gsDone")
+	vzeroRet()
+}
+
+// packBits packs the 0/1 inputs of nc ≤ 32 chains (chain-major rows of n
+// floats) into one word per unit, bit c for chain c, 16 units a step: each
+// chain's 16 inputs are compared with 0 (a masked load at the end of a
+// row, so nothing past it is read) and OR the chain's bit into the lanes
+// of the units that are on.
+func packBits() {
+	text("packBitsAVX512", "func(bits []uint32, in []float32, nc, n int)",
+		"packBitsAVX512 sets bits[j] to the word whose bit c is in[c*n+j] != 0,",
+		"for c < nc ≤ 32 and j < n.")
+	Load(Param("bits").Base(), RDI)
+	Load(Param("in").Base(), RSI)
+	Load(Param("nc"), R8)
+	Load(Param("n"), R9)
+	MOVQ(R9, R10)
+	SHLQ(imm(2), R10) // R10: bytes of a chain's row
+	VXORPS(Z3, Z3, Z3)
+	XORQ(R11, R11) // j
+	Label("pbStep")
+	MOVQ(R9, RCX)
+	SUBQ(R11, RCX)
+	JLE(LabelRef("pbDone"))
+	laneMask(K2) // clobbers AX and CX
+	VPXORD(Z0, Z0, Z0)
+	LEAQ(ix(RSI, R11, 4, 0), R12) // chain 0's inputs j…
+	XORQ(RBX, RBX)                // c
+	MOVL(U32(1), EDX)             // 1 << c
+	Label("pbChain")
+	CMPQ(RBX, R8)
+	JGE(LabelRef("pbStore"))
+	VMOVUPS_Z(at(R12, 0), K2, Z1)
+	VCMPPS(imm(4), Z3, Z1, K2, K1) // K1: inputs ≠ 0 (NEQ_UQ)
+	VPBROADCASTD(EDX, Z2)
+	VPORD(Z2, Z0, K1, Z0)
+	ADDQ(R10, R12)
+	SHLL(imm(1), EDX)
+	INCQ(RBX)
+	JMP(LabelRef("pbChain"))
+	Label("pbStore")
+	VMOVDQU32(Z0, K2, ix(RDI, R11, 4, 0))
+	ADDQ(imm(16), R11)
+	JMP(LabelRef("pbStep"))
+	Label("pbDone")
+	vzeroRet()
+}
+
+// sparseBits is the product of a compressed-row matrix with 16 or 32
+// chains whose inputs are packed one bit a chain (packBits): each entry
+// loads its unit's word as an opmask and adds its value to the selected
+// lanes of one or two ZMM registers (merge-masked VADDPS: the other lanes
+// keep their sums, as a skipped term would). A bias of −0 starts at +0.
+func sparseBits(regs int) {
+	lanes := 16 * regs
+	name := fmt.Sprintf("sparseBits%dAVX512", lanes)
+	p := fmt.Sprintf("sb%d", lanes)
+	text(name, "func(out, bias []float32, bits []uint32, ptr, col []int32, val []float32)",
+		fmt.Sprintf("%s computes, for o < len(ptr)−1 and l < %d,", name, lanes),
+		"",
+		fmt.Sprintf("	out[o*%d+l] = bias[o] + Σ_{k=ptr[o]…ptr[o+1]−1, bit l of bits[col[k]] set} val[k]", lanes),
+		"",
+		"the terms added in the order of k; a nil bias is 0 and a −0 bias is +0.")
+	Load(Param("out").Base(), RDI)
+	Load(Param("bias").Base(), RSI)
+	Load(Param("bits").Base(), R8)
+	Load(Param("ptr").Base(), R9)
+	Load(Param("ptr").Len(), RCX)
+	Load(Param("col").Base(), R10)
+	Load(Param("val").Base(), R11)
+	DECQ(RCX)
+	VXORPS(Z9, Z9, Z9)
+	XORQ(RAX, RAX) // o
+	XORQ(RBX, RBX) // k; ptr[0] = 0 (NewCSR)
+	Label(p + "Row")
+	CMPQ(RAX, RCX)
+	JGE(LabelRef(p + "Done"))
+	MOVLQSX(ix(R9, RAX, 4, 4), R12)
+	for r := 0; r < regs; r++ {
+		VXORPS(z(r), z(r), z(r))
+	}
+	TESTQ(RSI, RSI)
+	JZ(LabelRef(p + "Sum"))
+	for r := 0; r < regs; r++ {
+		VBROADCASTSS(ix(RSI, RAX, 4, 0), z(r))
+		VADDPS(Z9, z(r), z(r)) // −0 + 0 = +0
+	}
+	Label(p + "Sum")
+	CMPQ(RBX, R12)
+	JGE(LabelRef(p + "Store"))
+	MOVLQSX(ix(R10, RBX, 4, 0), R13)
+	VBROADCASTSS(ix(R11, RBX, 4, 0), Z8)
+	if regs == 1 {
+		KMOVW(ix(R8, R13, 4, 0), K1)
+		VADDPS(Z8, Z0, K1, Z0)
+	} else {
+		KMOVD(ix(R8, R13, 4, 0), K1)
+		KSHIFTRD(imm(16), K1, K2)
+		VADDPS(Z8, Z0, K1, Z0)
+		VADDPS(Z8, Z1, K2, Z1)
+	}
+	INCQ(RBX)
+	JMP(LabelRef(p + "Sum"))
+	Label(p + "Store")
+	MOVQ(RAX, R13)
+	SHLQ(imm(5+regs), R13)
+	ADDQ(RDI, R13)
+	for r := 0; r < regs; r++ {
+		VMOVUPS(z(r), at(R13, 64*r))
+	}
+	INCQ(RAX)
+	JMP(LabelRef(p + "Row"))
+	Label(p + "Done")
 	vzeroRet()
 }
