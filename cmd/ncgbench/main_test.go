@@ -113,7 +113,7 @@ func TestTrainRecordsCompressedRows(t *testing.T) {
 		want bool
 	}{
 		{[]string{"-method", "set", "-hidden", "200", "-epsilon", "1"}, true},
-		{[]string{"-method", "set", "-hidden", "20", "-epsilon", "1"}, false}, // 20% dense
+		{[]string{"-method", "set", "-hidden", "10", "-epsilon", "2"}, false}, // 33% dense
 		{[]string{"-method", "ncg"}, false},
 	} {
 		args := append([]string{"train", "-data", "bas", "-epochs", "2", "-quiet", "-likelihood", "none", "-out", "r"}, c.args...)
