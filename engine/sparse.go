@@ -11,7 +11,8 @@ import "github.com/ncg-rbm/ncg/kernel"
 // ε = 11) is 1.8% dense.
 //
 // On compressed rows every product sums the present connections afresh,
-// for up to 32 chains at once (kernel.SparseAffine), and the gradient and
+// for up to 32 chains at once (kernel.SparseAffineBinary; SparseAffine for
+// the SET authors' real-valued mean-field pass), and the gradient and
 // update visit the present connections only, so a minibatch costs what
 // the connections cost. Each sum adds the same terms in the same order as
 // a fresh dense sum of rows (a dense sum adds zeros where the mask is 0,
