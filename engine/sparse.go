@@ -29,9 +29,12 @@ func SparseDensity() float64 {
 	return sparseDensity["generic"]
 }
 
-// sparseDensity is SparseDensity per kernel tier. NEON's is not measured
-// (no arm64 machine has run it): it keeps the others' lowest.
-var sparseDensity = map[string]float64{"avx512": 0.2, "avx2": 0.2, "generic": 0.2, "neon": 0.1}
+// sparseDensity is SparseDensity per kernel tier: where the two forms'
+// minibatch times cross, interpolated between the densities measured
+// (one worker, Zen 4, 2026-11-27: docs/kernels.md). NEON's is not
+// measured (no arm64 machine has run it) and is 0.1, below every
+// crossover measured.
+var sparseDensity = map[string]float64{"avx512": 0.2, "avx2": 0.18, "generic": 0.19, "neon": 0.1}
 
 // sparseRows is a compressed-row copy of the acting weights C, in one
 // orientation: row r's present connections are col[ptr[r]:ptr[r+1]]
