@@ -1431,17 +1431,36 @@ func sumRowsBlock() {
 func sparseAffine(regs int) {
 	lanes := 16 * regs
 	name := fmt.Sprintf("sparseAffine%dAVX512", lanes)
-	p := fmt.Sprintf("sp%d", lanes)
 	text(name, "func(out, bias, in []float32, ptr, col []int32, val []float32)",
 		fmt.Sprintf("%s computes, for o < len(ptr)−1 and l < %d,", name, lanes),
 		"",
 		fmt.Sprintf("	out[o*%d+l] = bias[o] + Σ_{k=ptr[o]}^{ptr[o+1]−1} float32(val[k]*in[col[k]*%d+l])", lanes, lanes),
 		"",
 		"the terms added in the order of k, bias[o] read as 0 when bias is nil.")
-	shift := imm(5 + regs) // log2 of a unit's bytes, 64·regs
+	csrRows(fmt.Sprintf("sp%d", lanes), regs, "in", func() {
+		MOVLQSX(ix(R10, RBX, 4, 0), R13)
+		SHLQ(imm(5+regs), R13)
+		ADDQ(R8, R13)
+		VBROADCASTSS(ix(R11, RBX, 4, 0), Z8)
+		for r := 0; r < regs; r++ {
+			VMULPS(at(R13, 64*r), Z8, z(4+r))
+		}
+		for r := 0; r < regs; r++ {
+			VADDPS(z(4+r), z(r), z(r))
+		}
+	})
+}
+
+// csrRows writes the loop over the output rows of a compressed-row matrix
+// (ptr, col, val) for regs ZMM registers of sums (Z0…): each row's sums
+// start at its bias (0 without one, +0 for −0), entry adds the row's entry
+// k (in BX, val in R11, col in R10, the inputs named in in R8), and the row
+// is stored at out + o·64·regs. Also AX (o), CX (rows), R12 (the row's
+// end), R13 (scratch), Z8 and Z9 (zero).
+func csrRows(p string, regs int, in string, entry func()) {
 	Load(Param("out").Base(), RDI)
 	Load(Param("bias").Base(), RSI)
-	Load(Param("in").Base(), R8)
+	Load(Param(in).Base(), R8)
 	Load(Param("ptr").Base(), R9)
 	Load(Param("ptr").Len(), RCX)
 	Load(Param("col").Base(), R10)
@@ -1466,21 +1485,12 @@ func sparseAffine(regs int) {
 	Label(p + "Sum")
 	CMPQ(RBX, R12)
 	JGE(LabelRef(p + "Store"))
-	MOVLQSX(ix(R10, RBX, 4, 0), R13)
-	SHLQ(shift, R13)
-	ADDQ(R8, R13)
-	VBROADCASTSS(ix(R11, RBX, 4, 0), Z8)
-	for r := 0; r < regs; r++ {
-		VMULPS(at(R13, 64*r), Z8, z(4+r))
-	}
-	for r := 0; r < regs; r++ {
-		VADDPS(z(4+r), z(r), z(r))
-	}
+	entry()
 	INCQ(RBX)
 	JMP(LabelRef(p + "Sum"))
 	Label(p + "Store")
 	MOVQ(RAX, R13)
-	SHLQ(shift, R13)
+	SHLQ(imm(5+regs), R13)
 	ADDQ(RDI, R13)
 	for r := 0; r < regs; r++ {
 		VMOVUPS(z(r), at(R13, 64*r))
@@ -1596,62 +1606,23 @@ func packBits() {
 func sparseBits(regs int) {
 	lanes := 16 * regs
 	name := fmt.Sprintf("sparseBits%dAVX512", lanes)
-	p := fmt.Sprintf("sb%d", lanes)
 	text(name, "func(out, bias []float32, bits []uint32, ptr, col []int32, val []float32)",
 		fmt.Sprintf("%s computes, for o < len(ptr)−1 and l < %d,", name, lanes),
 		"",
 		fmt.Sprintf("	out[o*%d+l] = bias[o] + Σ_{k=ptr[o]…ptr[o+1]−1, bit l of bits[col[k]] set} val[k]", lanes),
 		"",
 		"the terms added in the order of k; a nil bias is 0 and a −0 bias is +0.")
-	Load(Param("out").Base(), RDI)
-	Load(Param("bias").Base(), RSI)
-	Load(Param("bits").Base(), R8)
-	Load(Param("ptr").Base(), R9)
-	Load(Param("ptr").Len(), RCX)
-	Load(Param("col").Base(), R10)
-	Load(Param("val").Base(), R11)
-	DECQ(RCX)
-	VXORPS(Z9, Z9, Z9)
-	XORQ(RAX, RAX) // o
-	XORQ(RBX, RBX) // k; ptr[0] = 0 (NewCSR)
-	Label(p + "Row")
-	CMPQ(RAX, RCX)
-	JGE(LabelRef(p + "Done"))
-	MOVLQSX(ix(R9, RAX, 4, 4), R12)
-	for r := 0; r < regs; r++ {
-		VXORPS(z(r), z(r), z(r))
-	}
-	TESTQ(RSI, RSI)
-	JZ(LabelRef(p + "Sum"))
-	for r := 0; r < regs; r++ {
-		VBROADCASTSS(ix(RSI, RAX, 4, 0), z(r))
-		VADDPS(Z9, z(r), z(r)) // −0 + 0 = +0
-	}
-	Label(p + "Sum")
-	CMPQ(RBX, R12)
-	JGE(LabelRef(p + "Store"))
-	MOVLQSX(ix(R10, RBX, 4, 0), R13)
-	VBROADCASTSS(ix(R11, RBX, 4, 0), Z8)
-	if regs == 1 {
-		KMOVW(ix(R8, R13, 4, 0), K1)
-		VADDPS(Z8, Z0, K1, Z0)
-	} else {
+	csrRows(fmt.Sprintf("sb%d", lanes), regs, "bits", func() {
+		MOVLQSX(ix(R10, RBX, 4, 0), R13)
+		VBROADCASTSS(ix(R11, RBX, 4, 0), Z8)
+		if regs == 1 {
+			KMOVW(ix(R8, R13, 4, 0), K1)
+			VADDPS(Z8, Z0, K1, Z0)
+			return
+		}
 		KMOVD(ix(R8, R13, 4, 0), K1)
 		KSHIFTRD(imm(16), K1, K2)
 		VADDPS(Z8, Z0, K1, Z0)
 		VADDPS(Z8, Z1, K2, Z1)
-	}
-	INCQ(RBX)
-	JMP(LabelRef(p + "Sum"))
-	Label(p + "Store")
-	MOVQ(RAX, R13)
-	SHLQ(imm(5+regs), R13)
-	ADDQ(RDI, R13)
-	for r := 0; r < regs; r++ {
-		VMOVUPS(z(r), at(R13, 64*r))
-	}
-	INCQ(RAX)
-	JMP(LabelRef(p + "Row"))
-	Label(p + "Done")
-	vzeroRet()
+	})
 }
