@@ -44,7 +44,9 @@ func (t *Trainer) chainBlock(blk int) {
 	// Positive phase: ĥ⁺ = σ(b + C x), and h sampled from it (CD's first
 	// step). The index lists of x are kept for the gradient.
 	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, posIdx, posCnt, sc)
-	copy(xref, x0)
+	if t.sp == nil { // the state the incremental products start from
+		copy(xref, x0)
+	}
 	for c := 0; c < nc; c++ {
 		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 	}
@@ -68,7 +70,9 @@ func (t *Trainer) chainBlock(blk int) {
 		}
 	}
 	for s := 1; s <= t.cfg.K; s++ {
-		if s == 1 || t.sp != nil {
+		if t.sp != nil {
+			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, nil, nil, sc)
+		} else if s == 1 {
 			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt, sc)
 			copy(href, hs)
 		} else {
@@ -221,10 +225,7 @@ func chunkOffsets(off, idx []int32) {
 type blockScratch struct {
 	up, down product
 	u        []float32 // PT: the uniforms of one slot's swaps
-	// On compressed rows: inT, outT, a real-valued product's inputs and
-	// outputs interleaved, max(X, H) × the block's lanes each
-	// (weights.product); upWork, downWork, the binary products' scratch.
-	inT, outT        []float32
+	// upWork, downWork: the scratch of the products on compressed rows.
 	upWork, downWork *kernel.SparseWork
 }
 
@@ -367,7 +368,7 @@ func (t *Trainer) rowTask(k int) {
 			ok = t.sparseRowUpdate(j, lists[r*2*b:r*2*b+int(lens[r])], alpha, scratch) && ok
 		}
 		t.rowOK[k], t.visOK[k] = ok, dOK
-		return // sparseRowUpdate keeps CH up to date
+		return // the dense copies of C follow at the epoch's end (flush)
 	}
 	mocanu := t.cfg.SETProcedure == Mocanu
 	// With one worker the copies' lines are this core's already, and the

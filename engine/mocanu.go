@@ -59,7 +59,7 @@ func (t *Trainer) meanFieldUp(out, v []float32, nc int, sc *blockScratch) {
 		kernel.Affine(out, m.HiddenBias, v, m.c, nc, m.X, m.H)
 		return
 	}
-	t.up.product(out, m.HiddenBias, v, nc, m.X, m.H, sc)
+	kernel.SparseAffineChains(out, m.HiddenBias, v, nc, t.up.sp, sc.upWork)
 }
 
 // meanFieldRows adds the negative term of visible row j's gradient under

@@ -209,20 +209,6 @@ func (w weights) work(sc *blockScratch) *kernel.SparseWork {
 	return sc.downWork
 }
 
-// product sets out (nc×nout) to bias + C·in for the nc chains' inputs in
-// (nc×nin, any real values; nc at most the block's chains) on compressed
-// rows: the chains are interleaved into sc.inT, multiplied by
-// kernel.SparseAffine with the fewest lanes that hold them, and written
-// back from sc.outT. Lanes past nc keep older inputs, whose outputs are
-// not read.
-func (w weights) product(out, bias, in []float32, nc, nin, nout int, sc *blockScratch) {
-	lanes := kernel.SparseLanes(nc)
-	inT, outT := sc.inT[:nin*lanes], sc.outT[:nout*lanes]
-	kernel.TransposeStrided(inT, lanes, in, nin, nc, nin)
-	kernel.SparseAffine(outT, bias, inT, lanes, w.sp)
-	kernel.TransposeStrided(out, nout, outT, lanes, nout, nc)
-}
-
 // sumRows adds the rows named by idx to out (nout floats) (dense rows).
 func (w weights) sumRows(out []float32, idx []int32) {
 	kernel.SumRows(out, w.m, w.stride, idx, len(out))
@@ -242,9 +228,10 @@ func (w weights) flipRows(out []float32, on, off []int32, tmp []float32) {
 //
 // (kernel.GatherSum, in the order of the dense row sums), plus, for the
 // SET authors' procedure, Σ_c v̄_cj·(−h̃_c)[col[k]] over the slots
-// (kernel.DotRows: eight interleaved partial sums); then the dense path's own update of the row on the compressed
-// weights (UpdateDense for a label row, UpdateMasked with a mask of ones
-// for a data row, UpdateMomentum with momentum or decay), so that every
+// (kernel.DotRows: eight interleaved partial sums); then the dense path's
+// own update of the row on the compressed weights (UpdateDense for a label
+// row, UpdateMasked with a mask of ones for a data row, UpdateMomentum
+// with momentum or decay), so that every
 // connection gets the operations the dense form gives it. The new weights
 // and acting weights stay in the compressed rows (both orientations) until
 // flush. scratch holds 2·H floats. It reports whether every new weight is

@@ -286,12 +286,7 @@ func (t *Trainer) alloc() {
 		t.ones = make([]float32, max(x, h)) // the mask of present connections (sparseRowUpdate)
 		fill(t.ones, 1)
 		for i := range t.scratch {
-			sc := &t.scratch[i]
-			if t.cfg.SETProcedure == Mocanu {
-				n := max(x, h) * kernel.SparseLanes(t.block)
-				sc.inT, sc.outT = make([]float32, n), make([]float32, n)
-			}
-			sc.upWork, sc.downWork = kernel.NewSparseWork(h, x), kernel.NewSparseWork(x, h)
+			t.scratch[i].upWork, t.scratch[i].downWork = kernel.NewSparseWork(h, x), kernel.NewSparseWork(x, h)
 		}
 		if t.cfg.SETProcedure == Mocanu {
 			t.slotPad = (b + 7) &^ 7

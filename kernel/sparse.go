@@ -110,22 +110,40 @@ func NewSparseWork(rows, cols int) *SparseWork {
 // unit instead of 128 bytes, and no multiplies). An input is read as 1
 // when it is not 0. w must be NewSparseWork(m.Rows(), m.Cols())'s.
 func SparseAffineBinary(out, bias, in []float32, nc int, m *CSR, w *SparseWork) {
+	if checkChains("SparseAffineBinary", out, bias, in, nc, m, w) {
+		cur.sparseBinary(out[:nc*m.rows], bias, in[:nc*m.cols], nc, m, w)
+	}
+}
+
+// SparseAffineChains is SparseAffine for nc ≤ 32 chains with inputs and
+// outputs chain-major, as SparseAffineBinary takes them, and inputs of any
+// value: the chains are interleaved into the fewest lanes that hold them,
+// multiplied and written back. w must be NewSparseWork(m.Rows(),
+// m.Cols())'s.
+func SparseAffineChains(out, bias, in []float32, nc int, m *CSR, w *SparseWork) {
+	if checkChains("SparseAffineChains", out, bias, in, nc, m, w) {
+		sparseChains(sparseOf(cur), out, bias, in, nc, m, w)
+	}
+}
+
+// checkChains checks the arguments of the chain-major products and
+// reports whether there is anything to compute.
+func checkChains(name string, out, bias, in []float32, nc int, m *CSR, w *SparseWork) bool {
 	if nc <= 0 || m.rows == 0 {
-		return
+		return false
 	}
 	if nc > 32 {
-		panic(fmt.Sprintf("kernel: SparseAffineBinary of %d chains, at most 32", nc))
+		panic(fmt.Sprintf("kernel: %s of %d chains, at most 32", name, nc))
 	}
 	if w.rows != m.rows || w.cols != m.cols {
-		panic(fmt.Sprintf("kernel: SparseAffineBinary scratch for %d×%d, matrix %d×%d", w.rows, w.cols, m.rows, m.cols))
+		panic(fmt.Sprintf("kernel: %s scratch for %d×%d, matrix %d×%d", name, w.rows, w.cols, m.rows, m.cols))
 	}
 	need("out", len(out), nc*m.rows)
 	need("in", len(in), nc*m.cols)
 	if bias != nil {
 		need("bias", len(bias), m.rows)
-		bias = bias[:m.rows]
 	}
-	cur.sparseBinary(out[:nc*m.rows], bias, in[:nc*m.cols], nc, m, w)
+	return true
 }
 
 // SparseLanes is the fewest lanes of SparseAffine (8, 16 or 32) that hold
@@ -140,17 +158,34 @@ func SparseLanes(n int) int {
 	return 32
 }
 
-// sparseBinaryVia is SparseAffineBinary through interleaved floats and
-// tier t's transpose and SparseAffine.
+// sparseChains is the product of nc chain-major chains through
+// interleaved floats, with a tier's transpose and sparseAffine. Lanes past
+// nc keep older inputs, whose outputs are not read.
+func sparseChains(t tierSparse, out, bias, in []float32, nc int, m *CSR, w *SparseWork) {
+	lanes := SparseLanes(nc)
+	if bias != nil {
+		bias = bias[:m.rows]
+	}
+	inT, outT := w.in[:(m.cols-1)*lanes+nc], w.out[:m.rows*lanes]
+	if m.cols > 0 {
+		t.transpose(inT, in, nc, m.cols, lanes, m.cols)
+	}
+	t.sparseAffine(outT, bias, w.in[:m.cols*lanes], lanes, m.ptr, m.col, m.Val)
+	t.transpose(out[:nc*m.rows], outT[:(m.rows-1)*lanes+nc], m.rows, nc, m.rows, lanes)
+}
+
+// tierSparse is the two kernels of a tier that sparseChains runs.
+type tierSparse struct {
+	transpose    func(dst, src []float32, rows, cols, ldd, lds int)
+	sparseAffine func(out, bias, in []float32, lanes int, ptr, col []int32, val []float32)
+}
+
+func sparseOf(t *impl) tierSparse { return tierSparse{t.transpose, t.sparseAffine} }
+
+// sparseBinaryVia is SparseAffineBinary as sparseChains on tier t.
 func sparseBinaryVia(t *impl) func(out, bias, in []float32, nc int, m *CSR, w *SparseWork) {
 	return func(out, bias, in []float32, nc int, m *CSR, w *SparseWork) {
-		lanes := SparseLanes(nc)
-		inT, outT := w.in[:(m.cols-1)*lanes+nc], w.out[:m.rows*lanes]
-		if m.cols > 0 {
-			t.transpose(inT, in, nc, m.cols, lanes, m.cols)
-		}
-		t.sparseAffine(outT, bias, w.in[:m.cols*lanes], lanes, m.ptr, m.col, m.Val)
-		t.transpose(out[:(nc-1)*m.rows+m.rows], outT[:(m.rows-1)*lanes+nc], m.rows, nc, m.rows, lanes)
+		sparseChains(sparseOf(t), out, bias, in, nc, m, w)
 	}
 }
 
@@ -253,11 +288,7 @@ func dotRowsGeneric(dst, a, m []float32, offs []int32) {
 // sparseBinaryGeneric is sparseBinaryVia(generic), written out so that the
 // other tiers' closures are not the generic kernel's own code.
 func sparseBinaryGeneric(out, bias, in []float32, nc int, m *CSR, w *SparseWork) {
-	lanes := SparseLanes(nc)
-	inT, outT := w.in[:m.cols*lanes], w.out[:m.rows*lanes]
-	transposeGeneric(inT, in, nc, m.cols, lanes, m.cols)
-	sparseAffineGeneric(outT, bias, inT, lanes, m.ptr, m.col, m.Val)
-	transposeGeneric(out, outT, m.rows, nc, m.rows, lanes)
+	sparseChains(tierSparse{transposeGeneric, sparseAffineGeneric}, out, bias, in, nc, m, w)
 }
 
 // packBitsGeneric sets bits[j] to the word whose bit c is in[c*n+j] ≠ 0,

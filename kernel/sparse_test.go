@@ -478,3 +478,41 @@ func TestSparseBitsReference(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseAffineChains: chain-major real-valued inputs give the bits of
+// the generic SparseAffine on the same inputs interleaved here, for chain
+// counts across the lane counts.
+func TestSparseAffineChains(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	const rows, cols = 90, 70
+	m := randomCSR(t, r, rows, cols, 0.2, uni(-1, 1))
+	bias := make([]float32, rows)
+	for i := range bias {
+		bias[i] = 2*r.Float32() - 1
+	}
+	w := NewSparseWork(rows, cols)
+	for _, nc := range []int{1, 8, 12, 16, 25, 32} {
+		in := make([]float32, nc*cols)
+		for i := range in {
+			in[i] = r.Float32()
+		}
+		inT := make([]float32, cols*32)
+		for c := 0; c < nc; c++ {
+			for j := 0; j < cols; j++ {
+				inT[j*32+c] = in[c*cols+j]
+			}
+		}
+		outT := make([]float32, rows*32)
+		sparseAffineGeneric(outT, bias, inT, 32, m.ptr, m.col, m.Val)
+		out, check := padded(t, r, nc*rows, 1, uni(-9, 9))
+		SparseAffineChains(out, bias, in, nc, m, w)
+		check("SparseAffineChains")
+		for c := 0; c < nc; c++ {
+			for o := 0; o < rows; o++ {
+				if got, want := out[c*rows+o], outT[o*32+c]; math.Float32bits(got) != math.Float32bits(want) {
+					t.Fatalf("%d chains: chain %d out[%d] = %g, want %g", nc, c, o, got, want)
+				}
+			}
+		}
+	}
+}
