@@ -363,12 +363,7 @@ func TestSparseAffineBinary(t *testing.T) {
 			}
 			// The reference: SparseAffine (generic) on the inputs
 			// interleaved here, in 32 lanes.
-			inT := make([]float32, cols*32)
-			for c := 0; c < nc; c++ {
-				for j := 0; j < cols; j++ {
-					inT[j*32+c] = in[c*cols+j]
-				}
-			}
+			inT := interleave(in, nc, cols, 32)
 			outT := make([]float32, rows*32)
 			sparseAffineGeneric(outT, bias, inT, 32, m.ptr, m.col, m.Val)
 			for _, im := range append(asmTiers(t), generic) {
@@ -463,12 +458,7 @@ func TestSparseBitsReference(t *testing.T) {
 		}
 		got := make([]float32, rows*lanes)
 		sparseBitsGeneric(got, bias, bits, lanes, m.ptr, m.col, m.Val)
-		inT := make([]float32, cols*lanes)
-		for c := 0; c < nc; c++ {
-			for j := 0; j < cols; j++ {
-				inT[j*lanes+c] = in[c*cols+j]
-			}
-		}
+		inT := interleave(in, nc, cols, lanes)
 		want := make([]float32, rows*lanes)
 		sparseAffineGeneric(want, bias, inT, lanes, m.ptr, m.col, m.Val)
 		for i := range want {
@@ -496,12 +486,7 @@ func TestSparseAffineChains(t *testing.T) {
 		for i := range in {
 			in[i] = r.Float32()
 		}
-		inT := make([]float32, cols*32)
-		for c := 0; c < nc; c++ {
-			for j := 0; j < cols; j++ {
-				inT[j*32+c] = in[c*cols+j]
-			}
-		}
+		inT := interleave(in, nc, cols, 32)
 		outT := make([]float32, rows*32)
 		sparseAffineGeneric(outT, bias, inT, 32, m.ptr, m.col, m.Val)
 		out, check := padded(t, r, nc*rows, 1, uni(-9, 9))
@@ -515,4 +500,17 @@ func TestSparseAffineChains(t *testing.T) {
 			}
 		}
 	}
+}
+
+// interleave lays nc chain-major rows of n inputs out unit-major in the
+// given number of lanes, zeros past nc: the layout of SparseAffine's
+// inputs, made by hand.
+func interleave(in []float32, nc, n, lanes int) []float32 {
+	out := make([]float32, n*lanes)
+	for c := 0; c < nc; c++ {
+		for j := 0; j < n; j++ {
+			out[j*lanes+c] = in[c*n+j]
+		}
+	}
+	return out
 }
