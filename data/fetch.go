@@ -141,9 +141,10 @@ var FetchNames = []string{"mnist", "mushrooms", "connect-4"}
 // the LIBSVM file, from which Load makes a seeded split when the split files
 // are absent; likewise connect-4.
 func Fetch(ctx context.Context, name, dir string, opts FetchOptions) error {
+	name, _ = Canonical(name)
 	var files []File
 	for _, f := range Files() {
-		if f.Downloadable() && (name == "all" || f.Set == name || (name == "connect4" && f.Set == "connect-4")) {
+		if f.Downloadable() && (name == "all" || f.Set == name) {
 			files = append(files, f)
 		}
 	}

@@ -70,6 +70,7 @@ var Names = []string{"bas", "mnist", "mushrooms", "connect-4"}
 // Source of each set says exactly which files, seeds and fallbacks made it.
 func Load(name string, opts Options) (train, test *Set, err error) {
 	dir := Dir(opts.Dir)
+	name, _ = Canonical(name)
 	switch name {
 	case "bas":
 		n := opts.BASSize
@@ -93,7 +94,7 @@ func Load(name string, opts Options) (train, test *Set, err error) {
 		return train, test, nil
 	case "mnist":
 		return loadMNIST(dir, opts)
-	case "mushrooms", "connect-4", "connect4":
+	case "mushrooms", "connect-4":
 		return LoadPaperSplit(name, opts)
 	}
 	if _, err := os.Stat(name); err != nil {
@@ -211,9 +212,7 @@ var paperSets = map[string]paperSet{
 // Class names are the LIBSVM labels ("1","2" for mushrooms, "-1","0","1"
 // for connect-4) whichever files are used. Source says which case applied.
 func LoadPaperSplit(name string, opts Options) (train, test *Set, err error) {
-	if name == "connect4" {
-		name = "connect-4"
-	}
+	name, _ = Canonical(name)
 	ps, ok := paperSets[name]
 	if !ok {
 		return nil, nil, fmt.Errorf("data: no paper split for %q", name)
