@@ -13,7 +13,6 @@ import (
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
-	"github.com/ncg-rbm/ncg/experiment"
 )
 
 // Train NCG on 4×4 bars and stripes and measure the exact likelihood of the
@@ -42,7 +41,7 @@ func Example() {
 		panic(err)
 	}
 	m := t.Model()
-	em := experiment.EvalModel(m)
+	em := m.EvalModel()
 	nll, err := eval.ExactNLL(context.Background(), em, d.X, d.N, 0)
 	if err != nil {
 		panic(err)
