@@ -89,7 +89,8 @@ func bytesString(b float64) string {
 }
 
 // differences lists the settings in which two JSON objects differ, one
-// "name: a vs b" entry per leaf, dotted names for nested objects, sorted.
+// "name: a vs b" entry per leaf, named by the setting's flag (dotted JSON
+// keys for what is not a setting), sorted.
 // It works from the JSON form, so a field added to Spec or engine.Config
 // later is compared without any change here (a field absent on one side
 // shows as "absent").
@@ -127,9 +128,9 @@ func diffJSON(name string, a, b any, out *[]string) {
 			vb, inB := mb[k]
 			switch {
 			case !inA:
-				*out = append(*out, fmt.Sprintf("%s: absent vs %s", sub, jsonString(vb)))
+				*out = append(*out, fmt.Sprintf("%s: absent vs %s", keyName(sub), jsonString(vb)))
 			case !inB:
-				*out = append(*out, fmt.Sprintf("%s: %s vs absent", sub, jsonString(va)))
+				*out = append(*out, fmt.Sprintf("%s: %s vs absent", keyName(sub), jsonString(va)))
 			default:
 				diffJSON(sub, va, vb, out)
 			}
@@ -137,7 +138,7 @@ func diffJSON(name string, a, b any, out *[]string) {
 		return
 	}
 	if ja, jb := jsonString(a), jsonString(b); ja != jb {
-		*out = append(*out, fmt.Sprintf("%s: %s vs %s", name, ja, jb))
+		*out = append(*out, fmt.Sprintf("%s: %s vs %s", keyName(name), ja, jb))
 	}
 }
 
@@ -147,17 +148,6 @@ func jsonString(v any) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 	return strings.TrimSpace(buf.String())
-}
-
-// identity is the JSON of a Spec that checkpoints carry and resumes
-// compare. It fails only for a value JSON cannot hold (NaN, ±Inf) in a
-// setting Validate does not check.
-func (s Spec) identity() (json.RawMessage, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("run settings: %w", err)
-	}
-	return b, nil
 }
 
 // foreign returns an error naming how the Spec stored as `theirs` (a
@@ -172,6 +162,13 @@ func (s Spec) foreign(what string, theirs json.RawMessage) error {
 }
 
 func foreign(what string, theirs, ours json.RawMessage) error {
+	theirs, err := normalIdentity(theirs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if ours, err = normalIdentity(ours); err != nil {
+		return err
+	}
 	diff, err := differences(theirs, ours)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)

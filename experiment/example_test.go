@@ -69,10 +69,10 @@ func ExampleSweep() {
 	}
 	defer os.RemoveAll(dir)
 
-	base := experiment.Spec{Data: "bas", Engine: engine.DefaultConfig(), Likelihood: "none", AISRuns: 100, AISIntervals: 14500}
-	base.Engine.Epochs = 20
-	grid := experiment.Grid{Base: base, Given: map[experiment.Setting]bool{experiment.SetEpochs: true},
-		Methods: []engine.Method{engine.Dense, engine.NCG}, Seeds: []uint64{1, 2}}
+	grid := experiment.Grid{Settings: experiment.Settings{
+		"data": "bas", "likelihood": "none", "epochs": 20,
+		"method": []engine.Method{engine.Dense, engine.NCG}, "seed": "1-2",
+	}}
 	points, err := grid.Expand(dir)
 	if err != nil {
 		panic(err)

@@ -1,17 +1,14 @@
 // Package experiment runs one training run end to end, as the command and
 // sweeps need it: load the data, train, evaluate every few epochs, and keep
-// a run directory that a later call can resume or skip:
+// a run directory (RunDir) that a later call can resume or skip.
 //
-//	config.json   every setting, seeds, version, kernel tier, CPU
-//	metrics.csv   one row per epoch (rewritten atomically after each)
-//	checkpoint    the engine's checkpoint (to resume an interrupted run)
-//	model.npz     the final model, for NumPy
-//	result.json   the final metrics; its presence marks the run finished
-//	lock          locked (flock) by the process working in the directory; its PID
-//
-// A sweep is a Grid of Specs: Expand gives its runs (Points) with the
-// paper's defaults of the data set (DefaultsFor), and Sweep runs them in
-// parallel, each as Run does.
+// Every setting of a run is declared once, in a table (Table): its flag
+// name, JSON key, default (per data set, method, procedure and sampler),
+// the runs that use it and whether a sweep can vary it. NewSpec makes a
+// Spec from settings given by name as ncgbench does; Normalize puts any
+// Spec in the form runs store and compare. A sweep is a Grid of settings:
+// Expand gives its runs (Points), and Sweep runs them in parallel, each as
+// Run does.
 //
 // It does not parse flags, print or render progress (package main and
 // package report do): progress is a stream of typed events (Event) to the
@@ -33,12 +30,15 @@ import (
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
-	"github.com/ncg-rbm/ncg/internal/dirlock"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
-// Spec is everything that defines a run: its identity. Two runs with equal
-// Specs produce the same model.
+// Spec is everything that defines a run: its identity. Two runs whose
+// Specs are equal after Normalize produce the same model and share a run
+// directory. NewSpec fills one as ncgbench does; a Spec built by hand is
+// taken as written, except that Normalize gives a setting no run can leave
+// at zero (hidden units, k, …) its default, and drops the settings the run
+// does not use.
 type Spec struct {
 	Data     string `json:"data"`                // bas, mnist, mushrooms, connect-4 or a file path
 	TestData string `json:"test_data,omitempty"` // a file path, for a file Data
@@ -125,10 +125,6 @@ func Load(s Spec, dataDir string) (train, test *data.Set, err error) {
 	return data.Load(s.Data, opts)
 }
 
-// LockFile is the file in a run directory that Run locks while it works
-// there; it holds the PID of the process using the directory.
-const LockFile = "lock"
-
 // Run trains the run of spec in dir. A finished run (result.json with the
 // same spec) is returned as it is; a run with a checkpoint resumes from it.
 //
@@ -142,6 +138,7 @@ const LockFile = "lock"
 // stops within about a second, with an error wrapping ctx.Err(), and what
 // it kept resumes bit-identically.
 func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, error) {
+	spec = spec.Normalize()
 	if err := spec.Validate(); err != nil {
 		return nil, &ConfigError{err}
 	}
@@ -149,11 +146,9 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
+	rd := RunDir(dir)
 	_, statErr := os.Stat(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	lock, err := dirlock.Acquire(dir, LockFile)
+	lock, err := rd.lock()
 	if err != nil {
 		return nil, err
 	}
@@ -169,12 +164,12 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err := engine.RemoveTemps(dir); err != nil {
 		return nil, err
 	}
-	if res, err := ReadResult(dir); err == nil {
+	if res, err := rd.Result(); err == nil {
 		theirs, err := res.Spec.identity()
 		if err != nil {
 			return nil, err
 		}
-		if err := spec.foreign(filepath.Join(dir, "result.json"), theirs); err != nil {
+		if err := spec.foreign(rd.ResultPath(), theirs); err != nil {
 			return nil, err
 		}
 		res.Skipped = true
@@ -198,11 +193,11 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 			opts.Progress(e)
 		}
 	}
-	ckpt := filepath.Join(dir, "checkpoint")
+	ckpt := rd.CheckpointPath()
 	var tr *engine.Trainer
 	var rows []Metrics
 	if _, err := os.Stat(ckpt); err == nil {
-		if tr, rows, err = resume(spec, dir, d, opts.Workers); err != nil {
+		if tr, rows, err = resume(spec, rd, d, opts.Workers); err != nil {
 			return nil, err
 		}
 		emit(Resumed{Dir: dir, Epoch: tr.Epoch()})
@@ -221,9 +216,9 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		meta.TestInfo = test.Source
 	}
 	if resumed {
-		meta.Earlier = earlierInvocations(dir)
+		meta.Earlier = rd.earlier()
 	}
-	if err := writeJSON(filepath.Join(dir, "config.json"), configFile{spec, meta}); err != nil {
+	if err := rd.writeConfig(spec, meta); err != nil {
 		return nil, err
 	}
 	started = true
@@ -252,7 +247,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		}
 		clk.startEval()
 		defer clk.endEval()
-		return eval.Evaluate(ctx, EvalModel(tr.Model()), sets, plan)
+		return eval.Evaluate(ctx, tr.Model().EvalModel(), sets, plan)
 	}
 	err = tr.Train(ctx, engine.Options{
 		OnBatch: func(epoch, done, batches int) {
@@ -282,14 +277,14 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 			left, unknown := clk.left(r.Epoch, clk.batches, -1)
 			emit(EpochDone{Dir: dir, Epochs: spec.Engine.Epochs, Metrics: m, Evaluated: evaluated, Left: left, UnknownEvals: unknown})
 			if r.Checkpoint { // the metrics on disk keep pace with the checkpoint
-				return WriteMetrics(filepath.Join(dir, "metrics.csv"), rows)
+				return rd.writeMetrics(rows)
 			}
 			return nil
 		},
 	})
 	if err != nil {
 		if ctx.Err() != nil { // stopped: the checkpoint holds every finished epoch, so must the metrics
-			if werr := WriteMetrics(filepath.Join(dir, "metrics.csv"), rows); werr != nil {
+			if werr := rd.writeMetrics(rows); werr != nil {
 				return nil, errors.Join(err, werr)
 			}
 		}
@@ -297,7 +292,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	}
 	// Trained: the last epoch's checkpoint is on disk; the model goes beside
 	// it before the final evaluation, which may fail or be interrupted.
-	if err := tr.Model().ExportNPZ(filepath.Join(dir, "model.npz")); err != nil {
+	if err := tr.Model().ExportNPZ(rd.ModelPath()); err != nil {
 		return nil, err
 	}
 	final, err := evaluate(spec.Engine.Epochs)
@@ -307,18 +302,17 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	last := &rows[spec.Engine.Epochs-1]
 	last.setEval(final, test != nil)
 	emit(Finished{Dir: dir, Metrics: *last})
-	if err := WriteMetrics(filepath.Join(dir, "metrics.csv"), rows); err != nil {
+	if err := rd.writeMetrics(rows); err != nil {
 		return nil, err
 	}
 	res := &Result{Spec: spec, Dir: dir, Final: *last, InitDensity: initDensity, TotalSeconds: time.Since(start).Seconds(), ResumedAt: startEpoch}
-	return res, writeJSON(filepath.Join(dir, "result.json"), res)
+	return res, rd.writeResult(res)
 }
 
 // resume reads dir's checkpoint and metrics for spec, refusing those of
 // another configuration and naming the difference.
-func resume(spec Spec, dir string, d *engine.Data, workers int) (*engine.Trainer, []Metrics, error) {
-	ckpt := filepath.Join(dir, "checkpoint")
-	cfgPath := filepath.Join(dir, "config.json")
+func resume(spec Spec, rd RunDir, d *engine.Data, workers int) (*engine.Trainer, []Metrics, error) {
+	dir, ckpt, cfgPath := string(rd), rd.CheckpointPath(), rd.ConfigPath()
 	b, err := os.ReadFile(cfgPath)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s has a checkpoint but no readable config.json (%w); move the directory away to start the run over", dir, err)
@@ -343,13 +337,13 @@ func resume(spec Spec, dir string, d *engine.Data, workers int) (*engine.Trainer
 	} else { // a checkpoint without a label: its engine settings are all it has
 		cfg := tr.Config()
 		cfg.Workers = 0
-		theirs, _ := json.Marshal(map[string]engine.Config{"engine": cfg})
+		theirs, _ := json.Marshal(map[string]engine.Config{"engine": Spec{Data: spec.Data, Engine: cfg}.Normalize().Engine})
 		ours, _ := json.Marshal(map[string]engine.Config{"engine": spec.Engine})
 		if err := foreign("checkpoint "+ckpt, theirs, ours); err != nil {
 			return nil, nil, err
 		}
 	}
-	rows, err := ReadMetrics(filepath.Join(dir, "metrics.csv"))
+	rows, err := rd.Metrics()
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, err
 	}
@@ -361,36 +355,6 @@ func resume(spec Spec, dir string, d *engine.Data, workers int) (*engine.Trainer
 			TrainAcc: nan, TestAcc: nan, Density: nan, DegreeMean: nan, Recon: nan})
 	}
 	return tr, rows[:tr.Epoch()], nil
-}
-
-// ReadResult reads a finished run's result.json.
-func ReadResult(dir string) (*Result, error) {
-	var r Result
-	if err := readJSON(filepath.Join(dir, "result.json"), &r); err != nil {
-		return nil, err
-	}
-	r.Dir = dir
-	return &r, nil
-}
-
-// ReadSpec reads the spec of a run directory (finished or not).
-func ReadSpec(dir string) (Spec, error) {
-	var c configFile
-	err := readJSON(filepath.Join(dir, "config.json"), &c)
-	return c.Spec, err
-}
-
-// earlierInvocations returns the records of the invocations that ran dir
-// before this one, oldest first, from its config.json (none if it cannot
-// be read: the checkpoint, not config.json, carries the run).
-func earlierInvocations(dir string) []Meta {
-	var c configFile
-	if readJSON(filepath.Join(dir, "config.json"), &c) != nil {
-		return nil
-	}
-	last := c.Meta
-	last.Earlier = nil
-	return append(c.Meta.Earlier, last)
 }
 
 func readJSON(path string, v any) error {

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ncg-rbm/ncg/engine"
 )
 
 // A sweep's grid, and the helpers that parse its lists and name its runs.
@@ -82,30 +81,15 @@ func SafeName(s string) string {
 // the form used in run names.
 func FormatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// Grid is a sweep: every combination of the values of its axes, each
-// applied to Base. An empty axis leaves Base's value. The axes expand in
-// the order of the fields, the first slowest and the seed fastest; an axis
-// of a setting that matters to one method only (MethodOf) is expanded for
-// the runs of that method alone.
+// Grid is a sweep: every combination of the values of its axes. Settings
+// holds every setting given, as NewSpec takes them; an axis
+// (Setting.Axis: method, hidden, p, density, v, gamma, lr-conn, seed)
+// may hold a list. Every other setting takes its default in each run, as
+// NewSpec gives it. The axes expand in table order, the method first and
+// the seed fastest; an axis of a setting that a method does not use (p for
+// dense) is expanded for the runs of the methods that use it alone.
 type Grid struct {
-	// Base holds every run's other settings. Its Engine.Method is used
-	// when Methods is empty.
-	Base Spec
-	// Given lists the settings set explicitly in Base. For a named data
-	// set, every other setting of DataSettings() takes the data set's
-	// default (DefaultsFor) in each run; an axis counts as given for the
-	// runs it expands.
-	Given map[Setting]bool
-
-	Methods   []engine.Method
-	Hidden    []int
-	P         []float64
-	Density   []float64
-	LineWidth []int
-	Gamma     []float64
-	LRConn    []float64
-	Seeds     []uint64
-
+	Settings Settings
 	// Order sets the runs' indices (never a run's result): GridOrder or
 	// SeedOrder.
 	Order Order
@@ -125,8 +109,7 @@ const (
 )
 
 // Point is one run of a sweep: its index in the sweep's order, its name
-// (<data>-<method>[-<axis><value>…]-seed<seed>, with every axis of more
-// than one value) and its run directory.
+// (RunName, with every axis of more than one value) and its run directory.
 type Point struct {
 	Index int    `json:"index"`
 	Name  string `json:"name"`
@@ -134,83 +117,79 @@ type Point struct {
 	Spec  Spec   `json:"spec"`
 }
 
-// axis is one list of a Grid: its setting, the prefix of its value in run
-// names, its length, and how to set value i in a Spec and print it.
-type axis struct {
-	k      Setting
-	prefix string
-	n      int
-	set    func(s *Spec, i int)
-	value  func(s *Spec) string
-}
-
-func (g *Grid) axes() []axis {
-	num := func(k Setting, prefix string, vals []float64, p func(*Spec) *float64) axis {
-		return axis{k, prefix, len(vals), func(s *Spec, i int) { *p(s) = vals[i] }, func(s *Spec) string { return FormatFloat(*p(s)) }}
-	}
-	whole := func(k Setting, prefix string, vals []int, p func(*Spec) *int) axis {
-		return axis{k, prefix, len(vals), func(s *Spec, i int) { *p(s) = vals[i] }, func(s *Spec) string { return fmt.Sprint(*p(s)) }}
-	}
-	return []axis{
-		whole(SetHidden, "h", g.Hidden, func(s *Spec) *int { return &s.Engine.Hidden }),
-		num(SetP, "p", g.P, func(s *Spec) *float64 { return &s.Engine.P }),
-		num(SetDensity, "d", g.Density, func(s *Spec) *float64 { return &s.Engine.Density }),
-		whole(SetLineWidth, "v", g.LineWidth, func(s *Spec) *int { return &s.Engine.LineWidth }),
-		num(SetGamma, "g", g.Gamma, func(s *Spec) *float64 { return &s.Engine.Gamma }),
-		num(SetLRConn, "lrc", g.LRConn, func(s *Spec) *float64 { return &s.Engine.LRConn }),
-		{"seed", "seed", len(g.Seeds), func(s *Spec, i int) { s.Engine.Seed = g.Seeds[i] }, func(s *Spec) string { return fmt.Sprint(s.Engine.Seed) }},
-	}
-}
-
 // Expand returns the grid's runs in its order, each in a subdirectory of
-// out named after it, with its settings validated (Spec.Validate). A run
-// that fails validation, or two runs with the same settings, give a
-// *ConfigError naming the run.
+// out named after it, with its settings normalised and validated. A run
+// that fails validation, a setting given that no run uses, or two runs
+// with the same settings give a *ConfigError naming the run or the flag.
 func (g Grid) Expand(out string) ([]Point, error) {
-	methods := g.Methods
-	if len(methods) == 0 {
-		methods = []engine.Method{g.Base.Engine.Method}
+	texts, err := g.Settings.texts(true)
+	if err != nil {
+		return nil, &ConfigError{err}
 	}
-	defaults, named := DefaultsFor(g.Base.Data)
+	base := map[string]string{}
+	var axes []*Setting // the axes given, in table order
+	for _, st := range settings {
+		v, ok := texts[st.Name]
+		switch {
+		case !ok:
+		case st.Axis != "":
+			axes = append(axes, st)
+		default:
+			base[st.Name] = v[0]
+		}
+	}
+	for _, a := range aliases {
+		if v, ok := texts[a.Name]; ok {
+			base[a.Name] = v[0]
+		}
+	}
+	methods := texts["method"]
+	if methods == nil {
+		methods = []string{Format(lookup("method").Default)}
+	}
 	var points []Point
+	var specs []Spec
 	names := map[string]int{}
 	for _, m := range methods {
-		var axes []axis // the axes this method expands
-		for _, a := range g.axes() {
-			if a.n > 0 && appliesTo(a.k, m) {
-				axes = append(axes, a)
+		probe := copyMap(base)
+		probe["method"] = m
+		ps, err := resolve(probe)
+		if err != nil {
+			return nil, &ConfigError{err}
+		}
+		var mine []*Setting // the axes this method expands
+		for _, a := range axes {
+			if a.Name != "method" && (a.Uses == nil || a.Uses(ps)) {
+				mine = append(mine, a)
 			}
 		}
-		idx := make([]int, len(axes))
+		var varied []string
+		for _, a := range mine {
+			if len(texts[a.Name]) > 1 {
+				varied = append(varied, a.Name)
+			}
+		}
+		idx := make([]int, len(mine))
 		for {
-			s := g.Base
-			s.Engine.Method = m
-			for k, a := range axes {
-				a.set(&s, idx[k])
+			given := copyMap(probe)
+			for k, a := range mine {
+				given[a.Name] = texts[a.Name][idx[k]]
 			}
-			if named {
-				defaults.Apply(&s, func(k Setting) bool {
-					for _, a := range axes {
-						if a.k == k {
-							return true
-						}
-					}
-					return g.Given[k]
-				})
+			s, err := resolve(given)
+			if err != nil {
+				return nil, &ConfigError{err}
 			}
-			name := pointName(s, axes)
-			if err := s.Validate(); err != nil {
-				return nil, &ConfigError{fmt.Errorf("run %s: %w", name, err)}
-			}
+			name := RunName(s, varied...)
 			if j, dup := names[name]; dup {
 				return nil, &ConfigError{fmt.Errorf("runs %d and %d have the same settings (%s): remove the repeated value", j, len(points), name)}
 			}
 			names[name] = len(points)
 			points = append(points, Point{Index: len(points), Name: name, Dir: filepath.Join(out, name), Spec: s})
+			specs = append(specs, s)
 			// Next combination, the last axis fastest.
-			k := len(axes) - 1
+			k := len(mine) - 1
 			for ; k >= 0; k-- {
-				if idx[k]++; idx[k] < axes[k].n {
+				if idx[k]++; idx[k] < len(texts[mine[k].Name]) {
 					break
 				}
 				idx[k] = 0
@@ -220,44 +199,45 @@ func (g Grid) Expand(out string) ([]Point, error) {
 			}
 		}
 	}
+	given := copyMap(base)
+	for _, a := range axes {
+		given[a.Name] = texts[a.Name][0]
+	}
+	if err := unused(given, specs); err != nil {
+		return nil, &ConfigError{err}
+	}
+	for i := range points {
+		if err := specs[i].Validate(); err != nil { // before Normalize, as NewSpec
+			return nil, &ConfigError{fmt.Errorf("run %s: %w", points[i].Name, err)}
+		}
+		points[i].Spec = specs[i].Normalize()
+	}
 	switch g.Order {
 	case "", GridOrder:
 	case SeedOrder:
-		seedFirst(points, g.Seeds)
+		seedFirst(points)
 	default:
 		return nil, &ConfigError{fmt.Errorf("order %q is not one of grid, seed", g.Order)}
 	}
 	return points, nil
 }
 
-// pointName is <data>-<method>[-<axis><value>…]-seed<seed>: the data set,
-// the method, every axis of more than one value, and the seed, with the
-// values as the run uses them (0.50 and 0.5 give the same name).
-func pointName(s Spec, axes []axis) string {
-	data := filepath.Base(s.Data)
-	if ext := filepath.Ext(data); ext != "" && ext != data {
-		data = strings.TrimSuffix(data, ext)
+func copyMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m)+1)
+	for k, v := range m {
+		out[k] = v
 	}
-	parts := []string{data, string(s.Engine.Method)}
-	for _, a := range axes {
-		if a.k != "seed" && a.n > 1 {
-			parts = append(parts, a.prefix+a.value(&s))
-		}
-	}
-	parts = append(parts, fmt.Sprintf("seed%d", s.Engine.Seed))
-	for k := range parts {
-		parts[k] = SafeName(parts[k])
-	}
-	return strings.Join(parts, "-")
+	return out
 }
 
 // seedFirst reorders points (in grid order) by the position of their seed
-// in seeds, keeping the grid order among equal seeds, and renumbers them.
-func seedFirst(points []Point, seeds []uint64) {
+// in the seeds' first appearances, keeping the grid order among equal
+// seeds, and renumbers them.
+func seedFirst(points []Point) {
 	pos := map[uint64]int{}
-	for _, s := range seeds {
-		if _, ok := pos[s]; !ok {
-			pos[s] = len(pos)
+	for _, p := range points {
+		if _, ok := pos[p.Spec.Engine.Seed]; !ok {
+			pos[p.Spec.Engine.Seed] = len(pos)
 		}
 	}
 	seed := func(i int) int { return pos[points[i].Spec.Engine.Seed] }

@@ -16,23 +16,36 @@ import (
 	"github.com/ncg-rbm/ncg/internal/dirlock"
 )
 
-// TestDifferencesNameEveryEngineSetting: changing any one field of
-// engine.Config that is part of a run's identity (every field with a JSON
-// name) makes a resume's comparison name that field. The fields are found
-// by reflection, so a field added to engine.Config is checked here too.
-func TestDifferencesNameEveryEngineSetting(t *testing.T) {
-	base := Spec{Data: "bas", Engine: engine.DefaultConfig(), AISRuns: 100}
-	typ := reflect.TypeOf(base.Engine)
-	for i := 0; i < typ.NumField(); i++ {
-		f := typ.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || !f.IsExported() {
-			continue
+// TestDifferencesNameEverySetting: changing any one setting of the table
+// in a run that uses it makes a resume's comparison name its flag, and
+// every field of engine.Config with a JSON name is some setting's (found
+// by reflection, so a field added without a row in the table fails here).
+func TestDifferencesNameEverySetting(t *testing.T) {
+	keys := map[string]bool{}
+	for _, st := range Table() {
+		keys[st.Key] = true
+		// A run that uses the setting: the first of these the setting's
+		// Uses accepts.
+		var base Spec
+		for _, given := range []map[string]string{
+			{"data": "bas"}, {"data": "bas", "method": "line"}, {"data": "bas", "method": "random"},
+			{"data": "bas", "method": "set"}, {"data": "bas", "method": "set", "set-procedure": "mocanu"},
+			{"data": "bas", "sampler": "pt"}, {"data": "bas", "lr-schedule": "linear"}, {"data": "bas", "lr-schedule": "step", "lr-step-every": "2", "lr-step-factor": "0.5"},
+			{"data": "a.libsvm"},
+		} {
+			s, err := resolve(given)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Uses == nil || st.Uses(s) {
+				base = s.Normalize()
+				break
+			}
 		}
 		other := base
-		v := reflect.ValueOf(&other.Engine).Elem().Field(i)
+		v := reflect.ValueOf(st.field(&other)).Elem()
 		switch v.Kind() {
-		case reflect.Int, reflect.Int64:
+		case reflect.Int:
 			v.SetInt(v.Int() + 1)
 		case reflect.Uint64:
 			v.SetUint(v.Uint() + 1)
@@ -42,19 +55,33 @@ func TestDifferencesNameEveryEngineSetting(t *testing.T) {
 			v.SetString(v.String() + "x")
 		case reflect.Bool:
 			v.SetBool(!v.Bool())
-		default:
-			t.Logf("%s: kind %s not varied here", f.Name, v.Kind())
-			continue
 		}
 		diff, err := differences(mustIdentity(t, other), mustIdentity(t, base))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(diff) != 1 || !strings.HasPrefix(diff[0], "engine."+name+": ") {
-			t.Errorf("%s changed: differences %q, want one naming engine.%s", f.Name, diff, name)
+		// One entry names the flag; a method, sampler or schedule changes
+		// which other settings the run uses, and those are named too.
+		named := false
+		for _, d := range diff {
+			named = named || strings.HasPrefix(d, "-"+st.Name+": ")
+			if !strings.HasPrefix(d, "-") {
+				t.Errorf("%s changed: %q is not named by a flag", st.Name, d)
+			}
+		}
+		if !named || (len(diff) != 1 && st.Kind() != reflect.String) {
+			t.Errorf("%s changed: differences %q, want one naming -%s", st.Name, diff, st.Name)
+		}
+	}
+	typ := reflect.TypeOf(engine.Config{})
+	for i := 0; i < typ.NumField(); i++ {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if name != "-" && name != "pcd" && !keys["engine."+name] {
+			t.Errorf("engine.Config.%s (JSON %q) is no setting's Key", typ.Field(i).Name, name)
 		}
 	}
 	// Workers is not part of the identity.
+	base, _ := resolve(map[string]string{"data": "bas"})
 	other := base
 	other.Engine.Workers = 7
 	if diff, _ := differences(mustIdentity(t, other), mustIdentity(t, base)); len(diff) != 0 {

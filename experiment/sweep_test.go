@@ -14,15 +14,13 @@ import (
 )
 
 // TestGridExpand: the runs of a grid, their names, order and settings,
-// written out by hand from the documented rules: axes expand in field
+// written out by hand from the documented rules: axes expand in table
 // order with the seed fastest, an NCG-only axis expands for NCG runs
-// alone, names carry the axes of more than one value, and the data set's
-// defaults fill what was not given (the line width for line runs only).
+// alone, names carry the axes of more than one value, the data set's
+// defaults fill what was not given, and a setting a run does not use is
+// dropped (the line width of NCG runs, p of line runs).
 func TestGridExpand(t *testing.T) {
-	base := Spec{Data: "bas", Engine: engine.DefaultConfig(), AISRuns: 100, AISIntervals: 14500}
-	base.Engine.Epochs = 7
-	g := Grid{Base: base, Given: map[Setting]bool{SetEpochs: true},
-		Methods: []engine.Method{engine.NCG, engine.Line}, P: []float64{0.25, 0.5}, Seeds: []uint64{2, 1}}
+	g := Grid{Settings: Settings{"data": "bas", "epochs": 7, "method": "ncg,line", "p": []float64{0.25, 0.5}, "seed": "2,1"}}
 	points, err := g.Expand("out")
 	if err != nil {
 		t.Fatal(err)
@@ -35,12 +33,12 @@ func TestGridExpand(t *testing.T) {
 		lineWidth int
 	}
 	want := []run{
-		{"bas-ncg-p0.25-seed2", engine.NCG, 0.25, 2, 392},
-		{"bas-ncg-p0.25-seed1", engine.NCG, 0.25, 1, 392},
-		{"bas-ncg-p0.5-seed2", engine.NCG, 0.5, 2, 392},
-		{"bas-ncg-p0.5-seed1", engine.NCG, 0.5, 1, 392},
-		{"bas-line-seed2", engine.Line, 0.5, 2, 8},
-		{"bas-line-seed1", engine.Line, 0.5, 1, 8},
+		{"bas-ncg-p0.25-seed2", engine.NCG, 0.25, 2, 0},
+		{"bas-ncg-p0.25-seed1", engine.NCG, 0.25, 1, 0},
+		{"bas-ncg-p0.5-seed2", engine.NCG, 0.5, 2, 0},
+		{"bas-ncg-p0.5-seed1", engine.NCG, 0.5, 1, 0},
+		{"bas-line-seed2", engine.Line, 0, 2, 8},
+		{"bas-line-seed1", engine.Line, 0, 1, 8},
 	}
 	if len(points) != len(want) {
 		t.Fatalf("%d runs, want %d", len(points), len(want))
@@ -52,9 +50,13 @@ func TestGridExpand(t *testing.T) {
 			t.Errorf("run %d: %+v in %s (index %d), want %+v", i, got, p.Dir, p.Index, w)
 		}
 		// bars-and-stripes' defaults, except the epochs given.
-		if e.Hidden != 16 || e.Batch != 10 || e.LR != 0.05 || e.LRConn != 0.25 || e.Epochs != 7 || p.Spec.EvalEvery != 250 {
-			t.Errorf("run %d: hidden %d batch %d lr %v lr-conn %v epochs %d eval-every %d, want bas's 16 10 0.05 0.25, 7 given, 250",
-				i, e.Hidden, e.Batch, e.LR, e.LRConn, e.Epochs, p.Spec.EvalEvery)
+		lrConn := 0.25 // NCG's alone
+		if e.Method != engine.NCG {
+			lrConn = 0
+		}
+		if e.Hidden != 16 || e.Batch != 10 || e.LR != 0.05 || e.LRConn != lrConn || e.Epochs != 7 || p.Spec.EvalEvery != 250 {
+			t.Errorf("run %d: hidden %d batch %d lr %v lr-conn %v epochs %d eval-every %d, want bas's 16 10 0.05 %v, 7 given, 250",
+				i, e.Hidden, e.Batch, e.LR, e.LRConn, e.Epochs, p.Spec.EvalEvery, lrConn)
 		}
 	}
 	g.Order = SeedOrder
@@ -74,14 +76,26 @@ func TestGridExpand(t *testing.T) {
 		t.Errorf("seed order %v, want %v", names, bySeed)
 	}
 
-	g.Seeds = []uint64{1, 1}
 	var ce *ConfigError
-	if _, err := g.Expand("out"); !errors.As(err, &ce) {
-		t.Errorf("a repeated seed: %v, want a ConfigError", err)
-	}
-	g.Seeds, g.Hidden = nil, []int{4, 0}
-	if _, err := g.Expand("out"); !errors.As(err, &ce) {
-		t.Errorf("hidden 0: %v, want a ConfigError", err)
+	for _, c := range []struct {
+		what string
+		set  Settings
+	}{
+		{"a repeated seed", Settings{"seed": "1,1"}},
+		{"hidden -1", Settings{"seed": nil, "hidden": "4,-1"}},
+		{"a list of a setting that is not an axis", Settings{"k": "1,2"}},
+		{"gamma for dense and line runs", Settings{"method": "dense,line", "gamma": 0.3}},
+		{"an unknown setting", Settings{"hiden": 3}},
+	} {
+		h := Grid{Settings: Settings{"data": "bas", "epochs": 7}}
+		for k, v := range c.set {
+			if v != nil {
+				h.Settings[k] = v
+			}
+		}
+		if _, err := h.Expand("out"); !errors.As(err, &ce) {
+			t.Errorf("%s: %v, want a ConfigError", c.what, err)
+		}
 	}
 }
 
@@ -89,10 +103,7 @@ func TestGridExpand(t *testing.T) {
 // same model, bit for bit, as each run alone with other workers, and a
 // second sweep skips every run.
 func TestSweepMatchesLoneRuns(t *testing.T) {
-	base := Spec{Data: "bas", Engine: engine.DefaultConfig(), Likelihood: "none", AISRuns: 100, AISIntervals: 14500}
-	base.Engine.Epochs = 4
-	g := Grid{Base: base, Given: map[Setting]bool{SetEpochs: true},
-		Methods: []engine.Method{engine.Dense, engine.NCG, engine.Line}, Seeds: []uint64{1, 2}}
+	g := Grid{Settings: Settings{"data": "bas", "likelihood": "none", "epochs": 4, "method": "dense,ncg,line", "seed": []int{1, 2}}}
 	dir := t.TempDir()
 	points, err := g.Expand(filepath.Join(dir, "sweep"))
 	if err != nil {

@@ -71,7 +71,7 @@ func Collect(ctx context.Context, dirs ...string) (runs []Run, skipped []error, 
 			if !d.IsDir() {
 				return nil
 			}
-			if _, err := os.Stat(filepath.Join(path, "config.json")); err != nil {
+			if !experiment.RunDir(path).IsRun() {
 				return nil
 			}
 			abs, err := filepath.Abs(path)
@@ -106,17 +106,18 @@ func Collect(ctx context.Context, dirs ...string) (runs []Run, skipped []error, 
 // ReadRun reads one run directory: config.json, metrics.csv (absent means
 // no epoch finished yet) and result.json (absent means unfinished).
 func ReadRun(dir string) (*Run, error) {
-	spec, err := experiment.ReadSpec(dir)
+	rd := experiment.RunDir(dir)
+	spec, err := rd.Spec()
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Dir: dir, Spec: spec}
-	r.Metrics, err = experiment.ReadMetrics(filepath.Join(dir, "metrics.csv"))
+	r := &Run{Dir: dir, Spec: spec.Normalize()}
+	r.Metrics, err = rd.Metrics()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(dir, "result.json")); err == nil {
-		if r.Result, err = experiment.ReadResult(dir); err != nil {
+	if rd.State() == experiment.StateFinished {
+		if r.Result, err = rd.Result(); err != nil {
 			return nil, err
 		}
 	}

@@ -332,7 +332,7 @@ func TestAISUnboundedMarked(t *testing.T) {
 		run := filepath.Join(dir, fmt.Sprintf("dense-%d", seed))
 		fakeRun(t, run, spec, 20, 1, true)
 		if seed == 2 { // rewrite the result with an unbounded AIS
-			r, err := experiment.ReadResult(run)
+			r, err := experiment.RunDir(run).Result()
 			if err != nil {
 				t.Fatal(err)
 			}
