@@ -36,7 +36,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	runRE := fs.String("run", "", "run only the benchmarks whose name matches `regexp`")
 	count := fs.Int("count", 0, "repetitions, reported as the median (default 5 for kernels and machine cases, 3 for epochs, AIS and exact log Z)")
 	benchTime := fs.Duration("benchtime", 250*time.Millisecond, "target time of one kernel or machine measurement (as go test -benchtime)")
-	dataDir := fs.String("data-dir", "", "data directory with mnist/ and reference/ (default $NCG_DATA, else the user cache directory)")
+	dataDir := dataDirFlag(fs)
 	list := fs.Bool("list", false, "list the benchmark names and exit")
 	asJSON := fs.Bool("json", false, "print one JSON array of {name, value, unit}")
 	markdown := fs.String("markdown", "", "also write the machine, the date, the medians and the targets as a Markdown page to `file` (e.g. docs/benchmarks.md), and with two or more SET sizes measured their scaling figure beside it (docs/benchmarks-set-scaling.png)")

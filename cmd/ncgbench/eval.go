@@ -66,29 +66,22 @@ func finite(v float64) *float64 {
 
 func runEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("eval", stderr)
-	var spec experiment.Spec
 	modelPath := fs.String("model", "", "model: a run `directory` (model.npz, else checkpoint), an .npz from ExportNPZ, or a MATLAB .mat")
-	fs.StringVar(&spec.Data, "data", "", "data set: bas, mnist, mushrooms, connect-4, or a file path (default: the run's)")
-	fs.StringVar(&spec.TestData, "test-data", "", "test set `file`, for a file -data")
-	fs.StringVar(&spec.Format, "format", "", "format of a data file: idx, libsvm or split (default: detected)")
-	fs.Uint64Var(&spec.DataSeed, "data-seed", 0, "seed of binarisation and data splits (default: the run's)")
-	dataDir := fs.String("data-dir", "", "data directory (default $NCG_DATA, else the user cache directory)")
-	likelihood := new(eval.Likelihood)
-	fs.Func("likelihood", fmt.Sprintf("exact, ais or none (default: exact when the smaller layer has ≤ %d units, else AIS; none for a classifier)", eval.ExactLimit), func(v string) error {
-		*likelihood = eval.Likelihood(v)
-		return likelihood.Check()
-	})
-	fs.BoolFunc("exact", "same as -likelihood exact", func(string) error { *likelihood = eval.LikelihoodExact; return nil })
-	fs.BoolFunc("ais", "same as -likelihood ais", func(string) error { *likelihood = eval.LikelihoodAIS; return nil })
-	aisRuns := fs.Int("ais-runs", eval.DefaultRuns, "AIS runs")
-	aisBetas := fs.Int("ais-betas", eval.DefaultIntervals, fmt.Sprintf("AIS intervals (%d: the paper's schedule; other values: uniform β)", eval.DefaultIntervals))
-	aisSeed := fs.Uint64("ais-seed", 0, "seed of the AIS chains")
+	// The data, likelihood and AIS settings of a run, as train's flags;
+	// the data ones default to the run's.
+	given := experiment.Settings{}
+	registerSettings(fs, given, false, func(st experiment.Setting) bool { return st.Eval })
+	for _, name := range []string{"data", "test-data", "format", "data-seed"} {
+		fs.Lookup(name).Usage += " (default: the run's)"
+	}
+	fs.Lookup("classify").Usage = "accuracy by the paper's rule and by free energy (the model's last L visible units are labels; default: when it has label units)"
+	dataDir := dataDirFlag(fs)
 	aisBase := fs.String("ais-base", "rate", "AIS (and RAISE) base model: rate (visible biases from the training data's marginals) or uniform (all biases zero, as the paper's authors ran it; valid but far noisier on MNIST)")
 	setName := fs.String("set", "", "rows to measure: test or train (default: test, or train when the data has no test set)")
 	raiseRows := fs.Int("raise", 0, "also estimate the NLL from above by reverse AIS (RAISE) on this many evenly spaced rows (0: off); uses -ais-betas and -ais-seed")
 	raiseChains := fs.Int("raise-chains", 1, "RAISE chains per row")
-	workers := fs.Int("workers", 0, "goroutines (default GOMAXPROCS); never changes results")
-	classify := fs.Bool("classify", false, "accuracy by the paper's rule and by free energy (the model's last L visible units are labels)")
+	var workers int
+	workersFlag(fs, &workers, "goroutines (default GOMAXPROCS); never changes results")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	var prof profiling
 	prof.register(fs)
@@ -97,6 +90,18 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	// The evaluation's settings: the defaults, the run's data where the
+	// model is a run directory, and the flags given.
+	spec := experiment.Spec{AISRuns: eval.DefaultRuns, AISIntervals: eval.DefaultIntervals}
+	for name, v := range given {
+		if err := spec.Set(name, v); err != nil {
+			return usageError{err}
+		}
+	}
+	if err := spec.Likelihood.Check(); err != nil {
+		return usageError{err}
+	}
+	likelihood, aisRuns, aisBetas, aisSeed, classify := &spec.Likelihood, &spec.AISRuns, &spec.AISIntervals, &spec.AISSeed, &spec.Classify
 	switch {
 	case *modelPath == "":
 		return usagef("-model is required")
@@ -104,8 +109,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return usagef("-ais-runs and -ais-betas must be at least 1")
 	case *raiseRows < 0 || *raiseChains < 1:
 		return usagef("-raise must be at least 0 and -raise-chains at least 1")
-	case *workers < 0:
-		return usagef("-workers %d is negative", *workers)
+	case workers < 0:
+		return usagef("-workers %d is negative", workers)
 	}
 	// Flags that would be ignored: AIS's without AIS, RAISE's without RAISE
 	// (which shares the schedule and seed of AIS).
@@ -142,7 +147,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	isRun := st.IsDir()
 	runClassify := false
 	if isRun {
-		rs, err := experiment.ReadSpec(*modelPath)
+		rs, err := experiment.RunDir(*modelPath).Spec()
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("%s: not a run directory (no config.json)", *modelPath)
@@ -169,7 +174,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	var m *eval.Model
 	switch {
 	case isRun:
-		m, err = loadRunModel(*modelPath, train, runClassify, *workers)
+		m, err = loadRunModel(*modelPath, train, runClassify, workers)
 	case strings.EqualFold(filepath.Ext(*modelPath), ".npz"):
 		m, err = loadNPZModel(*modelPath)
 	case strings.EqualFold(filepath.Ext(*modelPath), ".mat"):
@@ -194,7 +199,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	doClassify := *classify || (L > 0 && !set["classify"])
 
 	plan := eval.Plan{Likelihood: *likelihood, AISRuns: *aisRuns, AISIntervals: *aisBetas, AISSeed: *aisSeed,
-		RAISERows: *raiseRows, RAISEChains: *raiseChains, LabelUnits: L, Workers: *workers, UniformBase: *aisBase == "uniform"}
+		RAISERows: *raiseRows, RAISEChains: *raiseChains, LabelUnits: L, Workers: workers, UniformBase: *aisBase == "uniform"}
 	if doClassify {
 		plan.Accuracy = eval.PaperRule | eval.FreeEnergyRule
 	}
@@ -268,23 +273,15 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 // loadRunModel reads a run directory's model.npz, or its checkpoint when the
 // run has not finished.
 func loadRunModel(dir string, train *data.Set, classify bool, workers int) (*eval.Model, error) {
-	p := filepath.Join(dir, "model.npz")
-	if _, err := os.Stat(p); err == nil {
-		return loadNPZModel(p)
-	}
-	ck := filepath.Join(dir, "checkpoint")
-	if _, err := os.Stat(ck); err != nil {
-		return nil, fmt.Errorf("%s: no model.npz or checkpoint", dir)
-	}
 	d, err := engine.FromSet(train, classify)
 	if err != nil {
 		return nil, err
 	}
-	tr, err := engine.Resume(ck, d, workers)
+	m, err := experiment.RunDir(dir).TrainedModel(d, workers)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ck, err)
+		return nil, err
 	}
-	return experiment.EvalModel(tr.Model()), nil
+	return m.EvalModel(), nil
 }
 
 // loadNPZModel reads a model file of engine.Model.ExportNPZ's layout.
@@ -293,5 +290,5 @@ func loadNPZModel(path string) (*eval.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return experiment.EvalModel(m), nil
+	return m.EvalModel(), nil
 }

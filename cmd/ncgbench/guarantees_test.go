@@ -78,7 +78,7 @@ func TestRefusedSettings(t *testing.T) {
 		{[]string{"-eval-every", "-3"}, "eval-every = -3"},
 		{[]string{"-likelihood", "bogus"}, `likelihood "bogus"`},
 		{[]string{"-data", "bas", "-method", "line", "-v", "0"}, "v = 0"},
-		{[]string{"-format", "bogus"}, `format "bogus"`},
+		{[]string{"-data", "x.libsvm", "-format", "bogus"}, `format "bogus"`},
 		{[]string{"-data", "bas", "-format", "idx"}, "-format applies to a data file"},
 		{[]string{"-data", "bas", "-test-data", "x.data"}, "-test-data applies to a data file"},
 		{[]string{"-data", "bas", "-method", "dense", "-p", "0.3"}, "-p applies to -method ncg only"},
@@ -180,8 +180,8 @@ func TestForeignCheckpointRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errb, code := ncgbench(t, dir, args("1", "r1")...)
-	if code != 1 || !strings.Contains(errb, "another configuration") || !strings.Contains(errb, "engine.seed: 2 vs 1") {
-		t.Errorf("foreign checkpoint: exit %d, %s; want exit 1 naming engine.seed: 2 vs 1", code, errb)
+	if code != 1 || !strings.Contains(errb, "another configuration") || !strings.Contains(errb, "-seed: 2 vs 1") {
+		t.Errorf("foreign checkpoint: exit %d, %s; want exit 1 naming -seed: 2 vs 1", code, errb)
 	}
 	// A corrupt checkpoint: the error says what to do.
 	os.Remove(filepath.Join(dir, "r1", "result.json"))

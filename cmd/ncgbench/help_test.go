@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -52,9 +51,9 @@ func helpTable(t *testing.T, help string) map[string]map[string]string {
 func TestHelpShowsDefaultsPerDataSet(t *testing.T) {
 	// The paper's settings; v is half the visible units (line density 0.5).
 	paper := map[string]map[string]string{
-		"mnist":     {"hidden": "500", "k": "10", "batch": "50", "lr": "0.1", "lr-conn": "0.5", "classify": "false", "v": "392"},
-		"mushrooms": {"hidden": "100", "k": "10", "batch": "10", "lr": "0.01", "lr-conn": "0.05", "classify": "true", "v": "56"},
-		"connect-4": {"hidden": "100", "k": "10", "batch": "10", "lr": "0.01", "lr-conn": "0.05", "classify": "true", "v": "63"},
+		"mnist":     {"hidden": "500", "batch": "50", "lr": "0.1", "lr-conn": "0.5", "classify": "false", "v": "392"},
+		"mushrooms": {"hidden": "100", "batch": "10", "lr": "0.01", "lr-conn": "0.05", "classify": "true", "v": "56"},
+		"connect-4": {"hidden": "100", "batch": "10", "lr": "0.01", "lr-conn": "0.05", "classify": "true", "v": "63"},
 		"bas":       {"v": "8"},
 	}
 	for _, cmd := range []string{"train", "sweep"} {
@@ -66,7 +65,7 @@ func TestHelpShowsDefaultsPerDataSet(t *testing.T) {
 		for _, entry := range regexp.MustCompile(`(?m)^  -`).Split(help, -1) {
 			name, _, _ := strings.Cut(entry, " ")
 			name, _, _ = strings.Cut(name, "\n")
-			if slices.Contains(experiment.DataSettings(), experiment.Setting(name)) && regexp.MustCompile(`\(default [0-9]`).MatchString(entry) {
+			if st, ok := experiment.Lookup(name); ok && st.PerData != nil && regexp.MustCompile(`\(default [0-9]`).MatchString(entry) {
 				t.Errorf("%s -h: -%s still claims one default for every data set: %q", cmd, name, entry)
 			}
 		}
@@ -87,19 +86,21 @@ func TestHelpShowsDefaultsPerDataSet(t *testing.T) {
 			if set == "a-file" {
 				data = "some/file.libsvm" // the dry run does not read it
 			}
-			sout, serr, code := runCmd("sweep", "-data", data, "-method", "line", "-dry-run", "-json", "-out", t.TempDir())
+			// An NCG run and a line run: -lr-conn matters to the first alone,
+			// -v to the second.
+			sout, serr, code := runCmd("sweep", "-data", data, "-method", "ncg,line", "-dry-run", "-json", "-out", t.TempDir())
 			if code != 0 {
 				t.Fatalf("sweep -data %s -dry-run: exit %d: %s", data, code, serr)
 			}
 			var points []experiment.Point
-			if err := json.Unmarshal([]byte(sout), &points); err != nil || len(points) != 1 {
+			if err := json.Unmarshal([]byte(sout), &points); err != nil || len(points) != 2 {
 				t.Fatalf("sweep -data %s -dry-run -json: %v, %d runs:\n%s", data, err, len(points), sout)
 			}
 			s := points[0].Spec
 			e := s.Engine
-			got := map[string]string{"hidden": fmt.Sprint(e.Hidden), "k": fmt.Sprint(e.K), "batch": fmt.Sprint(e.Batch),
+			got := map[string]string{"hidden": fmt.Sprint(e.Hidden), "batch": fmt.Sprint(e.Batch),
 				"lr": fmt.Sprint(e.LR), "lr-conn": fmt.Sprint(e.LRConn), "epochs": fmt.Sprint(e.Epochs),
-				"eval-every": fmt.Sprint(s.EvalEvery), "classify": fmt.Sprint(s.Classify), "v": fmt.Sprint(e.LineWidth)}
+				"eval-every": fmt.Sprint(s.EvalEvery), "classify": fmt.Sprint(s.Classify), "v": fmt.Sprint(points[1].Spec.Engine.LineWidth)}
 			if len(row) != len(got) {
 				t.Errorf("%s -h: %d flags in the table, the test knows %d", cmd, len(row), len(got))
 			}

@@ -81,7 +81,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var ce *experiment.ConfigError
 	if errors.As(err, &ce) && !errors.As(err, new(usageError)) {
-		err = usageError{flagErr(err)}
+		err = usageError{errors.New(oneLine(err))}
 	}
 	var ue usageError
 	if errors.As(err, &ue) {

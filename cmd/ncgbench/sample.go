@@ -31,7 +31,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sample", stderr)
 	modelPath := fs.String("model", "", "run `directory` (its model.npz and config.json) or a model.npz file")
 	dataName := fs.String("data", "", "data set of the start images (default: the run's)")
-	dataDir := fs.String("data-dir", "", "data directory (default $NCG_DATA, else the user cache directory)")
+	dataDir := dataDirFlag(fs)
 	n := fs.Int("n", 64, "chains (tiles)")
 	steps := fs.Int("steps", 1000, "Gibbs steps of each chain")
 	seed := fs.Uint64("seed", 1, "seed of the chains")
@@ -50,17 +50,18 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if err := kernel.Init(); err != nil {
 		return usageError{err}
 	}
-	npzPath, runDir := *modelPath, filepath.Dir(*modelPath)
+	npzPath, runDir := *modelPath, experiment.RunDir(filepath.Dir(*modelPath))
 	if st, err := os.Stat(npzPath); err != nil {
 		return err
 	} else if st.IsDir() {
-		runDir, npzPath = npzPath, filepath.Join(npzPath, "model.npz")
+		runDir = experiment.RunDir(npzPath)
+		npzPath = runDir.ModelPath()
 	}
 	m, err := engine.ReadNPZ(npzPath)
 	if err != nil {
 		return err
 	}
-	spec, err := experiment.ReadSpec(runDir)
+	spec, err := runDir.Spec()
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}

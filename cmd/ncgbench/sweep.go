@@ -1,15 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
 	"github.com/ncg-rbm/ncg/internal/dirlock"
 	"github.com/ncg-rbm/ncg/kernel"
@@ -29,7 +28,7 @@ type sweepEntry struct {
 }
 
 func runSweep(args []string, stdout, stderr io.Writer) error {
-	s, fs, err := parseSweepFlags(args, stderr)
+	s, _, err := parseSweepFlags(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -46,27 +45,18 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if s.run.spec.Data == "" {
-		s.run.spec.Data = "bas"
-	}
-	if err := s.run.finish(fs); err != nil {
+	if err := s.run.finish(); err != nil {
 		return err
 	}
-	methods := s.grid.Methods
-	if methods == nil {
-		methods = []engine.Method{engine.NCG}
-	}
-	if err := s.run.inapplicable(methods); err != nil {
-		return err
-	}
+	grid := experiment.Grid{Settings: s.run.given}
 	switch experiment.Order(*s.order) {
 	case experiment.GridOrder, experiment.SeedOrder:
-		s.grid.Order = experiment.Order(*s.order)
+		grid.Order = experiment.Order(*s.order)
 	default:
 		return usagef("-order %q: want grid or seed", *s.order)
 	}
 	out := s.run.out
-	points, err := s.grid.Expand(out)
+	points, err := grid.Expand(out)
 	if err != nil {
 		return err
 	}
@@ -85,14 +75,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	for i, p := range mine {
 		specs[i] = p.Spec
 	}
-	problems, err := experiment.CheckAll(specs, s.run.dataDir)
-	if err != nil {
+	if err := checkAll(specs, mine, *s.run.dataDir); err != nil {
 		return err
-	}
-	for i, e := range problems {
-		if e != nil {
-			return usagef("run %s: %s", mine[i].Name, oneLine(e))
-		}
 	}
 	// One process per shard of a sweep: shards of one sweep share the
 	// directory (each run in it has its own lock besides).
@@ -112,7 +96,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(progress, format, args...)
 		}
 	}
-	opts := experiment.SweepOptions{Parallel: *s.parallel, Run: experiment.Options{DataDir: s.run.dataDir, Workers: s.run.workers,
+	opts := experiment.SweepOptions{Parallel: *s.parallel, Run: experiment.Options{DataDir: *s.run.dataDir, Workers: s.run.workers,
 		Progress: runProgressTo(progress, false), Version: version(), CheckpointEvery: *s.every}}
 	opts.Done = func(o experiment.Outcome, ended int) {
 		prefix := fmt.Sprintf("[%d/%d] %s", ended, len(mine), o.Point.Name)
@@ -204,13 +188,25 @@ func printDryRun(w io.Writer, all, mine []experiment.Point, shard experiment.Sha
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\trun\tdirectory\tstate")
 	for _, p := range mine {
-		state := "new"
-		if _, err := os.Stat(filepath.Join(p.Dir, "result.json")); err == nil {
-			state = "finished"
-		} else if _, err := os.Stat(filepath.Join(p.Dir, "checkpoint")); err == nil {
-			state = "resumes"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", p.Index, p.Name, p.Dir, state)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", p.Index, p.Name, p.Dir, experiment.RunDir(p.Dir).State())
 	}
 	return tw.Flush()
+}
+
+// checkAll refuses, as bad usage naming the run, a setting that cannot
+// work with its data before any of the runs trains.
+func checkAll(specs []experiment.Spec, runs []experiment.Point, dataDir string) error {
+	problems, err := experiment.CheckAll(specs, dataDir)
+	if err != nil {
+		return err
+	}
+	for i, e := range problems {
+		if e != nil {
+			if len(runs) == 1 {
+				return usageError{errors.New(oneLine(e))}
+			}
+			return usagef("run %s: %s", runs[i].Name, oneLine(e))
+		}
+	}
+	return nil
 }

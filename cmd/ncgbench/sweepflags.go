@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
@@ -18,7 +17,6 @@ import (
 // the sweep's own.
 type sweepFlags struct {
 	run      runFlags
-	grid     experiment.Grid
 	prof     profiling
 	gridFile *string
 	parallel *int
@@ -31,7 +29,7 @@ type sweepFlags struct {
 }
 
 func (s *sweepFlags) register(fs *flag.FlagSet) {
-	s.run.grid = &s.grid
+	s.run.lists = true
 	s.run.register(fs)
 	of := fs.Lookup("out")
 	of.Usage = "sweep `directory`: each run in a subdirectory named from its settings"
@@ -55,75 +53,55 @@ func parseSweepFlags(args []string, stderr io.Writer) (*sweepFlags, *flag.FlagSe
 	s := &sweepFlags{}
 	fs := newFlags("sweep", stderr)
 	s.register(fs)
-	if err := parseFlagsHelp(fs, args, stderr, "ncgbench sweep [flags]: train every combination of the list-valued flags\n(-method, -hidden, -p, -density, -v, -gamma, -lr-conn, -seed take comma lists; -seed also a-b)", dataDefaultsHelp); err != nil {
+	if err := parseFlagsHelp(fs, args, stderr, "ncgbench sweep [flags]: train every combination of the list-valued flags\n("+axisNames()+" take comma lists; -seed also a-b)", dataDefaultsHelp); err != nil {
 		return nil, nil, err
 	}
 	if *s.gridFile == "" {
 		return s, fs, nil
 	}
-	path := *s.gridFile
-	s = &sweepFlags{}
-	fs = newFlags("sweep", stderr)
-	s.register(fs)
-	if err := readGridFile(path, fs); err != nil {
+	file, err := readGridFile(*s.gridFile)
+	if err != nil {
 		return nil, nil, err
 	}
-	return s, fs, parseFlags(fs, args)
+	for k, v := range file {
+		if _, given := s.run.given[k]; !given {
+			s.run.given[k] = v
+		}
+	}
+	return s, fs, nil
 }
 
-// readGridFile applies a JSON object of run flags to fs: {"data": "bas",
+// axisNames lists the flags a sweep takes lists of.
+func axisNames() string {
+	var names []string
+	for _, st := range experiment.Table() {
+		if st.Axis != "" {
+			names = append(names, "-"+st.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// readGridFile reads a JSON object of run settings: {"data": "bas",
 // "method": ["ncg", "dense"], "seed": "1-25", "epochs": 50}. Arrays are
-// allowed for the list-valued flags only. Errors name the file.
-func readGridFile(path string, fs *flag.FlagSet) error {
+// allowed for a sweep's axes only. Errors name the file.
+func readGridFile(path string) (experiment.Settings, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var obj map[string]json.RawMessage
+	var obj map[string]any
 	if err := json.Unmarshal(b, &obj); err != nil {
-		return fmt.Errorf("%s: not a JSON object of flag settings: %v", path, err)
+		return nil, usageError{fmt.Errorf("%s: not a JSON object of flag settings: %v", path, err)}
 	}
-	runOnly := flag.NewFlagSet("grid", flag.ContinueOnError)
-	(&runFlags{grid: &experiment.Grid{}}).register(runOnly)
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
+	out := experiment.Settings{}
+	for k, v := range obj {
+		out[strings.TrimLeft(k, "-")] = v
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		name := strings.TrimLeft(k, "-")
-		if runOnly.Lookup(name) == nil || name == "out" || name == "workers" || name == "data-dir" {
-			return fmt.Errorf("%s: %q is not a run setting", path, k)
-		}
-		var vals []any
-		raw := obj[k]
-		if err := json.Unmarshal(raw, &vals); err != nil {
-			var v any
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return fmt.Errorf("%s: %q: %v", path, k, err)
-			}
-			vals = []any{v}
-		} else if !isListFlag(name) {
-			return fmt.Errorf("%s: %q takes one value, not a list", path, k)
-		}
-		strs := make([]string, len(vals))
-		for i, v := range vals {
-			switch v := v.(type) {
-			case string:
-				strs[i] = v
-			case float64:
-				strs[i] = experiment.FormatFloat(v)
-			case bool:
-				strs[i] = fmt.Sprint(v)
-			default:
-				return fmt.Errorf("%s: %q: value %v is not a string, number or boolean", path, k, v)
-			}
-		}
-		if err := fs.Set(name, strings.Join(strs, ",")); err != nil {
-			return fmt.Errorf("%s: %q: %v", path, k, err)
-		}
+	if err := out.Check(true); err != nil {
+		return nil, usageError{fmt.Errorf("%s: %v", path, err)}
 	}
-	return nil
+	return out, nil
 }
 
 // shardOf is the part of the sweep this process runs, from -shard, -shards

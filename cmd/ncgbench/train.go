@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
@@ -23,7 +22,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	var prof profiling
 	rf.register(fs)
 	prof.register(fs)
-	asJSON := fs.Bool("json", false, "print the result as one JSON object on stdout")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object on stdout (the demo: an array of its two runs)")
 	ckptEvery := checkpointEveryFlag(fs)
 	if err := parseFlagsHelp(fs, args, stderr, "ncgbench train [flags]: one run (no -data: NCG and a dense RBM on bars-and-stripes)", dataDefaultsHelp); err != nil {
 		return err
@@ -31,44 +30,44 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := kernel.Init(); err != nil {
 		return usageError{err}
 	}
-	demo := rf.spec.Data == ""
-	if demo {
-		rf.spec.Data = "bas"
-	}
-	if err := rf.finish(fs); err != nil {
+	if err := rf.finish(); err != nil {
 		return err
 	}
 	if *ckptEvery < 0 {
 		return usagef("-checkpoint-every %v is negative", *ckptEvery)
 	}
-	methods := []engine.Method{rf.spec.Engine.Method}
-	if demo && !rf.set["method"] {
-		methods = append(methods, engine.Dense)
-	}
-	if err := rf.inapplicable(methods); err != nil {
-		return err
+	// The runs and their directories: one run in -out, or the demo's NCG
+	// beside a dense RBM, each in a directory named after it.
+	var runs []experiment.Point
+	if rf.has("data") || rf.has("method") {
+		spec, err := experiment.NewSpec(rf.given)
+		if err != nil {
+			return err
+		}
+		runs = []experiment.Point{{Spec: spec, Dir: rf.runDir(spec)}}
+	} else {
+		g := experiment.Grid{Settings: experiment.Settings{"method": []engine.Method{engine.NCG, engine.Dense}}}
+		for k, v := range rf.given {
+			g.Settings[k] = v
+		}
+		out := rf.out
+		if out == "" {
+			out = "runs"
+		}
+		var err error
+		if runs, err = g.Expand(out); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
 	var results []*experiment.Result
-	specs := []runFlags{rf}
-	if demo && !rf.set["method"] {
-		// The demo: NCG beside a dense RBM, each with the exact NLL.
-		dense := rf
-		dense.spec.Engine.Method = engine.Dense
-		specs = append(specs, dense)
-		if rf.out != "" { // two runs: one directory each, inside -out
-			for i := range specs {
-				specs[i].out = filepath.Join(rf.out, specs[i].name())
-			}
-		}
-	}
-	for _, r := range specs {
-		res, err := experiment.Run(ctx, r.spec, r.dir(), experiment.Options{DataDir: r.dataDir, Workers: r.workers,
+	for _, r := range runs {
+		res, err := experiment.Run(ctx, r.Spec, r.Dir, experiment.Options{DataDir: *rf.dataDir, Workers: rf.workers,
 			Progress: runProgressTo(prof.progressWriter(stderr), isTerminal(stderr)), Version: version(), CheckpointEvery: *ckptEvery})
 		if err != nil {
 			if ctx.Err() != nil {
-				return fmt.Errorf("%w: checkpoint in %s; run the same command again to resume", errInterrupted, r.dir())
+				return fmt.Errorf("%w: checkpoint in %s; run the same command again to resume", errInterrupted, r.Dir)
 			}
 			return err
 		}

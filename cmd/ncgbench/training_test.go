@@ -16,16 +16,17 @@ func TestTrainingFlagsErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-sampler", "gibbs"}, "-sampler"},
-		{[]string{"-temperatures", "4"}, "-temperatures needs -sampler pt"},
+		{[]string{"-sampler", "gibbs"}, `sampler "gibbs" is not one of cd, pcd, pt`},
+		{[]string{"-temperatures", "4"}, "-temperatures applies to -sampler pt only"},
 		{[]string{"-sampler", "pt", "-temperatures", "1"}, "temperatures = 1"},
 		{[]string{"-sampler", "pt", "-min-beta", "1.5"}, "min-beta"},
-		{[]string{"-sampler", "pt", "-pcd"}, "contradicts"},
+		{[]string{"-sampler", "pt", "-pcd"}, "-pcd=true and -sampler pt contradict each other"},
+		{[]string{"-sampler", "pcd", "-pcd=false"}, "-pcd=false and -sampler pcd contradict each other"},
 		{[]string{"-momentum", "1"}, "momentum"},
 		{[]string{"-momentum-start", "0.5"}, "momentum-epochs"},
 		{[]string{"-l2", "-0.1"}, "l2"},
 		{[]string{"-l1", "x"}, "-l1"},
-		{[]string{"-lr-schedule", "cosine"}, "-lr-schedule"},
+		{[]string{"-lr-schedule", "cosine"}, `lr-schedule "cosine" is not one of constant, linear, step`},
 		{[]string{"-lr-final", "0.01"}, "lr-schedule linear"},
 		{[]string{"-lr-schedule", "step", "-lr-step-factor", "0.5"}, "lr-step-every"},
 	}
