@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
 )
 
 // A sweep's grid, and the helpers that parse its lists and name its runs.
