@@ -458,7 +458,7 @@ func md5File(path string, raw bool) (string, error) {
 		}
 		defer in.close()
 		if _, err := io.Copy(h, in.r); err != nil {
-			return "", err
+			return "", fmt.Errorf("%s: %w", path, err)
 		}
 	} else {
 		f, err := os.Open(path)
