@@ -144,10 +144,17 @@ func runDataInfo(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *asJSON {
+		files := make([]fileStatusJSON, len(st))
+		for i, s := range st {
+			files[i] = fileStatusJSON{Set: s.Set, Path: s.Path, What: s.What, FullPath: s.FullPath,
+				Downloadable: s.Downloadable(), MD5: s.MD5, RawMD5: s.RawMD5, RowsMD5: s.RowsMD5,
+				Rows: s.Rows, Features: s.Features, Format: s.Format,
+				Present: s.Present, Size: s.Size, Verified: s.Verified, OK: s.OK, Check: s.Check}
+		}
 		if err := printJSON(stdout, struct {
-			Dir   string
-			Files []data.FileStatus
-		}{d, st}); err != nil {
+			Dir   string           `json:"dir"`
+			Files []fileStatusJSON `json:"files"`
+		}{d, files}); err != nil {
 			return err
 		}
 	} else {
@@ -174,6 +181,27 @@ func runDataInfo(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d file(s) in %s failed verification", bad, d)
 	}
 	return nil
+}
+
+// fileStatusJSON is one file of data info -json: a data.FileStatus with
+// snake_case keys, like every other JSON output.
+type fileStatusJSON struct {
+	Set          string `json:"set"`
+	Path         string `json:"path"` // relative to the data directory
+	What         string `json:"what"`
+	FullPath     string `json:"full_path"`
+	Downloadable bool   `json:"downloadable"`
+	MD5          string `json:"md5"`      // "" if unknown
+	RawMD5       string `json:"raw_md5"`  // of the decompressed bytes; "" if unknown
+	RowsMD5      string `json:"rows_md5"` // of a LIBSVM file's rows in canonical form; "" if unknown
+	Rows         int    `json:"rows"`     // checked by parsing when not 0
+	Features     int    `json:"features"`
+	Format       string `json:"format"`
+	Present      bool   `json:"present"`
+	Size         int64  `json:"size"`
+	Verified     bool   `json:"verified"`
+	OK           bool   `json:"ok"`
+	Check        string `json:"check"`
 }
 
 func humanBytes(n int64) string {

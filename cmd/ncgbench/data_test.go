@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -45,12 +48,54 @@ func TestDataInfoShared(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errs, out)
 	}
-	if !strings.Contains(out, `"Verified": true`) || !strings.Contains(out, `"Path": "mnist/t10k-labels-idx1-ubyte.gz"`) {
+	if !strings.Contains(out, `"verified": true`) || !strings.Contains(out, `"path": "mnist/t10k-labels-idx1-ubyte.gz"`) {
 		t.Errorf("json output:\n%s", out)
 	}
 	out, errs, code = runCmd("data", "show", "mushrooms", "-data-dir", dir)
 	if code != 0 || !strings.Contains(out, "mushrooms-train: 2000×112") || !strings.Contains(out, "mushrooms-test: 6124×112") {
 		t.Errorf("show: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestDataInfoJSONKeys: data info -json uses snake_case keys, as every
+// other JSON output does, and gives each file's status.
+func TestDataInfoJSONKeys(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "mushrooms"), 0o755)
+	os.WriteFile(filepath.Join(dir, "mushrooms", "mushrooms"), []byte("1 1:1\n"), 0o644)
+	out, errs, code := runCmd("data", "info", "-json", "-data-dir", dir)
+	if code != 1 { // the corrupt file fails verification
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	var v struct {
+		Dir   string           `json:"dir"`
+		Files []map[string]any `json:"files"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if v.Dir != dir || len(v.Files) == 0 {
+		t.Fatalf("dir %q, %d files:\n%s", v.Dir, len(v.Files), out)
+	}
+	snake := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	for _, f := range v.Files {
+		for k := range f {
+			if !snake.MatchString(k) {
+				t.Errorf("key %q is not snake_case", k)
+			}
+		}
+		for _, k := range []string{"set", "path", "full_path", "present", "size", "verified", "ok", "check", "md5", "raw_md5", "downloadable"} {
+			if _, ok := f[k]; !ok {
+				t.Errorf("file %v lacks key %q", f["path"], k)
+			}
+		}
+		if f["path"] == "mushrooms/mushrooms" {
+			if f["present"] != true || f["ok"] != false || f["size"] != 6.0 || !strings.Contains(fmt.Sprint(f["check"]), "MD5 mismatch") {
+				t.Errorf("corrupt file: %v", f)
+			}
+		}
 	}
 }
 
