@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ncg-rbm/ncg/internal/datatest"
 )
@@ -134,6 +135,53 @@ func TestDataFetchServerError(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "HTTP 500") ||
 		!strings.Contains(errs, "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/mushrooms → "+filepath.Join(dir, "mushrooms", "mushrooms")) {
 		t.Errorf("exit %d\n%s", code, errs)
+	}
+}
+
+// TestDataFetchReportsProgressAndGivesUp: data fetch from a server that
+// never answers, and from one that stops sending, says what it is
+// waiting for while it waits and gives up after the timeouts (shortened
+// here) with a message that says why.
+func TestDataFetchReportsProgressAndGivesUp(t *testing.T) {
+	saved := fetchTiming
+	defer func() { fetchTiming = saved }()
+	fetchTiming.answer, fetchTiming.stall, fetchTiming.every, fetchTiming.line = 300*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, 0
+	release := make(chan struct{})
+	defer close(release)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/stall/") {
+			w.Header().Set("Content-Length", "1000")
+			w.Write(make([]byte, 100))
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	for _, c := range []struct {
+		mirror string
+		want   []string
+	}{
+		{srv.URL, []string{"fetching " + srv.URL + "/mushrooms/mushrooms\n", "  no answer yet after ",
+			"  failed: the server did not answer: no answer within 300ms\n"}},
+		{srv.URL + "/stall", []string{"fetching " + srv.URL + "/stall/mushrooms/mushrooms\n", "  100 B of 1000 B (10%), ",
+			"  failed: download stalled: nothing received for 300ms, after 100 bytes of 1000\n"}},
+	} {
+		start := time.Now()
+		_, errs, code := runCmd("data", "fetch", "mushrooms", "-data-dir", t.TempDir(), "-mirror", c.mirror)
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("%s: gave up after %v", c.mirror, took)
+		}
+		if code != 1 || !strings.Contains(errs, "could not fetch 1 file(s) of mushrooms") {
+			t.Errorf("%s: exit %d\n%s", c.mirror, code, errs)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", c.mirror, w, errs)
+			}
+		}
 	}
 }
 
