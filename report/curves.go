@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/ncg-rbm/ncg/experiment"
 )
@@ -91,11 +92,6 @@ func Curves(groups []Group) (*Figure, error) {
 				}
 				spread = spread || several
 				single = single && len(epochs) == 1
-				if len(epochs) == 1 && len(set) > 1 {
-					// Side by side, so that the bars of a one-epoch panel
-					// do not hide each other.
-					line[0].X += 0.6 * (float64(j)/float64(max(1, len(set)-1)) - 0.5)
-				}
 				switch {
 				case several && len(epochs) > 1:
 					poly := make(plotter.XYs, 0, 2*len(epochs))
@@ -119,8 +115,22 @@ func Curves(groups []Group) (*Figure, error) {
 						return nil, err
 					}
 					eb.Color = col
+					// Bars of several groups at one epoch share its x:
+					// caps of different widths tell them apart.
+					eb.CapWidth = vg.Points(6 + 4*float64(j))
 					p.Add(eb)
 					bars = true
+				}
+				if len(epochs) == 1 {
+					// A line through one point draws nothing: a marker on
+					// the epoch, its value beside it.
+					s, lb, err := pointMarker(line, gi)
+					if err != nil {
+						return nil, err
+					}
+					p.Add(s, lb)
+					p.Legend.Add(groups[gi].Model, s)
+					continue
 				}
 				l, err := plotter.NewLine(line)
 				if err != nil {
@@ -140,17 +150,17 @@ func Curves(groups []Group) (*Figure, error) {
 					p.Legend.Add(groups[gi].Model, l)
 				}
 			}
+			p.X.Tick.Marker = epochTicks{}
 			if single {
-				p.X.Min, p.X.Max = p.X.Min-0.5, p.X.Max+0.5 // room for the outer bars
-				var ticks []plot.Tick                       // whole epochs only
-				for e := math.Ceil(p.X.Min); e <= p.X.Max; e++ {
-					ticks = append(ticks, plot.Tick{Value: e, Label: strconv.Itoa(int(e))})
-				}
-				p.X.Tick.Marker = plot.ConstantTicks(ticks)
+				p.X.Min, p.X.Max = p.X.Min-0.5, p.X.Max+0.5 // room for the values beside the points
+			} else {
+				padAxis(&p.X, 0.02, math.Inf(-1), math.Inf(1))
 			}
 			if cm.column == "test_acc" && lo <= hi {
 				pad := math.Max(0.1*(hi-lo), 0.005)
 				p.Y.Min, p.Y.Max = math.Max(0, lo-pad), math.Min(1, hi+pad)
+			} else {
+				padAxis(&p.Y, 0.05, math.Inf(-1), math.Inf(1))
 			}
 			fig.Panels = append(fig.Panels, p)
 		}
@@ -171,4 +181,44 @@ func Curves(groups []Group) (*Figure, error) {
 		p.Title.Text = panelTitle(caption, i == 0, groups[sets[i][0]].Data, len(sets) > 1)
 	}
 	return fig, nil
+}
+
+// pointMarker draws a series of one point: a filled marker of group gi's
+// colour and glyph, larger than a curve's, with the value (four
+// significant digits) written to its right.
+func pointMarker(xy plotter.XYs, gi int) (*plotter.Scatter, *plotter.Labels, error) {
+	s, err := plotter.NewScatter(xy)
+	if err != nil {
+		return nil, nil, err
+	}
+	col := plotutil.Color(gi)
+	s.Color, s.Shape, s.Radius = col, filledShape(gi), vg.Points(4.5)
+	labels := make([]string, len(xy))
+	for i, p := range xy {
+		labels[i] = strconv.FormatFloat(p.Y, 'g', 4, 64)
+	}
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: labels})
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].Color = col
+		lb.TextStyle[i].XAlign, lb.TextStyle[i].YAlign = draw.XLeft, draw.YCenter
+	}
+	lb.Offset = vg.Point{X: vg.Points(8)}
+	return s, lb, nil
+}
+
+// filledShape is the filled counterpart of plotutil.Shape(i) (a ring
+// becomes a disc, a square a box, a triangle a pyramid), visible alone.
+func filledShape(i int) draw.GlyphDrawer {
+	switch plotutil.Shape(i).(type) {
+	case draw.RingGlyph:
+		return draw.CircleGlyph{}
+	case draw.SquareGlyph:
+		return draw.BoxGlyph{}
+	case draw.TriangleGlyph:
+		return draw.PyramidGlyph{}
+	}
+	return plotutil.Shape(i)
 }

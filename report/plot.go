@@ -136,6 +136,8 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Title.Text = title
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
+	p.X.Tick.Marker, p.Y.Tick.Marker = distinctTicks{}, distinctTicks{}
+	p.Legend.Padding = vg.Points(2) // between entries, whose glyphs may be large
 	p.Add(plotter.NewGrid())
 	return p
 }
