@@ -11,7 +11,10 @@
 // Readers accept plain or gzip-compressed input (detected from the magic
 // bytes 1f 8b, never from the file name) and report bad input as an error
 // naming the file and the line (text formats) or byte offset (IDX; offsets
-// count decompressed bytes). They never panic on bad input.
+// count decompressed bytes). They never panic on bad input. A gzip file is
+// read to its end, whatever its format declares, so the CRC-32 and length
+// in the trailer of each member are checked, and bytes after the last
+// member are an error.
 //
 // Where data lives: see [Dir]. Tests find the shared data sets with the
 // internal package datatest.

@@ -90,9 +90,24 @@ type FetchOptions struct {
 	// MNISTBaseURLs and LIBSVMBaseURL replace the defaults when set.
 	MNISTBaseURLs []string
 	LIBSVMBaseURL string
-	Client        *http.Client // nil means a client with a 10-minute timeout
-	Log           io.Writer    // progress messages; nil discards them
+	Client        *http.Client // nil means http.DefaultClient's settings
+	Log           io.Writer    // a line per file: kept, downloaded; nil discards them
 	Force         bool         // download even files already present and valid
+
+	// Progress, when set, receives the progress of each download: when it
+	// starts, every ProgressEvery while it waits for an answer or receives
+	// data, and when it ends. Calls come one at a time, but not
+	// necessarily from the goroutine that called Fetch.
+	Progress      func(FetchProgress)
+	ProgressEvery time.Duration // default DefaultProgressEvery
+
+	// AnswerTimeout bounds the wait for a server's answer (its response
+	// headers) and StallTimeout the time a download may go without
+	// receiving a byte; 0 means DefaultAnswerTimeout and
+	// DefaultStallTimeout. A download that keeps receiving data has no
+	// time limit, however slow. On a timeout Fetch tries the file's next
+	// location.
+	AnswerTimeout, StallTimeout time.Duration
 }
 
 // MaxDownload bounds the size of one downloaded file.
@@ -157,7 +172,7 @@ func Fetch(ctx context.Context, name, dir string, opts FetchOptions) error {
 	}
 	client := opts.Client
 	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Minute}
+		client = &http.Client{}
 	}
 	var failed []File
 	var errs []string
@@ -190,7 +205,7 @@ func Fetch(ctx context.Context, name, dir string, opts FetchOptions) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			check, err := download(ctx, client, u, dst, f)
+			check, err := download(ctx, client, u, dst, f, &opts)
 			if err != nil {
 				var ue *url.Error // its message repeats the URL
 				if errors.As(err, &ue) {
@@ -239,63 +254,6 @@ func mkdirAll(dir string) ([]string, error) {
 		missing = append([]string{d}, missing...)
 	}
 	return missing, os.MkdirAll(dir, 0o755)
-}
-
-// download fetches u into dst atomically, verifying it as f.
-func download(ctx context.Context, client *http.Client, u, dst string, f File) (check string, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("HTTP %s", resp.Status)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
-	if err != nil {
-		return "", err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	n, err := io.Copy(tmp, io.LimitReader(resp.Body, MaxDownload+1))
-	if err != nil {
-		return "", err
-	}
-	if n > MaxDownload {
-		return "", fmt.Errorf("larger than %d bytes", MaxDownload)
-	}
-	if resp.ContentLength >= 0 && n != resp.ContentLength {
-		return "", fmt.Errorf("got %d of %d bytes", n, resp.ContentLength)
-	}
-	if err = tmp.Sync(); err != nil {
-		return "", err
-	}
-	if err = tmp.Close(); err != nil {
-		return "", err
-	}
-	st := verifyPath(tmp.Name(), f)
-	if !st.OK {
-		return "", fmt.Errorf("%s; not saved", st.Check)
-	}
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return "", err
-	}
-	if err = os.Rename(tmp.Name(), dst); err != nil {
-		return "", err
-	}
-	if d, err := os.Open(filepath.Dir(dst)); err == nil {
-		d.Sync() // make the rename durable; not all systems support it
-		d.Close()
-	}
-	return fmt.Sprintf("%d bytes, %s", n, st.Check), nil
 }
 
 // FileStatus is what [Info] and [Verify] found about a file.
@@ -459,7 +417,7 @@ func md5File(path string, raw bool) (string, error) {
 		}
 		defer in.close()
 		if _, err := io.Copy(h, in.r); err != nil {
-			return "", err
+			return "", fmt.Errorf("%s: %w", path, err)
 		}
 	} else {
 		f, err := os.Open(path)

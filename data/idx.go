@@ -98,9 +98,15 @@ func readIDX(in *input) (*IDX, error) {
 		}
 		return nil, fmt.Errorf("%s: byte offset %d: %w", name, hdr+int64(len(data)), err)
 	}
+	// Read on to the end, so that a compressed file's checksum is checked
+	// and nothing after the declared data goes unnoticed.
 	var one [1]byte
-	if n, _ := io.ReadFull(in.r, one[:]); n > 0 {
+	n, err := io.ReadFull(in.r, one[:])
+	if n > 0 {
 		return nil, fmt.Errorf("%s: byte offset %d: unexpected data after the %d bytes declared by header %v", name, hdr+total, total, dims)
+	}
+	if err != io.EOF {
+		return nil, fmt.Errorf("%s: byte offset %d: %w", name, hdr+total, err)
 	}
 	return &IDX{Dims: dims, Data: data}, nil
 }

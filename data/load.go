@@ -354,7 +354,7 @@ func detect(r io.Reader, name string) (string, error) {
 	head := make([]byte, 512)
 	n, err := io.ReadFull(r, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return "", err
+		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	head = head[:n]
 	if n == 0 {

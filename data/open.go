@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -38,28 +39,67 @@ func sniff(r io.Reader, name string, size int64) (*input, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: gzip header: %w", name, err)
 		}
-		in.r = &gzipErrReader{zr: zr, name: name}
+		zr.Multistream(false)
+		in.r = &gzipStream{zr: zr, br: br}
 		in.gz = true
 		in.size = -1
 	}
 	return in, nil
 }
 
-// gzipErrReader names the file in decompression errors.
-type gzipErrReader struct {
-	zr   *gzip.Reader
-	name string
+// gzipStream decompresses a whole gzip file: one member or several in a
+// row (as "gzip -c a b" writes them), each checked against the CRC-32 and
+// length of its trailer, and nothing after the last. It reports io.EOF only
+// at the end of a stream so checked. Its errors do not name the file: the
+// readers add the name and the place.
+type gzipStream struct {
+	zr  *gzip.Reader
+	br  *bufio.Reader // the compressed bytes, positioned after the member read so far
+	err error         // sticky
 }
 
-func (g *gzipErrReader) Read(p []byte) (int, error) {
-	n, err := g.zr.Read(p)
-	if err != nil && err != io.EOF {
-		if err == io.ErrUnexpectedEOF {
-			err = fmt.Errorf("gzip stream truncated: %w", err)
-		}
-		err = fmt.Errorf("%s: decompressing: %w", g.name, err)
+func (g *gzipStream) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
 	}
-	return n, err
+	for {
+		n, err := g.zr.Read(p)
+		if err == nil {
+			return n, nil
+		}
+		if err != io.EOF { // the member is corrupt or cut short
+			switch {
+			case err == io.ErrUnexpectedEOF:
+				err = fmt.Errorf("decompressing: gzip stream truncated: %w", err)
+			case errors.Is(err, gzip.ErrChecksum):
+				err = fmt.Errorf("decompressing: the content does not match the gzip trailer's checksum and length (the file is corrupt): %w", err)
+			default:
+				err = fmt.Errorf("decompressing: %w", err)
+			}
+			g.err = err
+			return n, err
+		}
+		// The member ended and its trailer matched: end of file, another
+		// member, or data that does not belong to the stream.
+		head, perr := g.br.Peek(2)
+		switch {
+		case len(head) == 0 && perr == io.EOF:
+			g.err = io.EOF
+		case len(head) == 2 && head[0] == gzipMagic[0] && head[1] == gzipMagic[1]:
+			if rerr := g.zr.Reset(g.br); rerr != nil {
+				g.err = fmt.Errorf("decompressing: gzip header of a further member: %w", rerr)
+			} else {
+				g.zr.Multistream(false)
+			}
+		case perr != nil && perr != io.EOF:
+			g.err = fmt.Errorf("decompressing: %w", perr)
+		default:
+			g.err = errors.New("unexpected data after the end of the gzip stream")
+		}
+		if g.err != nil || n > 0 {
+			return n, g.err
+		}
+	}
 }
 
 // lenOf returns the remaining length of in-memory readers, else −1.

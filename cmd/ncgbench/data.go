@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ncg-rbm/ncg/data"
 )
@@ -95,7 +96,9 @@ func runDataFetch(args []string, stdout, stderr io.Writer) error {
 	d := data.Dir(*dir)
 	ctx, stop := interruptible()
 	defer stop()
-	opts := data.FetchOptions{Mirror: *mirror, Force: *force, Log: stderr}
+	opts := data.FetchOptions{Mirror: *mirror, Force: *force, Log: stderr,
+		Progress: fetchProgressTo(stderr, isTerminal(stderr)), ProgressEvery: fetchTiming.every,
+		AnswerTimeout: fetchTiming.answer, StallTimeout: fetchTiming.stall}
 	for _, n := range names {
 		if err := data.Fetch(ctx, n, d, opts); err != nil {
 			if errors.Is(err, context.Canceled) {
@@ -106,6 +109,67 @@ func runDataFetch(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s: ok in %s\n", n, d)
 	}
 	return nil
+}
+
+// fetchTiming holds data fetch's timeouts and how often it reports
+// progress (0: the data package's defaults) and how often a plain
+// progress line is printed; tests shorten them.
+var fetchTiming = struct {
+	answer, stall, every, line time.Duration
+}{line: 5 * time.Second}
+
+// fetchProgressTo renders data.Fetch's progress on w: a line when a
+// download starts and when one fails; between, on a terminal a live line
+// redrawn in place, elsewhere a line at most every fetchTiming.line.
+func fetchProgressTo(w io.Writer, terminal bool) func(data.FetchProgress) {
+	var last time.Time // of the last plain line
+	live := false      // a live line is showing
+	url := ""          // of the download reported
+	return func(p data.FetchProgress) {
+		now := time.Now()
+		erase := ""
+		if live {
+			erase, live = "\r\033[K", false
+		}
+		var status string
+		switch {
+		case p.URL != url:
+			url = p.URL
+			fmt.Fprintf(w, "%sfetching %s\n", erase, p.URL)
+			last = now
+			return
+		case p.Phase == data.PhaseFailed:
+			fmt.Fprintf(w, "%s  failed: %v\n", erase, p.Err)
+			url = ""
+			return
+		case p.Phase == data.PhaseDone:
+			fmt.Fprint(w, erase)
+			url = ""
+			return
+		case p.Phase == data.PhaseConnecting:
+			status = fmt.Sprintf("no answer yet after %s", p.Elapsed.Round(time.Second))
+		default:
+			status = humanBytes(p.Bytes)
+			if p.Total > 0 {
+				status += fmt.Sprintf(" of %s (%.0f%%)", humanBytes(p.Total), 100*float64(p.Bytes)/float64(p.Total))
+			}
+			if sec := p.Elapsed.Seconds(); sec > 0 {
+				status += fmt.Sprintf(", %s/s", humanBytes(int64(float64(p.Bytes)/sec)))
+			}
+			if p.Idle >= 2*time.Second {
+				status += fmt.Sprintf(", nothing received for %s", p.Idle.Round(time.Second))
+			}
+		}
+		if terminal {
+			fmt.Fprintf(w, "%s  %s", erase, status)
+			live = true
+			return
+		}
+		if now.Sub(last) >= fetchTiming.line*9/10 { // reports come about every second
+			fmt.Fprintf(w, "  %s\n", status)
+			last = now
+		}
+	}
 }
 
 func contains(list []string, s string) bool {
@@ -144,10 +208,17 @@ func runDataInfo(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *asJSON {
+		files := make([]fileStatusJSON, len(st))
+		for i, s := range st {
+			files[i] = fileStatusJSON{Set: s.Set, Path: s.Path, What: s.What, FullPath: s.FullPath,
+				Downloadable: s.Downloadable(), MD5: s.MD5, RawMD5: s.RawMD5, RowsMD5: s.RowsMD5,
+				Rows: s.Rows, Features: s.Features, Format: s.Format,
+				Present: s.Present, Size: s.Size, Verified: s.Verified, OK: s.OK, Check: s.Check}
+		}
 		if err := printJSON(stdout, struct {
-			Dir   string
-			Files []data.FileStatus
-		}{d, st}); err != nil {
+			Dir   string           `json:"dir"`
+			Files []fileStatusJSON `json:"files"`
+		}{d, files}); err != nil {
 			return err
 		}
 	} else {
@@ -174,6 +245,27 @@ func runDataInfo(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d file(s) in %s failed verification", bad, d)
 	}
 	return nil
+}
+
+// fileStatusJSON is one file of data info -json: a data.FileStatus with
+// snake_case keys, like every other JSON output.
+type fileStatusJSON struct {
+	Set          string `json:"set"`
+	Path         string `json:"path"` // relative to the data directory
+	What         string `json:"what"`
+	FullPath     string `json:"full_path"`
+	Downloadable bool   `json:"downloadable"`
+	MD5          string `json:"md5"`      // "" if unknown
+	RawMD5       string `json:"raw_md5"`  // of the decompressed bytes; "" if unknown
+	RowsMD5      string `json:"rows_md5"` // of a LIBSVM file's rows in canonical form; "" if unknown
+	Rows         int    `json:"rows"`     // checked by parsing when not 0
+	Features     int    `json:"features"`
+	Format       string `json:"format"`
+	Present      bool   `json:"present"`
+	Size         int64  `json:"size"`
+	Verified     bool   `json:"verified"`
+	OK           bool   `json:"ok"`
+	Check        string `json:"check"`
 }
 
 func humanBytes(n int64) string {

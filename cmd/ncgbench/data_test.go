@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ncg-rbm/ncg/internal/datatest"
 )
@@ -45,12 +49,54 @@ func TestDataInfoShared(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errs, out)
 	}
-	if !strings.Contains(out, `"Verified": true`) || !strings.Contains(out, `"Path": "mnist/t10k-labels-idx1-ubyte.gz"`) {
+	if !strings.Contains(out, `"verified": true`) || !strings.Contains(out, `"path": "mnist/t10k-labels-idx1-ubyte.gz"`) {
 		t.Errorf("json output:\n%s", out)
 	}
 	out, errs, code = runCmd("data", "show", "mushrooms", "-data-dir", dir)
 	if code != 0 || !strings.Contains(out, "mushrooms-train: 2000×112") || !strings.Contains(out, "mushrooms-test: 6124×112") {
 		t.Errorf("show: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestDataInfoJSONKeys: data info -json uses snake_case keys, as every
+// other JSON output does, and gives each file's status.
+func TestDataInfoJSONKeys(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "mushrooms"), 0o755)
+	os.WriteFile(filepath.Join(dir, "mushrooms", "mushrooms"), []byte("1 1:1\n"), 0o644)
+	out, errs, code := runCmd("data", "info", "-json", "-data-dir", dir)
+	if code != 1 { // the corrupt file fails verification
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	var v struct {
+		Dir   string           `json:"dir"`
+		Files []map[string]any `json:"files"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if v.Dir != dir || len(v.Files) == 0 {
+		t.Fatalf("dir %q, %d files:\n%s", v.Dir, len(v.Files), out)
+	}
+	snake := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	for _, f := range v.Files {
+		for k := range f {
+			if !snake.MatchString(k) {
+				t.Errorf("key %q is not snake_case", k)
+			}
+		}
+		for _, k := range []string{"set", "path", "full_path", "present", "size", "verified", "ok", "check", "md5", "raw_md5", "downloadable"} {
+			if _, ok := f[k]; !ok {
+				t.Errorf("file %v lacks key %q", f["path"], k)
+			}
+		}
+		if f["path"] == "mushrooms/mushrooms" {
+			if f["present"] != true || f["ok"] != false || f["size"] != 6.0 || !strings.Contains(fmt.Sprint(f["check"]), "MD5 mismatch") {
+				t.Errorf("corrupt file: %v", f)
+			}
+		}
 	}
 }
 
@@ -89,6 +135,53 @@ func TestDataFetchServerError(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "HTTP 500") ||
 		!strings.Contains(errs, "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/mushrooms → "+filepath.Join(dir, "mushrooms", "mushrooms")) {
 		t.Errorf("exit %d\n%s", code, errs)
+	}
+}
+
+// TestDataFetchReportsProgressAndGivesUp: data fetch from a server that
+// never answers, and from one that stops sending, says what it is
+// waiting for while it waits and gives up after the timeouts (shortened
+// here) with a message that says why.
+func TestDataFetchReportsProgressAndGivesUp(t *testing.T) {
+	saved := fetchTiming
+	defer func() { fetchTiming = saved }()
+	fetchTiming.answer, fetchTiming.stall, fetchTiming.every, fetchTiming.line = 300*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, 0
+	release := make(chan struct{})
+	defer close(release)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/stall/") {
+			w.Header().Set("Content-Length", "1000")
+			w.Write(make([]byte, 100))
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	for _, c := range []struct {
+		mirror string
+		want   []string
+	}{
+		{srv.URL, []string{"fetching " + srv.URL + "/mushrooms/mushrooms\n", "  no answer yet after ",
+			"  failed: the server did not answer: no answer within 300ms\n"}},
+		{srv.URL + "/stall", []string{"fetching " + srv.URL + "/stall/mushrooms/mushrooms\n", "  100 B of 1000 B (10%), ",
+			"  failed: download stalled: nothing received for 300ms, after 100 bytes of 1000\n"}},
+	} {
+		start := time.Now()
+		_, errs, code := runCmd("data", "fetch", "mushrooms", "-data-dir", t.TempDir(), "-mirror", c.mirror)
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("%s: gave up after %v", c.mirror, took)
+		}
+		if code != 1 || !strings.Contains(errs, "could not fetch 1 file(s) of mushrooms") {
+			t.Errorf("%s: exit %d\n%s", c.mirror, code, errs)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", c.mirror, w, errs)
+			}
+		}
 	}
 }
 

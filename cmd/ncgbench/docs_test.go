@@ -127,6 +127,27 @@ func TestDocExamples(t *testing.T) {
 	}
 }
 
+// TestRunBlockKeepsTempFilesInTheTest: a block's temporary files (the
+// examples' mktemp -d, go run's build directory) go to a directory of the
+// test, removed with it, not to the system's temporary directory.
+func TestRunBlockKeepsTempFilesInTheTest(t *testing.T) {
+	sys := t.TempDir()
+	t.Setenv("TMPDIR", sys)
+	ok := t.Run("block", func(t *testing.T) {
+		runBlock(t, t.TempDir(), docBlock{file: "x.md", line: 1, script: "d=$(mktemp -d)\necho run > \"$d/config.json\"\nmktemp >/dev/null\n"})
+	})
+	if !ok {
+		t.Fatal("the block failed")
+	}
+	left, err := os.ReadDir(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("left in $TMPDIR: %s", e.Name())
+	}
+}
+
 // runBlock runs one block with bash, stopping at the first failing command.
 func runBlock(t *testing.T, dir string, b docBlock) {
 	t.Helper()
@@ -134,7 +155,9 @@ func runBlock(t *testing.T, dir string, b docBlock) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", b.script)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NCG_DATA=") // the examples name their data directory
+	// The examples name their data directory; their temporary files (mktemp,
+	// go run's build) are removed with the test.
+	cmd.Env = append(os.Environ(), "NCG_DATA=", "TMPDIR="+t.TempDir())
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
