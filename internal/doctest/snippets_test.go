@@ -433,6 +433,12 @@ func vetAdditions(t *testing.T, root, tmp string, snips []snippet) {
 		cmd.Dir, cmd.Env = mod, goEnv()
 		out, err := cmd.CombinedOutput()
 		cancel()
+		if err != nil && mod != root && os.Getenv("CI") == "" && strings.Contains(string(out), "GOPROXY=off") {
+			// A module of its own (the avo generators) whose requirements
+			// are not in the module cache: CI has them.
+			t.Logf("go vet in %s skipped, its modules are not in the module cache:\n%s", mod, out)
+			continue
+		}
 		if err != nil {
 			t.Errorf("go vet %s in %s with the snippets of %s: %v\n%s", strings.Join(list, " "), mod, snips[0].file, err, out)
 		}
