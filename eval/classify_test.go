@@ -132,33 +132,3 @@ func maxOf(v []float64) float64 {
 	}
 	return m
 }
-
-func TestConnectivity(t *testing.T) {
-	// X = 4 (3 data + 1 label), H = 3.
-	mask := []float32{
-		1, 0, 1,
-		1, 0, 0,
-		1, 1, 0,
-		1, 1, 1, // label row: not counted
-	}
-	deg, err := HiddenDegrees(mask, 4, 3, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if deg[0] != 3 || deg[1] != 1 || deg[2] != 1 {
-		t.Errorf("degrees %v, want [3 1 1]", deg)
-	}
-	c, err := ConnectivityStats(mask, 4, 3, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.MinDegree != 1 || c.MaxDegree != 3 || math.Abs(c.MeanDegree-5.0/3) > 1e-12 || math.Abs(c.Density-5.0/9) > 1e-12 {
-		t.Errorf("stats %+v", c)
-	}
-	if _, err := ConnectivityStats(mask[:11], 4, 3, 3); err == nil {
-		t.Error("short mask accepted")
-	}
-	if _, err := ConnectivityStats(mask, 4, 3, 5); err == nil {
-		t.Error("D > X accepted")
-	}
-}

@@ -4,8 +4,8 @@
 // optionally RAISE's estimate from above, and classification accuracy
 // with label units, reporting each phase's progress. Its parts are
 // exported too: free energies, the exact log partition function of small
-// models, AIS and RAISE, classification, connectivity statistics of a
-// mask, and a reader of models saved by MATLAB (MAT v5 files). The paper's
+// models, AIS and RAISE, classification, and a reader of models saved by
+// MATLAB (MAT v5 files). The paper's
 // protocol is named once here: DefaultRuns, DefaultIntervals (the
 // schedule of DefaultSchedule), BasePseudoCount (DataBaseRate) and
 // ExactLimit (the automatic choice).
