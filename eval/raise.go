@@ -40,9 +40,11 @@ type RAISEResult struct {
 	Seed      uint64
 }
 
-// RAISE estimates the test log-probabilities of the model by reverse
+// RAISE estimates the log-probabilities of n rows of the model by reverse
 // annealed importance sampling (Burda, Grosse & Salakhutdinov, AISTATS
-// 2015), through the same distributions as AIS: p*_β(x) =
+// 2015). x holds exactly those n rows, row-major, m.X bytes each: pass
+// set.X[:n*set.D] to measure the first n rows of a larger set. The
+// distributions are those of AIS: p*_β(x) =
 // exp((1−β)xᵀd_A + βxᵀd) · Π_i (1 + exp(β(b_i + C_i·x))).
 //
 // A chain starts at the test row x_K = x and walks the schedule backwards:

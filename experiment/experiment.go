@@ -113,10 +113,18 @@ type Options struct {
 	// minibatch).
 	Progress func(Event)
 	Version  string
-	// CheckpointEvery is the least time between checkpoints (0: every
-	// epoch). A checkpoint is also written on cancellation and at the end.
+	// CheckpointEvery is the least time between checkpoints (0:
+	// DefaultCheckpointEvery, as ncgbench; EveryEpoch: after every epoch).
+	// A checkpoint is also written on cancellation and at the end.
 	CheckpointEvery time.Duration
 }
+
+// DefaultCheckpointEvery is the least time between a run's checkpoints
+// unless Options say otherwise: a killed run loses at most this much.
+const DefaultCheckpointEvery = time.Minute
+
+// EveryEpoch, as Options.CheckpointEvery, checkpoints after every epoch.
+const EveryEpoch time.Duration = -1
 
 // Load reads a Spec's data: training and test sets (test may be nil).
 func Load(s Spec, dataDir string) (train, test *data.Set, err error) {
@@ -259,7 +267,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 			}
 		},
 		Checkpoint:      ckpt,
-		CheckpointEvery: opts.CheckpointEvery,
+		CheckpointEvery: checkpointEvery(opts.CheckpointEvery),
 		OnEpoch: func(r engine.Record) error {
 			m := Metrics{Epoch: r.Epoch, Seconds: r.Seconds, NLL: nan, LogZ: nan, LogZLo: nan, LogZHi: nan, TrainAcc: nan, TestAcc: nan,
 				Density: r.Density, DegreeMin: r.DegreeMin, DegreeMean: r.DegreeMean, DegreeMax: r.DegreeMax, Recon: r.ReconError}
@@ -307,6 +315,17 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	}
 	res := &Result{Spec: spec, Dir: dir, Final: *last, InitDensity: initDensity, TotalSeconds: time.Since(start).Seconds(), ResumedAt: startEpoch}
 	return res, rd.writeResult(res)
+}
+
+// checkpointEvery is the engine's interval of Options.CheckpointEvery.
+func checkpointEvery(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultCheckpointEvery
+	case d < 0:
+		return 0 // the engine's "after every epoch"
+	}
+	return d
 }
 
 // resume reads dir's checkpoint and metrics for spec, refusing those of

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
@@ -214,6 +215,37 @@ func TestEvaluationLeavesTrainingAlone(t *testing.T) {
 		}
 		if !bytes.Equal(models[0], models[1]) {
 			t.Errorf("%s: the model evaluated every epoch differs from the one evaluated at the end", method)
+		}
+	}
+}
+
+// TestCheckpointEveryDefault: a run of the library checkpoints as the
+// command does, at most once a minute (and at the end), unless told to
+// checkpoint after every epoch; metrics.csv goes with each checkpoint, so
+// it is there when the second of three quick epochs ends with EveryEpoch alone.
+func TestCheckpointEveryDefault(t *testing.T) {
+	spec, err := NewSpec(Settings{"data": "bas", "epochs": 3, "likelihood": "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		every time.Duration
+		want  bool
+	}{{0, false}, {EveryEpoch, true}} {
+		dir := filepath.Join(t.TempDir(), "run")
+		var after1 *bool
+		_, err := Run(context.Background(), spec, dir, Options{CheckpointEvery: c.every, Progress: func(e Event) {
+			if d, ok := e.(EpochDone); ok && d.Metrics.Epoch == 2 { // epoch 1 and its checkpoint are done
+				_, err := os.Stat(RunDir(dir).MetricsPath())
+				exists := err == nil
+				after1 = &exists
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after1 == nil || *after1 != c.want {
+			t.Errorf("CheckpointEvery %v: metrics.csv once epoch 2 of 3 ends: %v, want %v", c.every, after1 != nil && *after1, c.want)
 		}
 	}
 }

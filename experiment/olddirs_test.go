@@ -1,11 +1,16 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ncg-rbm/ncg/engine"
 )
 
 // TestRecordedRunsStillMatch: every finished run recorded in
@@ -69,4 +74,75 @@ func TestRecordedRunsStillMatch(t *testing.T) {
 	if n < 600 {
 		t.Errorf("%d finished runs under %s, want the 600 or more recorded", n, root)
 	}
+}
+
+// TestOldStyleCheckpointResumes: a run stopped by a version that stored
+// its Spec as written (a dense run with NCG's γ and p, SET's ε and ζ, the
+// line width, in config.json and in the checkpoint) resumes under Normalize
+// and ends with the bits of a run never stopped.
+func TestOldStyleCheckpointResumes(t *testing.T) {
+	spec, err := NewSpec(Settings{"data": "bas", "method": "dense", "epochs": 4, "likelihood": "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := spec
+	old.Engine.Gamma, old.Engine.P, old.Engine.Epsilon, old.Engine.Zeta, old.Engine.LineWidth = 0.5, 0.5, 11, 0.3, 8
+	oldJSON, err := json.Marshal(old) // as written, not normalised
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = Run(ctx, spec, dir, Options{CheckpointEvery: EveryEpoch, Workers: 1, Progress: func(e Event) {
+		if d, ok := e.(EpochDone); ok && d.Metrics.Epoch == 2 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopping after epoch 2: %v", err)
+	}
+	rd := RunDir(dir)
+	d, err := engineDataOf(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := engine.Resume(rd.CheckpointPath(), d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.SetLabel(oldJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.SaveCheckpoint(rd.CheckpointPath()); err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	meta, _ := rd.Meta()
+	if err := writeJSON(rd.ConfigPath(), struct {
+		Spec json.RawMessage `json:"spec"`
+		Meta Meta            `json:"meta"`
+	}{oldJSON, meta}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), spec, dir, Options{Workers: 1}); err != nil {
+		t.Fatalf("resuming the old-style run: %v", err)
+	}
+	whole := filepath.Join(t.TempDir(), "whole")
+	if _, err := Run(context.Background(), spec, whole, Options{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	a, err1 := os.ReadFile(rd.ModelPath())
+	b, err2 := os.ReadFile(RunDir(whole).ModelPath())
+	if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+		t.Errorf("the resumed old-style run's model differs from a run never stopped (%v, %v)", err1, err2)
+	}
+}
+
+// engineDataOf loads a Spec's training data as the engine takes it.
+func engineDataOf(s Spec) (*engine.Data, error) {
+	train, _, err := Load(s, "")
+	if err != nil {
+		return nil, err
+	}
+	return engineData(s, train)
 }

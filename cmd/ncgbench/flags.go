@@ -64,7 +64,15 @@ func parseFlagsHelp(fs *flag.FlagSet, args []string, stderr io.Writer, synopsis 
 
 // checkpointEveryFlag registers -checkpoint-every.
 func checkpointEveryFlag(fs *flag.FlagSet) *time.Duration {
-	return fs.Duration("checkpoint-every", time.Minute, "least time between checkpoints of a run (0: after every epoch); one is also written on Ctrl-C and at the end")
+	return fs.Duration("checkpoint-every", experiment.DefaultCheckpointEvery, "least time between checkpoints of a run (0: after every epoch); one is also written on Ctrl-C and at the end")
+}
+
+// checkpointEvery is experiment's option for the value of -checkpoint-every.
+func checkpointEvery(d time.Duration) time.Duration {
+	if d == 0 {
+		return experiment.EveryEpoch
+	}
+	return d
 }
 
 // zeroString is what the zero value of v's type prints, which the flag
