@@ -55,7 +55,9 @@ func (s Spec) Validate() error {
 // checkFits checks the Spec against its training data (d) and the machine
 // (memory bytes, 0 if unknown), before a model is drawn: the engine's
 // width-dependent settings, an exact likelihood the evaluation can compute,
-// and a model that fits in memory.
+// and a run whose arrays (model, minibatch, chains of every temperature,
+// evaluation) fit in memory, naming the setting that sizes the largest of
+// them.
 func (s Spec) checkFits(d *engine.Data, memory uint64) error {
 	x := d.D + d.Classes
 	if err := s.Engine.Validate(d.D); err != nil {
@@ -67,13 +69,71 @@ func (s Spec) checkFits(d *engine.Data, memory uint64) error {
 				n, s.Engine.Hidden, x, eval.MaxExactBits)
 		}
 	}
-	need := engine.MemoryBytes(s.Engine, x)
-	if s.Likelihood.Resolve(x, s.Engine.Hidden, d.Classes) == eval.LikelihoodAIS {
-		need += 2 * 4 * float64(x) * float64(s.Engine.Hidden) // AIS's padded copies of C and Cᵀ
+	var parts []MemoryPart
+	for _, p := range engine.MemoryParts(s.Engine, x) {
+		parts = append(parts, MemoryPart(p))
 	}
-	if memory > 0 && need > float64(memory) {
-		return fmt.Errorf("hidden = %d: a model of %d visible × %d hidden units needs at least %s of memory; this machine has %s",
-			s.Engine.Hidden, x, s.Engine.Hidden, bytesString(need), bytesString(float64(memory)))
+	for _, p := range s.plan(s.Engine.Workers, d.Classes).MemoryParts(x, s.Engine.Hidden, 0) {
+		parts = append(parts, MemoryPart(p))
+	}
+	return checkMemory(fmt.Sprintf("a run of %d visible units", x), parts, memory)
+}
+
+// MemoryPart is memory that one setting's value decides: Bytes for What,
+// sized by the flag Setting = Value.
+type MemoryPart struct {
+	Setting string
+	Value   int
+	Bytes   float64
+	What    string
+}
+
+// CheckMemory refuses, with a *ConfigError, a task (what: "sampling") whose
+// parts add up to more than the machine's memory, naming the setting of
+// the largest part, before anything is allocated. Where the machine's
+// memory is unknown it refuses nothing.
+func CheckMemory(what string, parts []MemoryPart) error {
+	if err := checkMemory(what, parts, physicalMemory()); err != nil {
+		return &ConfigError{err}
+	}
+	return nil
+}
+
+func checkMemory(what string, parts []MemoryPart, memory uint64) error {
+	var need float64
+	big := -1
+	for i, p := range parts {
+		need += p.Bytes
+		if big < 0 || p.Bytes > parts[big].Bytes {
+			big = i
+		}
+	}
+	if memory == 0 || need <= float64(memory) {
+		return nil
+	}
+	p := parts[big]
+	return fmt.Errorf("%s = %d: %s needs at least %s of memory, %s of it for %s; this machine has %s",
+		p.Setting, p.Value, what, bytesString(need), bytesString(p.Bytes), p.What, bytesString(float64(memory)))
+}
+
+// MaxWorkers is the most goroutines a run, an evaluation or a sweep's run
+// may be given. Results never depend on the number, and more goroutines
+// than CPUs only add scheduling, so the cap is there to refuse a typing
+// error before it allocates a helper per goroutine. It is a constant, not a
+// multiple of this machine's CPUs, so that a command line valid on one
+// machine is valid on every other (a sweep's shards run the same command
+// on machines of different sizes); 4096 is above the hardware threads of
+// the largest single machines.
+const MaxWorkers = 4096
+
+// CheckWorkers refuses, naming the flag, a worker count that is negative
+// or above MaxWorkers.
+func CheckWorkers(workers int) error {
+	switch {
+	case workers < 0:
+		return &ConfigError{fmt.Errorf("workers = %d is negative", workers)}
+	case workers > MaxWorkers:
+		return &ConfigError{fmt.Errorf("workers = %d: at most %d (more goroutines than CPUs never make a run faster, and results do not depend on the number)", workers, MaxWorkers)}
 	}
 	return nil
 }

@@ -162,6 +162,9 @@ func (g Grid) Expand(out string) ([]Point, error) {
 				mine = append(mine, a)
 			}
 		}
+		if err := checkGridSize(len(points), mine, texts); err != nil {
+			return nil, &ConfigError{err}
+		}
 		var varied []string
 		for _, a := range mine {
 			if len(texts[a.Name]) > 1 {
@@ -219,6 +222,35 @@ func (g Grid) Expand(out string) ([]Point, error) {
 		return nil, &ConfigError{fmt.Errorf("order %q is not one of grid, seed", g.Order)}
 	}
 	return points, nil
+}
+
+// MaxGridRuns is the most runs a Grid expands to: far more than a study
+// runs (the paper's tables take a few hundred), and few enough that the
+// runs' list fits in memory on any machine before it is written out.
+const MaxGridRuns = 100_000
+
+// checkGridSize refuses, before expanding them, the runs of one method
+// (the product of the lengths of its axes' lists) that would take a grid
+// of runs runs so far past MaxGridRuns, naming the longest list.
+func checkGridSize(runs int, axes []*Setting, texts map[string][]string) error {
+	total := 1.0
+	var named []string
+	longest, most := "", 0
+	for _, a := range axes {
+		n := len(texts[a.Name])
+		total *= float64(n)
+		if n > 1 {
+			named = append(named, fmt.Sprintf("%d %s", n, a.Name))
+		}
+		if n > most {
+			longest, most = a.Name, n
+		}
+	}
+	if float64(runs)+total <= MaxGridRuns {
+		return nil
+	}
+	return fmt.Errorf("%s: a sweep of at least %.0f runs (%s values); at most %d: split it into several sweeps",
+		longest, float64(runs)+total, strings.Join(named, " × "), MaxGridRuns)
 }
 
 func copyMap(m map[string]string) map[string]string {

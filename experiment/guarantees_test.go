@@ -120,22 +120,47 @@ func TestRunRefusesALockedDirectory(t *testing.T) {
 	}
 }
 
-// TestMemoryCheck: a model that cannot fit in the given memory is refused
-// naming hidden, and a small one is not. bas has 16 visible units: 10⁵
-// hidden units make five 16×10⁵ float32 matrices, 32 MB, far over 1 MiB;
-// 16 hidden units make 5 KB.
+// TestMemoryCheck: a run that cannot fit in the given memory is refused
+// naming the setting that sizes the largest of its arrays, and a small one
+// is not. bas has 16 visible units. The refused cases each hold one array
+// past the memory given (512 KiB = 524,288 bytes), counted here from the
+// arrays' shapes alone: 10⁵ hidden units make W, A, C and CH, four 16×10⁵
+// float32 matrices, 25.6 MB; 1000 temperatures × batch 10 make 10⁴ chains
+// of 16 float32, 640,000 bytes; a batch of 10⁴ makes, among others, the
+// 10⁴×16 float32 start states, 640,000 bytes; with parallel tempering the
+// batch of 10⁴ outweighs its 2 temperatures; 10⁵ AIS runs make 10⁵ float64
+// log weights, 800,000 bytes; 10⁵ AIS intervals make 10⁵ + 1 float64
+// inverse temperatures, 800,008 bytes. 16 hidden units, batch 10, CD or 2
+// temperatures, exact log Z: a few KB.
 func TestMemoryCheck(t *testing.T) {
-	cfg := engine.DefaultConfig()
-	cfg.Batch = 10
 	d := &engine.Data{N: 1, D: 16, X: make([]uint8, 16)}
 	for _, c := range []struct {
-		hidden int
-		refuse bool
-	}{{100000, true}, {16, false}} {
-		cfg.Hidden = c.hidden
-		err := Spec{Data: "bas", Engine: cfg, Likelihood: "none"}.checkFits(d, 1<<20)
-		if c.refuse != (err != nil) || (err != nil && !strings.Contains(err.Error(), "hidden = 100000")) {
-			t.Errorf("hidden %d in 1 MiB: %v", c.hidden, err)
+		name string
+		set  func(*Spec)
+		want string // "" fits
+	}{
+		{"small", func(*Spec) {}, ""},
+		{"small pt", func(s *Spec) {
+			s.Engine.Sampler, s.Engine.Temperatures, s.Engine.MinBeta = engine.ParallelTempering, 2, 0.5
+		}, ""},
+		{"hidden", func(s *Spec) { s.Engine.Hidden = 100000 }, "hidden = 100000"},
+		{"temperatures", func(s *Spec) {
+			s.Engine.Sampler, s.Engine.Temperatures, s.Engine.MinBeta = engine.ParallelTempering, 1000, 0.5
+		}, "temperatures = 1000"},
+		{"batch", func(s *Spec) { s.Engine.Batch = 10000 }, "batch = 10000"},
+		{"batch pt", func(s *Spec) {
+			s.Engine.Sampler, s.Engine.Temperatures, s.Engine.MinBeta, s.Engine.Batch = engine.ParallelTempering, 2, 0.5, 10000
+		}, "batch = 10000"},
+		{"ais-runs", func(s *Spec) { s.Likelihood, s.AISRuns = eval.LikelihoodAIS, 100000 }, "ais-runs = 100000"},
+		{"ais-betas", func(s *Spec) { s.Likelihood, s.AISIntervals = eval.LikelihoodAIS, 100000 }, "ais-betas = 100000"},
+	} {
+		cfg := engine.DefaultConfig()
+		cfg.Hidden, cfg.Batch = 16, 10
+		s := Spec{Data: "bas", Engine: cfg, Likelihood: eval.LikelihoodExact, AISRuns: 10, AISIntervals: 100}
+		c.set(&s)
+		err := s.checkFits(d, 512<<10)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.want+":")) {
+			t.Errorf("%s in 512 KiB: %v; want %q", c.name, err, c.want)
 		}
 	}
 }

@@ -175,10 +175,7 @@ func dataDefaultRows() []dataRow {
 
 // finish checks the flags that are not settings.
 func (r *runFlags) finish() error {
-	if r.workers < 0 {
-		return usagef("-workers %d is negative", r.workers)
-	}
-	return nil
+	return experiment.CheckWorkers(r.workers)
 }
 
 // given reports whether the flag of a setting was given.

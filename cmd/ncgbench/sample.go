@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
@@ -82,6 +84,10 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if set.D != m.DataUnits {
 		return fmt.Errorf("%s has %d data units, the model %d", spec.Data, set.D, m.DataUnits)
 	}
+	lay := newLayout(m.DataUnits, *scale)
+	if err := sampleFits(m, *n, lay, *scale, *masks != ""); err != nil {
+		return err
+	}
 	start := make([]float32, *n*m.X)
 	for c := 0; c < *n; c++ {
 		row := set.Row(c % set.N)
@@ -93,8 +99,12 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 			v[m.DataUnits+l] = 1 // classification model: the label one-hot, then free
 		}
 	}
-	probs := gibbs(m, start, *n, *steps, *seed)
-	lay := newLayout(m.DataUnits, *scale)
+	ctx, cancel := interruptible()
+	defer cancel()
+	probs, err := gibbs(ctx, m, start, *n, *steps, *seed)
+	if err != nil {
+		return errInterrupted
+	}
 	img := lay.grid(*n, func(c, j int) color.Color { return color.Gray{Y: uint8(math.Round(255 * float64(probs[c*m.X+j])))} })
 	caption := fmt.Sprintf("%d chains of %d Gibbs steps from %s images of %s, seed %d: visible probabilities after the last step (white 1, black 0)",
 		*n, *steps, from, spec.Data, *seed)
@@ -149,8 +159,8 @@ func withCaption(img *image.RGBA, text string) *image.RGBA {
 // gibbs runs n chains of block Gibbs sampling from the visible states v
 // (n×X): steps times h ~ p(h|v), v ~ p(v|h), chain c on stream (seed, c).
 // It returns the visible probabilities of the last step (n×X); with no
-// steps, the start states.
-func gibbs(m *engine.Model, v []float32, n, steps int, seed uint64) []float32 {
+// steps, the start states. It stops, with ctx's error, when ctx is done.
+func gibbs(ctx context.Context, m *engine.Model, v []float32, n, steps int, seed uint64) ([]float32, error) {
 	x, h := m.X, m.H
 	streams := make([]kernel.Stream, n)
 	for c := range streams {
@@ -160,6 +170,9 @@ func gibbs(m *engine.Model, v []float32, n, steps int, seed uint64) []float32 {
 	vpre := make([]float32, n*x)
 	probs := append([]float32(nil), v...)
 	for range steps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		kernel.Affine(hpre, m.HiddenBias, v, m.C(), n, x, h)
 		for c := range n {
 			kernel.SigmoidBernoulli(hpre[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &streams[c])
@@ -169,7 +182,38 @@ func gibbs(m *engine.Model, v []float32, n, steps int, seed uint64) []float32 {
 			kernel.SigmoidBernoulli(probs[c*x:(c+1)*x], v[c*x:(c+1)*x], vpre[c*x:(c+1)*x], &streams[c])
 		}
 	}
-	return probs
+	return probs, nil
+}
+
+// maxImageSide is the most pixels a side of an image of sample may have:
+// PNG allows 2^31−1, but few viewers open an image wider than this.
+const maxImageSide = 1 << 16
+
+// sampleFits refuses, before anything is allocated, samples whose chains
+// or images cannot fit in memory, or images wider or taller than
+// maxImageSide, naming -n, or -scale when it is above the automatic one.
+func sampleFits(m *engine.Model, n int, lay layout, scale int, masks bool) error {
+	w, h := lay.sizeFloat(n)
+	blame := func() (string, int) {
+		if scale > newLayout(m.DataUnits, 0).scale { // a scale above the automatic one
+			return "scale", scale
+		}
+		return "n", n
+	}
+	if w > maxImageSide || h > maxImageSide {
+		name, v := blame()
+		return usagef("-%s %d: the image would be %.0f × %.0f pixels; at most %d on a side", name, v, w, h, maxImageSide)
+	}
+	x, hid, chains := float64(m.X), float64(m.H), float64(n)
+	pixels := 2 * w * h * 4 // the grid and its captioned copy, RGBA
+	if masks {
+		pixels *= 2
+	}
+	name, v := blame()
+	return experiment.CheckMemory("sampling", []experiment.MemoryPart{
+		{Setting: "n", Value: n, Bytes: chains * (4*x*4 + 2*hid*4 + float64(unsafe.Sizeof(kernel.Stream{}))), What: "the chains (n × units)"},
+		{Setting: name, Value: v, Bytes: pixels, What: "the images"},
+	})
 }
 
 // layout places tiles of d units: side×side when d is a square, else one
@@ -205,6 +249,16 @@ func (l layout) dims(n int) (cols, rows int) {
 	}
 	cols = int(math.Ceil(math.Sqrt(float64(n))))
 	return cols, (n + cols - 1) / cols
+}
+
+// sizeFloat is size in float64, which no n or scale overflows.
+func (l layout) sizeFloat(n int) (w, h float64) {
+	cols, rows := 1.0, float64(n)
+	if l.square {
+		cols = math.Ceil(math.Sqrt(float64(n)))
+		rows = math.Ceil(float64(n) / cols)
+	}
+	return cols*float64(l.w)*float64(l.scale) + (cols+1)*float64(l.gap), rows*float64(l.h)*float64(l.scale) + (rows+1)*float64(l.gap)
 }
 
 // size returns the pixel size of a grid of n tiles.

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSizesRefusedBeforeAllocation: every size a flag decides is checked
+// before it is allocated, and one too large for any machine is refused
+// with exit 2 and one line naming the flag at fault. Each case needs far
+// more than a machine has, counting its largest array alone: 10⁹
+// temperatures × batch 10 × 16 units of float32 chains are 640 GB; a batch
+// of 10⁹ makes 10⁹×16 float32 start states, 64 GB; 9·10¹⁷ AIS runs make as
+// many float64 log weights and 9·10¹⁷ intervals as many float64 inverse
+// temperatures, 7.2 EB; 9·10¹⁷ RAISE chains of a row as many float64
+// estimates;
+// 10⁸ sample chains of 4×4 tiles at 8 pixels a unit make a square grid of
+// 10⁴ tiles a side, 34 × 10⁴ pixels wide, past the 65,536 allowed; 10⁵
+// pixels a unit make one 4×4 tile 400,000 pixels wide. 5000 workers are
+// above the cap of 4096, and a sweep of 2 × 100,000 seeds above 100,000
+// runs.
+func TestSizesRefusedBeforeAllocation(t *testing.T) {
+	dir := t.TempDir()
+	if _, errb, code := ncgbench(t, dir, "train", "-data", "bas", "-hidden", "8", "-epochs", "2", "-out", "run", "-quiet"); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errb)
+	}
+	const huge = "900000000000000000"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "-data", "bas", "-sampler", "pt", "-temperatures", "1000000000"}, "temperatures = 1000000000:"},
+		{[]string{"sweep", "-data", "bas", "-sampler", "pt", "-temperatures", "1000000000"}, "temperatures = 1000000000:"},
+		{[]string{"train", "-data", "bas", "-batch", "1000000000"}, "batch = 1000000000:"},
+		{[]string{"sweep", "-data", "bas", "-batch", "1000000000"}, "batch = 1000000000:"},
+		{[]string{"train", "-data", "bas", "-likelihood", "ais", "-ais-runs", huge}, "ais-runs = " + huge + ":"},
+		{[]string{"train", "-data", "bas", "-likelihood", "ais", "-ais-betas", huge}, "ais-betas = " + huge + ":"},
+		{[]string{"train", "-data", "bas", "-workers", "5000"}, "workers = 5000: at most 4096"},
+		{[]string{"sweep", "-data", "bas", "-workers", "5000"}, "workers = 5000: at most 4096"},
+		{[]string{"sweep", "-data", "bas", "-method", "ncg,dense", "-seed", "1-100000", "-dry-run"}, "seed: a sweep of at least 200000 runs"},
+		{[]string{"eval", "-model", "run", "-likelihood", "ais", "-ais-runs", huge}, "ais-runs = " + huge + ":"},
+		{[]string{"eval", "-model", "run", "-likelihood", "ais", "-ais-betas", huge}, "ais-betas = " + huge + ":"},
+		{[]string{"eval", "-model", "run", "-raise", "1", "-raise-chains", huge}, "raise-chains = " + huge + ":"},
+		{[]string{"eval", "-model", "run", "-workers", "5000"}, "workers = 5000: at most 4096"},
+		{[]string{"sample", "-model", "run", "-n", "100000000"}, "-n 100000000: the image would be"},
+		{[]string{"sample", "-model", "run", "-scale", "100000"}, "-scale 100000: the image would be"},
+	} {
+		args := append(append([]string(nil), c.args...), "-quiet")
+		if c.args[0] == "train" || c.args[0] == "sweep" {
+			args = append(args, "-out", "refused")
+		}
+		if c.args[0] == "sample" {
+			args = args[:len(args)-1] // sample has no -quiet
+			args = append(args, "-out", filepath.Join(dir, "s.png"))
+		}
+		_, errb, code := ncgbench(t, dir, args...)
+		if code != 2 || !strings.Contains(errb, c.want) || strings.Count(strings.TrimSpace(errb), "\n") > 0 {
+			t.Errorf("%v: exit %d, %q; want exit 2 and one line saying %q", c.args, code, errb, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "refused")); err == nil {
+			t.Errorf("%v: left a run directory", c.args)
+			os.RemoveAll(filepath.Join(dir, "refused"))
+		}
+	}
+}

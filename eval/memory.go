@@ -1,0 +1,70 @@
+package eval
+
+import (
+	"runtime"
+	"unsafe"
+
+	"github.com/ncg-rbm/ncg/kernel"
+)
+
+// MemoryPart is the memory of the arrays of an evaluation whose size one
+// setting decides (named as ncgbench's flag: hidden, ais-runs, ais-betas,
+// raise, raise-chains), with what they are.
+type MemoryPart struct {
+	Setting string
+	Value   int
+	Bytes   float64
+	What    string
+}
+
+// MemoryParts returns a lower bound of the memory the evaluation of a model
+// of x visible and h hidden units by p takes besides the model and the
+// data, with RAISE on at most rows rows (the measured set's; 0: unknown,
+// p.RAISERows), split by the setting that sizes each part, so that a caller can
+// refuse a plan that cannot fit before Evaluate allocates it. It is
+// computed in float64, so that absurd sizes cannot overflow it.
+func (p Plan) MemoryParts(x, h, rows int) []MemoryPart {
+	X, H := float64(x), float64(h)
+	stream := float64(unsafe.Sizeof(kernel.Stream{}))
+	runs := p.AISRuns
+	if runs <= 0 {
+		runs = DefaultRuns
+	}
+	intervals := p.AISIntervals
+	if intervals <= 0 {
+		intervals = DefaultIntervals
+	}
+	workers := p.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ais := p.Likelihood.Resolve(x, h, p.LabelUnits) == LikelihoodAIS
+	var parts []MemoryPart
+	if ais || p.RAISERows > 0 {
+		parts = append(parts,
+			MemoryPart{"hidden", h, 2 * 4 * X * H, "the sampler's padded copies of C and Cᵀ"},
+			MemoryPart{"ais-betas", p.AISIntervals, float64(intervals+1) * (8 + 4), "the schedule of inverse temperatures"})
+	}
+	if ais {
+		// A log weight per run; one block of at most maxBlockRuns runs per
+		// worker, each run with its binary states, pre-activations, stream
+		// and the block products' lists.
+		live := min(float64(runs), float64(workers)*maxBlockRuns)
+		parts = append(parts, MemoryPart{"ais-runs", p.AISRuns, float64(runs)*8 + live*((2*X+2*H)*4+stream+(X+H)*(4+3*4)),
+			"the AIS runs (a log weight each, and the states of the runs under way)"})
+	}
+	if p.RAISERows > 0 {
+		chains, k := max(p.RAISEChains, 1), p.RAISERows
+		if rows > 0 {
+			k = min(k, rows)
+		}
+		n := float64(k) * float64(chains)
+		part := MemoryPart{"raise", p.RAISERows, n*8 + float64(k)*(8+X) + min(float64(workers), n)*(6*X+6*H)*4,
+			"the RAISE chains (rows × chains)"}
+		if chains > k {
+			part.Setting, part.Value = "raise-chains", chains
+		}
+		parts = append(parts, part)
+	}
+	return parts
+}
