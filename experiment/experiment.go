@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/klauspost/cpuid/v2"
@@ -126,8 +127,20 @@ const DefaultCheckpointEvery = time.Minute
 // EveryEpoch, as Options.CheckpointEvery, checkpoints after every epoch.
 const EveryEpoch time.Duration = -1
 
-// Load reads a Spec's data: training and test sets (test may be nil).
+// Load reads a Spec's data: training and test sets (test may be nil). A
+// data name that is neither a known set nor an existing file, or a path
+// that is a directory, is a *ConfigError naming the setting.
 func Load(s Spec, dataDir string) (train, test *data.Set, err error) {
+	if _, known := data.Canonical(s.Data); !known {
+		if err := checkDataPath("data", s.Data); err != nil {
+			return nil, nil, err
+		}
+	}
+	if s.TestData != "" {
+		if err := checkDataPath("test-data", s.TestData); err != nil {
+			return nil, nil, err
+		}
+	}
 	opts := data.Options{Dir: dataDir, Format: s.Format, TestPath: s.TestData, SplitSeed: s.DataSeed}
 	opts.Binarization.Seed = s.DataSeed
 	return data.Load(s.Data, opts)
@@ -149,6 +162,9 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	spec = spec.Normalize()
 	if err := spec.Validate(); err != nil {
 		return nil, &ConfigError{err}
+	}
+	if err := CheckWorkers(opts.Workers); err != nil {
+		return nil, err
 	}
 	label, err := spec.identity()
 	if err != nil {
@@ -374,6 +390,23 @@ func resume(spec Spec, rd RunDir, d *engine.Data, workers int) (*engine.Trainer,
 			TrainAcc: nan, TestAcc: nan, Density: nan, DegreeMean: nan, Recon: nan})
 	}
 	return tr, rows[:tr.Epoch()], nil
+}
+
+// checkDataPath refuses, as a *ConfigError naming the setting, a data file
+// path that does not exist or is a directory.
+func checkDataPath(setting, path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case path == "":
+		return &ConfigError{fmt.Errorf("%s: empty name: give one of %s or a file", setting, strings.Join(data.Names, ", "))}
+	case errors.Is(err, os.ErrNotExist) && setting == "data":
+		return &ConfigError{fmt.Errorf("data: %q is neither a known data set (%s) nor a file", path, strings.Join(data.Names, ", "))}
+	case errors.Is(err, os.ErrNotExist):
+		return &ConfigError{fmt.Errorf("%s: no file %s", setting, path)}
+	case err == nil && st.IsDir():
+		return &ConfigError{fmt.Errorf("%s: %s is a directory, not a data file", setting, path)}
+	}
+	return nil // other errors (permission) are the reader's to report
 }
 
 func readJSON(path string, v any) error {

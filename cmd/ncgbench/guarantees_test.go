@@ -85,6 +85,10 @@ func TestRefusedSettings(t *testing.T) {
 		{[]string{"-data", "bas", "-exact", "-ais-runs", "5"}, "-ais-runs applies to AIS"},
 		{[]string{"-data", "bas", "-checkpoint-every", "-1s"}, "-checkpoint-every -1s is negative"},
 		{[]string{"-data", "bas", "-classify"}, "classify: data bas has no labels"},
+		{[]string{"-data", "nosuch"}, `data: "nosuch" is neither a known data set`},
+		{[]string{"-data", "."}, "data: . is a directory, not a data file"},
+		{[]string{"-data", ""}, "data: empty name"},
+		{[]string{"-data", "bas", "-workers", "-1"}, "workers = -1 is negative"},
 	}
 	if mnist, err := datatest.FindDir(); err == nil && fileExists(filepath.Join(mnist, "mnist", data.MNISTTrainImages)) {
 		cases = append(cases,
@@ -97,7 +101,7 @@ func TestRefusedSettings(t *testing.T) {
 			struct {
 				args []string
 				want string
-			}{[]string{"-data", "mnist", "-data-dir", mnist, "-hidden", "2000000000"}, "hidden = 2000000000: a model of 784 visible × 2000000000 hidden units needs at least"},
+			}{[]string{"-data", "mnist", "-data-dir", mnist, "-hidden", "2000000000"}, "hidden = 2000000000: a run of 784 visible units needs at least"},
 		)
 	} else if os.Getenv("NCG_REQUIRE_DATA") != "" {
 		t.Fatalf("MNIST is missing from the test data directory (%v)", err)
