@@ -224,7 +224,11 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		if tr, rows, err = resume(spec, rd, d, opts.Workers); err != nil {
 			return nil, err
 		}
-		emit(Resumed{Dir: dir, Epoch: tr.Epoch()})
+		var earlier []string
+		if prev, err := rd.Meta(); err == nil {
+			earlier = prev.Tiers()
+		}
+		emit(Resumed{Dir: dir, Epoch: tr.Epoch(), Tier: kernel.Tier(), EarlierTiers: earlier})
 	} else {
 		if tr, err = engine.New(cfg, d); err != nil {
 			return nil, err

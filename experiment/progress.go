@@ -17,10 +17,28 @@ import (
 // leaves out.
 type Event interface{ event() }
 
-// Resumed: the run continues from the checkpoint in Dir at Epoch.
+// Resumed: the run continues from the checkpoint in Dir at Epoch, on
+// kernel tier Tier. EarlierTiers are the tiers of the invocations that
+// trained it before (from config.json; empty when it cannot be read): when
+// one differs from Tier, the run will not end bit-identical to a run
+// trained on one tier, and the caller should say so.
 type Resumed struct {
-	Dir   string
-	Epoch int
+	Dir          string
+	Epoch        int
+	Tier         string
+	EarlierTiers []string
+}
+
+// OtherTiers returns the tiers of EarlierTiers other than Tier (none: the
+// resumed run stays bit-identical to an uninterrupted one).
+func (e Resumed) OtherTiers() []string {
+	var other []string
+	for _, t := range e.EarlierTiers {
+		if t != e.Tier {
+			other = append(other, t)
+		}
+	}
+	return other
 }
 
 // Minibatch: Done of the Batches minibatches of Epoch (1-based, of Epochs)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/internal/dirlock"
@@ -155,6 +156,20 @@ func (d RunDir) earlier() []Meta {
 	last := c.Meta
 	last.Earlier = nil
 	return append(c.Meta.Earlier, last)
+}
+
+// Tiers returns the kernel tiers of the invocations that trained the run
+// (Earlier's, then this one's), each once, in the order they first ran. A
+// run trained on more than one tier is not bit-identical to a run trained
+// on any one of them (docs/guarantees.md).
+func (m Meta) Tiers() []string {
+	var tiers []string
+	for _, e := range append(append([]Meta(nil), m.Earlier...), m) {
+		if e.Kernel != "" && !slices.Contains(tiers, e.Kernel) {
+			tiers = append(tiers, e.Kernel)
+		}
+	}
+	return tiers
 }
 
 // IsNotRun reports whether err says a directory holds no run.

@@ -23,6 +23,9 @@ type Run struct {
 	Spec    experiment.Spec
 	Metrics []experiment.Metrics // metrics.csv, one row per epoch (may be empty)
 	Result  *experiment.Result   // result.json; nil while the run is unfinished
+	// Tiers are the kernel tiers that trained the run (config.json's
+	// meta; nil when it does not say).
+	Tiers []string
 }
 
 // Finished reports whether the run wrote result.json.
@@ -112,6 +115,9 @@ func ReadRun(dir string) (*Run, error) {
 		return nil, err
 	}
 	r := &Run{Dir: dir, Spec: spec.Normalize()}
+	if meta, err := rd.Meta(); err == nil {
+		r.Tiers = meta.Tiers()
+	}
 	r.Metrics, err = rd.Metrics()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,6 +74,11 @@ type Group struct {
 	Runs  []Run
 
 	Finished int // runs with result.json
+	// Tiers are the kernel tiers its runs were trained on, sorted. More
+	// than one: runs that differ only in the seed are not comparable bit
+	// for bit (a sweep across machines), and the spread of the group's
+	// metrics includes the tiers' rounding.
+	Tiers []string
 	// Final metrics over the finished runs.
 	NLL, TestAcc, TrainAcc, Density, InitDensity Stat
 	// AISUnbounded counts the finished runs whose final AIS estimate had no
@@ -120,6 +126,7 @@ func GroupRuns(runs []Run) []Group {
 	nameGroups(groups)
 	for i := range groups {
 		groups[i].summarise()
+		groups[i].Tiers = groupTiers(groups[i].Runs)
 	}
 	order := map[engine.Method]int{engine.Dense: 0, engine.NCG: 1, engine.Line: 2, engine.Random: 3, engine.SET: 4}
 	sort.SliceStable(groups, func(a, b int) bool {
@@ -299,4 +306,18 @@ func nameGroups(groups []Group) {
 		g.Model = strings.Join(parts, " ")
 		g.Name = g.Data + " " + g.Model
 	}
+}
+
+// groupTiers returns the kernel tiers of runs, each once, sorted.
+func groupTiers(runs []Run) []string {
+	var tiers []string
+	for _, r := range runs {
+		for _, t := range r.Tiers {
+			if !slices.Contains(tiers, t) {
+				tiers = append(tiers, t)
+			}
+		}
+	}
+	slices.Sort(tiers)
+	return tiers
 }

@@ -40,9 +40,14 @@ func WriteMarkdown(w io.Writer, groups []Group) error {
 	var b strings.Builder
 	b.WriteString("| data | model | epochs | runs | NLL | test acc. % | density | initial density | time/epoch |\n")
 	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	unbounded := false
+	unbounded, mixed := false, false
 	for i := range groups {
 		g := &groups[i]
+		runs := runsCell(g)
+		if len(g.Tiers) > 1 {
+			runs += " ‡"
+			mixed = true
+		}
 		spe := fmtSeconds(g.SecondsPerEpoch)
 		nll := fmtStat(g.NLL, 2, 1)
 		if g.AISUnbounded > 0 {
@@ -50,7 +55,7 @@ func WriteMarkdown(w io.Writer, groups []Group) error {
 			unbounded = true
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n",
-			mdEscape(g.Data), mdEscape(g.Model), g.Epochs, runsCell(g),
+			mdEscape(g.Data), mdEscape(g.Model), g.Epochs, runs,
 			nll, fmtStat(g.TestAcc, 2, 100), fmtStat(g.Density, 3, 1), fmtStat(g.InitDensity, 3, 1), spe)
 	}
 	if unbounded {
@@ -58,8 +63,24 @@ func WriteMarkdown(w io.Writer, groups []Group) error {
 			"within 3σ of zero): log Ẑ is probably too low and the NLL optimistic. Check with more\n" +
 			"intervals or runs (`ncgbench eval -ais-betas N -ais-runs M`).\n")
 	}
+	if mixed {
+		b.WriteString("\n‡ These runs were trained on different kernel tiers (" + strings.Join(MixedTiers(groups), "; ") + "): tiers round\n" +
+			"differently, so their spread includes the tiers' rounding besides the seeds'.\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// MixedTiers describes the groups whose runs were trained on more than one
+// kernel tier: "NAME: avx2, avx512" each (none: every group is on one tier).
+func MixedTiers(groups []Group) []string {
+	var out []string
+	for _, g := range groups {
+		if len(g.Tiers) > 1 {
+			out = append(out, g.Name+": "+strings.Join(g.Tiers, ", "))
+		}
+	}
+	return out
 }
 
 // fmtSeconds writes a duration with 3 significant digits in s, ms or µs.

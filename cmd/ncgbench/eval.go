@@ -109,25 +109,14 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return usagef("-ais-runs and -ais-betas must be at least 1")
 	case *raiseRows < 0 || *raiseChains < 1:
 		return usagef("-raise must be at least 0 and -raise-chains at least 1")
-	case workers < 0:
-		return usagef("-workers %d is negative", workers)
 	}
-	// Flags that would be ignored: AIS's without AIS, RAISE's without RAISE
-	// (which shares the schedule and seed of AIS).
-	noAIS := *likelihood == eval.LikelihoodExact || *likelihood == eval.LikelihoodNone
-	for _, f := range []struct {
-		name, why string
-		ignored   bool
-	}{
-		{"ais-runs", "applies to AIS, not to -likelihood " + string(*likelihood), noAIS},
-		{"ais-betas", "applies to AIS and RAISE: neither runs with -likelihood " + string(*likelihood) + " and no -raise", noAIS && *raiseRows == 0},
-		{"ais-seed", "applies to AIS and RAISE: neither runs with -likelihood " + string(*likelihood) + " and no -raise", noAIS && *raiseRows == 0},
-		{"raise-chains", "applies to RAISE: give -raise N", *raiseRows == 0},
-		{"ais-base", "applies to AIS and RAISE: neither runs with -likelihood " + string(*likelihood) + " and no -raise", noAIS && *raiseRows == 0},
-	} {
-		if f.ignored && set[f.name] {
-			return usagef("-%s %s", f.name, f.why)
-		}
+	if err := experiment.CheckWorkers(workers); err != nil {
+		return err
+	}
+	// Flags that would be ignored with the likelihood asked for; once the
+	// model is read, again with the one -likelihood auto chooses.
+	if err := ignoredEvalFlags(set, *likelihood, string(*likelihood), *raiseRows); *likelihood != eval.LikelihoodAuto && err != nil {
+		return err
 	}
 	if *aisBase != "rate" && *aisBase != "uniform" {
 		return usagef("-ais-base %q is not one of rate, uniform", *aisBase)
@@ -146,14 +135,16 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	isRun := st.IsDir()
 	runClassify := false
-	if isRun {
-		rs, err := experiment.RunDir(*modelPath).Spec()
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("%s: not a run directory (no config.json)", *modelPath)
-			}
-			return err
+	runDir := *modelPath // the run whose data is the default: the directory, or the model file's
+	if !isRun {
+		runDir = filepath.Dir(*modelPath)
+	}
+	if rs, err := experiment.RunDir(runDir).Spec(); err != nil && (isRun || !errors.Is(err, os.ErrNotExist)) {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s: not a run directory (no config.json)", *modelPath)
 		}
+		return err
+	} else if err == nil {
 		runClassify = rs.Classify
 		if !set["data"] {
 			spec.Data, spec.TestData, spec.Format = rs.Data, rs.TestData, rs.Format
@@ -163,7 +154,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if spec.Data == "" {
-		return usagef("-data is required for a model file")
+		return usagef("-data is required for a model file without a run's config.json beside it")
 	}
 	progress := prof.progressWriter(stderr)
 	train, test, err := experiment.Load(spec, *dataDir)
@@ -198,6 +189,17 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	doClassify := *classify || (L > 0 && !set["classify"])
 
+	if resolved := likelihood.Resolve(m.X, m.H, L); resolved != *likelihood {
+		how := fmt.Sprintf("%s (what -likelihood auto chooses for %s, whose smaller layer has %d units)", resolved, *modelPath, min(m.X, m.H))
+		if err := ignoredEvalFlags(set, resolved, how, *raiseRows); err != nil {
+			return err
+		}
+	}
+	if warn, err := trainingTierWarning(*modelPath, isRun); err != nil {
+		return err
+	} else if warn != "" {
+		fmt.Fprintf(stderr, "ncgbench eval: warning: %s\n", warn)
+	}
 	plan := eval.Plan{Likelihood: *likelihood, AISRuns: *aisRuns, AISIntervals: *aisBetas, AISSeed: *aisSeed,
 		RAISERows: *raiseRows, RAISEChains: *raiseChains, LabelUnits: L, Workers: workers, UniformBase: *aisBase == "uniform"}
 	if doClassify {
@@ -205,6 +207,17 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if plan.Likelihood.Resolve(m.X, m.H, L) == eval.LikelihoodNone && *raiseRows > 0 {
 		return usagef("-raise needs a likelihood (not -likelihood none)")
+	}
+	measured := train.N
+	if test != nil && *setName != "train" {
+		measured = test.N
+	}
+	var parts []experiment.MemoryPart
+	for _, p := range plan.MemoryParts(m.X, m.H, measured) {
+		parts = append(parts, experiment.MemoryPart(p))
+	}
+	if err := experiment.CheckMemory(fmt.Sprintf("the evaluation of a model of %d × %d units", m.X, m.H), parts); err != nil {
+		return err
 	}
 	if progress != nil {
 		plan.Progress = evalProgress(progress, isTerminal(stderr), plan, min(m.X, m.H))
@@ -284,11 +297,87 @@ func loadRunModel(dir string, train *data.Set, classify bool, workers int) (*eva
 	return m.EvalModel(), nil
 }
 
-// loadNPZModel reads a model file of engine.Model.ExportNPZ's layout.
+// loadNPZModel reads a model file of engine.Model.ExportNPZ's layout. When
+// its directory holds a run's config.json, the model must have that run's
+// shape (hidden units, label units, NCG's connection strengths): a
+// model.npz copied into another run's directory is refused. (The data
+// units are checked against the data measured, by the caller.)
 func loadNPZModel(path string) (*eval.Model, error) {
 	m, err := engine.ReadNPZ(path)
 	if err != nil {
 		return nil, err
 	}
+	rd := experiment.RunDir(filepath.Dir(path))
+	rs, err := rd.Spec()
+	if errors.Is(err, os.ErrNotExist) {
+		return m.EvalModel(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var diffs []string
+	if m.H != rs.Engine.Hidden {
+		diffs = append(diffs, fmt.Sprintf("%d hidden units, the run %d", m.H, rs.Engine.Hidden))
+	}
+	if labels := m.X - m.DataUnits; (labels > 0) != rs.Classify {
+		diffs = append(diffs, fmt.Sprintf("%d label units, the run classify = %v", labels, rs.Classify))
+	}
+	if ncg := rs.Engine.Method == engine.NCG; (m.AP != nil) != ncg {
+		diffs = append(diffs, fmt.Sprintf("connection strengths A′: %v, the run's method %s", m.AP != nil, rs.Engine.Method))
+	}
+	if len(diffs) > 0 {
+		return nil, fmt.Errorf("%s is not the model of the run in %s (the model has %s); evaluate a copy outside run directories with -data, or the run's own model",
+			path, rd, strings.Join(diffs, "; "))
+	}
 	return m.EvalModel(), nil
+}
+
+// trainingTierWarning returns a warning when the model at path (a run
+// directory, or a model file beside a run's config.json) was trained on
+// another kernel tier than the one that evaluates it ("" when not, or when
+// there is no config.json).
+func trainingTierWarning(path string, isRun bool) (string, error) {
+	dir := path
+	if !isRun {
+		dir = filepath.Dir(path)
+	}
+	meta, err := experiment.RunDir(dir).Meta()
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var other []string
+	for _, t := range meta.Tiers() {
+		if t != kernel.Tier() {
+			other = append(other, t)
+		}
+	}
+	if len(other) == 0 {
+		return "", nil
+	}
+	return tierWarning(path, other, kernel.Tier(), "is evaluated"), nil
+}
+
+// ignoredEvalFlags refuses the flags given (set) that the likelihood
+// (described by how) would leave unused: AIS's without AIS, RAISE's
+// without RAISE (which shares the schedule and seed of AIS).
+func ignoredEvalFlags(set map[string]bool, likelihood eval.Likelihood, how string, raiseRows int) error {
+	noAIS := likelihood == eval.LikelihoodExact || likelihood == eval.LikelihoodNone
+	for _, f := range []struct {
+		name, why string
+		ignored   bool
+	}{
+		{"ais-runs", "applies to AIS, not to -likelihood " + how, noAIS},
+		{"ais-betas", "applies to AIS and RAISE: neither runs with -likelihood " + how + " and no -raise", noAIS && raiseRows == 0},
+		{"ais-seed", "applies to AIS and RAISE: neither runs with -likelihood " + how + " and no -raise", noAIS && raiseRows == 0},
+		{"raise-chains", "applies to RAISE: give -raise N", raiseRows == 0},
+		{"ais-base", "applies to AIS and RAISE: neither runs with -likelihood " + how + " and no -raise", noAIS && raiseRows == 0},
+	} {
+		if f.ignored && set[f.name] {
+			return usagef("-%s %s", f.name, f.why)
+		}
+	}
+	return nil
 }

@@ -134,12 +134,16 @@ func TestEvalErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "junk.npz"), []byte("not a zip"), 0o644)
 	os.WriteFile(filepath.Join(dir, "junk.mat"), []byte("not a mat file"), 0o644)
 	os.Mkdir(filepath.Join(dir, "empty"), 0o755)
+	if b, err := os.ReadFile(filepath.Join(dir, "r", "model.npz")); err != nil || os.WriteFile(filepath.Join(dir, "copy.npz"), b, 0o644) != nil {
+		t.Fatal("cannot copy the model")
+	}
 	for _, args := range [][]string{
 		{"eval"},
 		{"eval", "-model", "r", "-nonsense"},
 		{"eval", "-model", "r", "-ais-runs", "0"},
 		{"eval", "-model", "r", "-likelihood", "maybe"},
-		{"eval", "-model", "r/model.npz"}, // a file needs -data
+		{"eval", "-model", "copy.npz"}, // a file without a run's config.json beside it needs -data
+		{"eval", "-model", "r/model.npz", "-data", "no/such/data.txt"},
 		{"eval", "-model", "r", "extra"},
 	} {
 		_, errb, code := ncgbench(t, dir, args...)
@@ -155,7 +159,6 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"-model", "junk.mat", "-data", "bas"}, "junk.mat"},
 		{[]string{"-model", "missing.npz", "-data", "bas"}, "missing.npz"},
 		{[]string{"-model", "empty"}, "empty"},
-		{[]string{"-model", "r/model.npz", "-data", "no/such/data.txt"}, "no/such/data.txt"},
 		{[]string{"-model", "r/model.npz", "-data", "bas", "-classify"}, "model.npz"},
 	} {
 		_, errb, code := ncgbench(t, dir, append([]string{"eval", "-quiet"}, c.args...)...)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -143,4 +144,28 @@ func evalProgress(w io.Writer, terminal bool, plan eval.Plan, exactBits int) fun
 			}
 		}
 	}
+}
+
+// withWarnings returns a progress function that passes the events to
+// progress (nil: none, as with -quiet) and renders the warnings among them
+// on stderr whatever -quiet says: a run resumed on another kernel tier
+// than the one it was trained on.
+func withWarnings(command string, stderr io.Writer, progress func(experiment.Event)) func(experiment.Event) {
+	return func(e experiment.Event) {
+		if r, ok := e.(experiment.Resumed); ok {
+			if other := r.OtherTiers(); len(other) > 0 {
+				fmt.Fprintf(stderr, "ncgbench %s: warning: %s\n", command, tierWarning(r.Dir, other, r.Tier, "resumes"))
+			}
+		}
+		if progress != nil {
+			progress(e)
+		}
+	}
+}
+
+// tierWarning says that the run in dir, trained on the kernel tiers other,
+// goes on (what: "resumes", "is evaluated") on tier now.
+func tierWarning(dir string, other []string, now, what string) string {
+	return fmt.Sprintf("%s was trained on kernel tier %s and %s on tier %s: tiers round differently, so the results differ from a run on one tier in the last digits or more (NCG_KERNEL=%s selects that tier where the CPU has it)",
+		dir, strings.Join(other, " and "), what, now, other[len(other)-1])
 }

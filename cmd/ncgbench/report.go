@@ -74,6 +74,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "ncgbench report: skipping a run: %s\n", oneLine(e))
 	}
 	groups := report.GroupRuns(runs)
+	for _, m := range report.MixedTiers(groups) {
+		fmt.Fprintf(stderr, "ncgbench report: warning: runs of one group trained on different kernel tiers (%s): their spread includes the tiers' rounding\n", m)
+	}
 	files, err := report.Write(ctx, *out, groups, fmts)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w: the files written so far are complete: %v", errInterrupted, files)

@@ -97,7 +97,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	opts := experiment.SweepOptions{Parallel: *s.parallel, Run: experiment.Options{DataDir: *s.run.dataDir, Workers: s.run.workers,
-		Progress: runProgressTo(progress, false), Version: version(), CheckpointEvery: checkpointEvery(*s.every)}}
+		Progress: withWarnings("sweep", stderr, runProgressTo(progress, false)), Version: version(), CheckpointEvery: checkpointEvery(*s.every)}}
 	opts.Done = func(o experiment.Outcome, ended int) {
 		prefix := fmt.Sprintf("[%d/%d] %s", ended, len(mine), o.Point.Name)
 		switch o.Status {

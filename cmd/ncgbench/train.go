@@ -64,7 +64,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	var results []*experiment.Result
 	for _, r := range runs {
 		res, err := experiment.Run(ctx, r.Spec, r.Dir, experiment.Options{DataDir: *rf.dataDir, Workers: rf.workers,
-			Progress: runProgressTo(prof.progressWriter(stderr), isTerminal(stderr)), Version: version(), CheckpointEvery: checkpointEvery(*ckptEvery)})
+			Progress: withWarnings("train", stderr, runProgressTo(prof.progressWriter(stderr), isTerminal(stderr))), Version: version(), CheckpointEvery: checkpointEvery(*ckptEvery)})
 		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("%w: checkpoint in %s; run the same command again to resume", errInterrupted, r.Dir)
