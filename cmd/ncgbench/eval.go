@@ -190,7 +190,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	doClassify := *classify || (L > 0 && !set["classify"])
 
 	if resolved := likelihood.Resolve(m.X, m.H, L); resolved != *likelihood {
-		how := fmt.Sprintf("%s (what -likelihood auto chooses for %s, whose smaller layer has %d units)", resolved, *modelPath, min(m.X, m.H))
+		how := fmt.Sprintf("%s (what no -likelihood chooses for %s, whose smaller layer has %d units)", resolved, *modelPath, min(m.X, m.H))
 		if err := ignoredEvalFlags(set, resolved, how, *raiseRows); err != nil {
 			return err
 		}

@@ -247,7 +247,9 @@ func TestInterruptDuringFinalAIS(t *testing.T) {
 }
 
 // TestEvalRefusesFlagsThatCannotApply: eval's AIS and RAISE flags without
-// AIS or RAISE exit 2 with one line rather than being ignored.
+// AIS or RAISE exit 2 with one line rather than being ignored, also when
+// AIS is left out by the default likelihood (no -likelihood), which computes the
+// exact log Z of bas's 16 × 16 model (2^16 states, under ExactLimit).
 func TestEvalRefusesFlagsThatCannotApply(t *testing.T) {
 	dir := t.TempDir()
 	if _, errb, code := ncgbench(t, dir, "train", "-data", "bas", "-epochs", "2", "-out", "r", "-quiet"); code != 0 {
@@ -260,6 +262,9 @@ func TestEvalRefusesFlagsThatCannotApply(t *testing.T) {
 		{[]string{"-likelihood", "exact", "-ais-runs", "5"}, "-ais-runs applies to AIS"},
 		{[]string{"-likelihood", "none", "-ais-seed", "3"}, "-ais-seed applies to AIS and RAISE"},
 		{[]string{"-raise-chains", "3"}, "-raise-chains applies to RAISE"},
+		{[]string{"-ais-runs", "5"}, "-ais-runs applies to AIS, not to -likelihood exact (what no -likelihood chooses for r, whose smaller layer has 16 units)"},
+		{[]string{"-ais-betas", "50"}, "-ais-betas applies to AIS and RAISE: neither runs with -likelihood exact (what no -likelihood chooses"},
+		{[]string{"-ais-seed", "2"}, "-ais-seed applies to AIS and RAISE"},
 	} {
 		_, errb, code := ncgbench(t, dir, append([]string{"eval", "-model", "r", "-quiet"}, c.args...)...)
 		if code != 2 || !strings.Contains(errb, c.want) || strings.Count(strings.TrimSpace(errb), "\n") > 0 {
