@@ -130,6 +130,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 
 	// The run's spec gives the data when the model is a run directory.
 	st, err := os.Stat(*modelPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return usagef("-model %s: no such file or directory", *modelPath)
+	}
 	if err != nil {
 		return err
 	}

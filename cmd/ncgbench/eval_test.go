@@ -144,6 +144,7 @@ func TestEvalErrors(t *testing.T) {
 		{"eval", "-model", "r", "-likelihood", "maybe"},
 		{"eval", "-model", "copy.npz"}, // a file without a run's config.json beside it needs -data
 		{"eval", "-model", "r/model.npz", "-data", "no/such/data.txt"},
+		{"eval", "-model", "missing.npz", "-data", "bas"},
 		{"eval", "-model", "r", "extra"},
 	} {
 		_, errb, code := ncgbench(t, dir, args...)
@@ -157,7 +158,6 @@ func TestEvalErrors(t *testing.T) {
 	}{
 		{[]string{"-model", "junk.npz", "-data", "bas"}, "junk.npz"},
 		{[]string{"-model", "junk.mat", "-data", "bas"}, "junk.mat"},
-		{[]string{"-model", "missing.npz", "-data", "bas"}, "missing.npz"},
 		{[]string{"-model", "empty"}, "empty"},
 		{[]string{"-model", "r/model.npz", "-data", "bas", "-classify"}, "model.npz"},
 	} {

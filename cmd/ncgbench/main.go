@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ncg-rbm/ncg/experiment"
@@ -64,32 +65,78 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	stop, err := prof.start()
+	out := &countingWriter{w: stdout}
 	if err == nil {
-		err = cmd.run(rest, stdout, stderr)
+		err = cmd.run(rest, out, stderr)
 		if serr := stop(); err == nil {
 			err = serr
 		}
 	}
-	switch {
-	case err == nil:
+	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.Is(err, errInterrupted):
+	}
+	code := exitCode(err)
+	if code == 2 {
+		fmt.Fprintf(stderr, "ncgbench %s: %s (run 'ncgbench %s -h' for usage)\n", args[0], oneLine(err), args[0])
+	} else {
 		fmt.Fprintf(stderr, "ncgbench %s: %v\n", args[0], err)
+	}
+	// With -json, a command that fails before printing its result prints
+	// the error as JSON on stdout instead, so that a script reading stdout
+	// always gets JSON.
+	if wantsJSON(rest) && out.n == 0 {
+		printJSON(stdout, jsonError{Error: oneLine(err), ExitCode: code})
+	}
+	return code
+}
+
+// exitCode is the exit status of a command's error: 130 interrupted, 2 bad
+// usage (flags, arguments, settings that cannot work), 1 anything else.
+func exitCode(err error) int {
+	switch {
+	case errors.Is(err, errInterrupted):
 		return 130
-	}
-	var ce *experiment.ConfigError
-	if errors.As(err, &ce) && !errors.As(err, new(usageError)) {
-		err = usageError{errors.New(oneLine(err))}
-	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "ncgbench %s: %v (run 'ncgbench %s -h' for usage)\n", args[0], err, args[0])
+	case errors.As(err, new(usageError)), errors.As(err, new(*experiment.ConfigError)):
 		return 2
 	}
-	fmt.Fprintf(stderr, "ncgbench %s: %v\n", args[0], err)
 	return 1
+}
+
+// jsonError is what a command given -json prints on stdout when it fails.
+type jsonError struct {
+	Error    string `json:"error"`
+	ExitCode int    `json:"exit_code"`
+}
+
+// wantsJSON reports whether args (before "--") ask for -json output.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name != "json" || a == name || len(a)-len(strings.TrimLeft(a, "-")) > 2 {
+			continue
+		}
+		if !hasValue {
+			return true
+		}
+		b, err := strconv.ParseBool(value)
+		return err == nil && b
+	}
+	return false
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // extractProfileFlags removes -cpuprofile, -memprofile and -trace (with one

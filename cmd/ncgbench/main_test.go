@@ -175,13 +175,15 @@ func TestTrainJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
-	var res struct {
+	var results []struct {
 		Dir   string
 		Final map[string]*float64 `json:"final"`
 	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
+	// An array of one run, as the demo prints an array of two.
+	if err := json.Unmarshal([]byte(out), &results); err != nil || len(results) != 1 {
+		t.Fatalf("stdout is not a JSON array of one result: %v\n%s", err, out)
 	}
+	res := results[0]
 	nll := res.Final["nll"]
 	// 4×4 bars and stripes has 30 patterns: no model does better than
 	// ln 30 = 3.40. A model that has learnt nothing (uniform over the 2¹⁶
@@ -216,9 +218,62 @@ func TestBadFlags(t *testing.T) {
 			t.Errorf("%v: want a one-line error, got:\n%s", args, errb)
 		}
 	}
-	_, errb, code := ncgbench(t, dir, "train", "-data", "no/such/file.data", "-quiet")
-	if code != 1 || !strings.Contains(errb, "no/such/file.data") {
-		t.Errorf("missing data file: exit %d, %s", code, errb)
+	// A flag naming a file or directory that does not exist is bad usage
+	// too (a file that exists but is damaged exits 1).
+	for _, args := range [][]string{
+		{"train", "-data", "no/such/file.data", "-quiet"},
+		{"train", "-data", "nosuch", "-quiet"},
+		{"sweep", "-data", "nosuch", "-quiet"},
+		{"sweep", "-grid", "no/such/grid.json", "-quiet"},
+		{"eval", "-model", "no/such/model.npz", "-data", "bas"},
+		{"sample", "-model", "no/such/model.npz", "-data", "bas"},
+		{"report", "no/such/runs"},
+	} {
+		_, errb, code := ncgbench(t, dir, args...)
+		if code != 2 || !strings.Contains(errb, "no") || strings.Count(strings.TrimSpace(errb), "\n") > 0 {
+			t.Errorf("%v: exit %d, %q; want exit 2 and one line", args, code, errb)
+		}
+	}
+}
+
+// TestJSONErrors: with -json, a command that fails prints one JSON object
+// {"error", "exit_code"} on stdout (and its one line on stderr), with the
+// exit code it exits with: 2 for bad usage, 1 for other failures.
+func TestJSONErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "grid.json"), []byte("{bad"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "junk.npz"), []byte("not a zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"train", "-data", "nosuch", "-json"}, 2, `data: "nosuch" is neither a known data set`},
+		{[]string{"train", "-json", "-epochs", "0"}, 2, "epochs = 0"},
+		{[]string{"train", "-nonsense", "-json"}, 2, "flag provided but not defined: -nonsense"},
+		{[]string{"sweep", "-grid", "grid.json", "-json"}, 2, "grid.json: not a JSON object"},
+		{[]string{"eval", "-model", "junk.npz", "-data", "bas", "--json"}, 1, "junk.npz"},
+		{[]string{"report", "-json", "."}, 1, "no run directories"},
+		{[]string{"bench", "-json=true", "-run", "nothing-matches"}, 2, "matches no benchmark"},
+	} {
+		out, errb, code := ncgbench(t, dir, c.args...)
+		var e struct {
+			Error    string `json:"error"`
+			ExitCode *int   `json:"exit_code"`
+		}
+		if err := json.Unmarshal([]byte(out), &e); err != nil || code != c.code || e.ExitCode == nil || *e.ExitCode != c.code ||
+			!strings.Contains(e.Error, c.want) || !strings.Contains(errb, c.want) {
+			t.Errorf("%v: exit %d, stdout %q (%v), stderr %q; want exit %d and {\"error\": …%s…, \"exit_code\": %d}",
+				c.args, code, out, err, errb, c.code, c.want, c.code)
+		}
+	}
+	// Without -json (or with -json=false), stdout stays empty.
+	if out, _, code := ncgbench(t, dir, "train", "-data", "nosuch", "-json=false"); code != 2 || out != "" {
+		t.Errorf("-json=false: exit %d, stdout %q", code, out)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/ncg-rbm/ncg/report"
 )
@@ -56,6 +57,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(dirs) == 0 {
 		return usagef("no directories given: ncgbench report [flags] DIR...")
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
+			return usagef("%s: no such directory", d)
+		}
 	}
 	fmts, err := report.ParseFormats(*formats)
 	if err != nil {

@@ -82,7 +82,7 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"report", "-format", "gif", "empty"}, 2, "gif"},
 		{[]string{"report", "-bogus", "empty"}, 2, "bogus"},
 		{[]string{"report", "empty"}, 1, "no run directories"},
-		{[]string{"report", "missing"}, 1, "missing"},
+		{[]string{"report", "missing"}, 2, "missing: no such directory"},
 	} {
 		_, errb, code := ncgbench(t, dir, c.args...)
 		if code != c.code || !strings.Contains(errb, c.want) || strings.Count(strings.TrimSpace(errb), "\n") > 0 {

@@ -53,7 +53,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	npzPath, runDir := *modelPath, experiment.RunDir(filepath.Dir(*modelPath))
-	if st, err := os.Stat(npzPath); err != nil {
+	if st, err := os.Stat(npzPath); errors.Is(err, os.ErrNotExist) {
+		return usagef("-model %s: no such file or directory", npzPath)
+	} else if err != nil {
 		return err
 	} else if st.IsDir() {
 		runDir = experiment.RunDir(npzPath)

@@ -88,7 +88,7 @@ func axisNames() string {
 func readGridFile(path string) (experiment.Settings, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, usageError{fmt.Errorf("-grid: %v", err)}
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(b, &obj); err != nil {

@@ -22,7 +22,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	var prof profiling
 	rf.register(fs)
 	prof.register(fs)
-	asJSON := fs.Bool("json", false, "print the result as one JSON object on stdout (the demo: an array of its two runs)")
+	asJSON := fs.Bool("json", false, "print the results as a JSON array on stdout: one run's result, or the demo's two")
 	ckptEvery := checkpointEveryFlag(fs)
 	if err := parseFlagsHelp(fs, args, stderr, "ncgbench train [flags]: one run (no -data: NCG and a dense RBM on bars-and-stripes)", dataDefaultsHelp); err != nil {
 		return err
@@ -79,10 +79,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if *asJSON {
-		if len(results) == 1 {
-			return printJSON(stdout, results[0])
-		}
+	if *asJSON { // an array, of one run or the demo's two, as sweep's
 		return printJSON(stdout, results)
 	}
 	for _, res := range results {
