@@ -155,7 +155,7 @@ func TestMemoryCheck(t *testing.T) {
 		{"ais-betas", func(s *Spec) { s.Likelihood, s.AISIntervals = eval.LikelihoodAIS, 100000 }, "ais-betas = 100000"},
 	} {
 		cfg := engine.DefaultConfig()
-		cfg.Hidden, cfg.Batch = 16, 10
+		cfg.Hidden, cfg.Batch, cfg.Workers = 16, 10, 1 // one worker: AIS keeps one block of runs alive
 		s := Spec{Data: "bas", Engine: cfg, Likelihood: eval.LikelihoodExact, AISRuns: 10, AISIntervals: 100}
 		c.set(&s)
 		err := s.checkFits(d, 512<<10)
