@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -156,5 +157,49 @@ func TestFinalAISProgress(t *testing.T) {
 	}
 	if end := ais[len(ais)-1]; end.Left != 0 {
 		t.Errorf("AIS done, the run done: %v left, want 0", end.Left)
+	}
+}
+
+// TestClockHugeEpochs: the time left of a run of as many epochs as an int
+// holds is computed at once (the evaluations ahead are counted, not looped
+// over, and the time does not overflow), and the count agrees with a
+// count epoch by epoch on small runs. With -eval-every 10 and 2^63−1
+// epochs, the evaluations after epoch 1 are those after epochs 10, 20, …,
+// 9223372036854775800 (922337203685477580 of them) and the last.
+func TestClockHugeEpochs(t *testing.T) {
+	for _, ev := range []int{0, 1, 3, 5} {
+		for epochs := 1; epochs <= 12; epochs++ {
+			spec := Spec{EvalEvery: ev}
+			spec.Engine.Epochs = epochs
+			c := newClock(spec)
+			for epoch := 0; epoch <= epochs; epoch++ {
+				want := 0
+				for e := epoch + 1; e <= epochs; e++ {
+					if e == epochs || (ev > 0 && e%ev == 0) {
+						want++
+					}
+				}
+				if got := c.dueAfter(epoch); got != want {
+					t.Errorf("eval-every %d, %d epochs: %d evaluations after epoch %d, want %d", ev, epochs, got, epoch, want)
+				}
+			}
+		}
+	}
+	spec := Spec{EvalEvery: 10}
+	spec.Engine.Epochs = math.MaxInt
+	c := newClock(spec)
+	c.batches, c.trained, c.training = 3, 3, 3*time.Second
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		left, n := c.left(1, 3, -1)
+		if left != math.MaxInt64 || n != 922337203685477581 {
+			t.Errorf("2^63−1 epochs: %v left + %d evaluations, want the longest duration + 922337203685477581", left, n)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the time left of 2^63−1 epochs is still being computed after 10 s")
 	}
 }

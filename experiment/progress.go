@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"math"
 	"time"
 
 	"github.com/ncg-rbm/ncg/eval"
@@ -128,25 +129,48 @@ func (c *clock) left(epoch, done int, inEval time.Duration) (t time.Duration, un
 	if c.trained == 0 || c.batches == 0 {
 		return -1, 0
 	}
+	// In float64, and the evaluations counted without a loop: -epochs
+	// may be as large as an int.
 	epochs := c.spec.Engine.Epochs
-	batchesLeft := (epochs-epoch)*c.batches + c.batches - done
-	t = time.Duration(float64(c.training) / float64(c.trained) * float64(batchesLeft))
-	evals := 0
-	for e := epoch + 1; e <= epochs; e++ {
-		if c.due(e) {
-			evals++
-		}
-	}
+	batchesLeft := float64(epochs-epoch)*float64(c.batches) + float64(c.batches-done)
+	left := float64(c.training) / float64(c.trained) * batchesLeft
+	evals := c.dueAfter(epoch)
 	if inEval < 0 && done == c.batches && c.due(epoch) {
 		evals++ // trained, not yet evaluating
 	}
 	if inEval >= 0 {
-		t += inEval
+		left += float64(inEval)
 	}
 	if c.evalTook == 0 {
-		return t, evals
+		return duration(left), evals
 	}
-	return t + time.Duration(evals)*c.evalTook, 0
+	return duration(left + float64(evals)*float64(c.evalTook)), 0
+}
+
+// dueAfter counts the evaluations due after epoch: every EvalEvery-th
+// epoch and the last.
+func (c *clock) dueAfter(epoch int) int {
+	epochs, e := c.spec.Engine.Epochs, c.spec.EvalEvery
+	switch {
+	case epoch >= epochs:
+		return 0
+	case e <= 0:
+		return 1
+	}
+	n := epochs/e - epoch/e // the multiples of e in (epoch, epochs]
+	if epochs%e != 0 {
+		n++ // the last epoch
+	}
+	return n
+}
+
+// duration converts nanoseconds to a Duration, the longest one where it
+// would overflow.
+func duration(ns float64) time.Duration {
+	if ns >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
 }
 
 // startEval marks the start of an evaluation.
