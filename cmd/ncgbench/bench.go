@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -57,8 +56,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *markdown != "" {
 		// Found out now, not after minutes of benchmarks.
-		if st, err := os.Stat(filepath.Dir(*markdown)); err != nil || !st.IsDir() {
-			return usagef("-markdown %s: no directory %s", *markdown, filepath.Dir(*markdown))
+		if err := checkOutFile("markdown", *markdown); err != nil {
+			return err
 		}
 	}
 	if err := kernel.Init(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
@@ -130,4 +131,33 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// checkOutFile refuses, as bad usage naming the flag, an output file that
+// could not be written: an empty name, a directory, or a file in a
+// directory that does not exist. It is checked before the command works,
+// not after minutes of it.
+func checkOutFile(flagName, path string) error {
+	if path == "" {
+		return usagef("-%s: empty file name", flagName)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usagef("-%s %s is a directory; give a file name", flagName, path)
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return usagef("-%s %s: no directory %s", flagName, path, filepath.Dir(path))
+	}
+	return nil
+}
+
+// checkOutDir refuses, as bad usage naming the flag, an output directory
+// that is an empty name or an existing file.
+func checkOutDir(flagName, path string) error {
+	if path == "" {
+		return usagef("-%s: empty directory name", flagName)
+	}
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		return usagef("-%s %s is a file, not a directory", flagName, path)
+	}
+	return nil
 }

@@ -63,6 +63,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 			return usagef("%s: no such directory", d)
 		}
 	}
+	if err := checkOutDir("out", *out); err != nil {
+		return err
+	}
 	fmts, err := report.ParseFormats(*formats)
 	if err != nil {
 		return usageError{fmt.Errorf("-format: %w", err)}

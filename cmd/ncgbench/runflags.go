@@ -173,9 +173,15 @@ func dataDefaultRows() []dataRow {
 	return append(rows, dataRow{"a file", experiment.Spec{Data: "file"}})
 }
 
-// finish checks the flags that are not settings.
-func (r *runFlags) finish() error {
-	return experiment.CheckWorkers(r.workers)
+// finish checks the flags of fs that are not settings.
+func (r *runFlags) finish(fs *flag.FlagSet) error {
+	if err := experiment.CheckWorkers(r.workers); err != nil {
+		return err
+	}
+	if fs.Lookup("out").Value.String() != "" || flagGiven(fs, "out") {
+		return checkOutDir("out", r.out)
+	}
+	return nil
 }
 
 // given reports whether the flag of a setting was given.
@@ -190,4 +196,11 @@ func (r *runFlags) runDir(s experiment.Spec) string {
 		return r.out
 	}
 	return filepath.Join("runs", experiment.RunName(s))
+}
+
+// flagGiven reports whether the flag name was given on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }

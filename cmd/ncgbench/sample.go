@@ -49,6 +49,14 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if *n < 1 || *steps < 0 || *scale < 0 {
 		return usagef("need -n ≥ 1, -steps ≥ 0 and -scale ≥ 0")
 	}
+	if err := checkOutFile("out", *out); err != nil {
+		return err
+	}
+	if *masks != "" {
+		if err := checkOutFile("masks", *masks); err != nil {
+			return err
+		}
+	}
 	if err := kernel.Init(); err != nil {
 		return usageError{err}
 	}

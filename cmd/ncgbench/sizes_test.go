@@ -65,3 +65,41 @@ func TestSizesRefusedBeforeAllocation(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputPathsCheckedFirst: an output that cannot be written (a
+// directory where a file is expected, a file where a directory is, an empty
+// name, a file in a directory that does not exist) is refused with exit 2
+// naming the flag, before any work: not after the samples are drawn or the
+// benchmarks measured, and never by writing a temporary file beside the
+// directory named.
+func TestOutputPathsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	if _, errb, code := ncgbench(t, dir, "train", "-data", "bas", "-hidden", "8", "-epochs", "2", "-out", "run", "-quiet"); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errb)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "-data", "bas", "-out", "file"}, "-out file is a file, not a directory"},
+		{[]string{"train", "-data", "bas", "-out", ""}, "-out: empty directory name"},
+		{[]string{"sweep", "-data", "bas", "-out", "file"}, "-out file is a file, not a directory"},
+		{[]string{"report", "-out", "file", "run"}, "-out file is a file, not a directory"},
+		{[]string{"sample", "-model", "run", "-out", "run"}, "-out run is a directory; give a file name"},
+		{[]string{"sample", "-model", "run", "-out", ""}, "-out: empty file name"},
+		{[]string{"sample", "-model", "run", "-masks", "run"}, "-masks run is a directory; give a file name"},
+		{[]string{"sample", "-model", "run", "-out", "no/such/s.png"}, "-out no/such/s.png: no directory no/such"},
+		{[]string{"bench", "-markdown", "run", "-run", "kernel/sigmoid/"}, "-markdown run is a directory; give a file name"},
+	} {
+		_, errb, code := ncgbench(t, dir, c.args...)
+		if code != 2 || !strings.Contains(errb, c.want) || strings.Count(strings.TrimSpace(errb), "\n") > 0 {
+			t.Errorf("%v: exit %d, %q; want exit 2 and one line saying %q", c.args, code, errb, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("files left in the test's directory: %v", entries)
+	}
+}

@@ -28,7 +28,7 @@ type sweepEntry struct {
 }
 
 func runSweep(args []string, stdout, stderr io.Writer) error {
-	s, _, err := parseSweepFlags(args, stderr)
+	s, fs, err := parseSweepFlags(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := s.run.finish(); err != nil {
+	if err := s.run.finish(fs); err != nil {
 		return err
 	}
 	grid := experiment.Grid{Settings: s.run.given}

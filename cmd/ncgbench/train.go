@@ -30,7 +30,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := kernel.Init(); err != nil {
 		return usageError{err}
 	}
-	if err := rf.finish(); err != nil {
+	if err := rf.finish(fs); err != nil {
 		return err
 	}
 	if *ckptEvery < 0 {
