@@ -28,6 +28,11 @@ func (x *IDX) ItemSize() int {
 // corrupt header cannot make a reader allocate without limit.
 const MaxIDXBytes = 1 << 32
 
+// MaxLabels is the most classes a split file may declare: each class is a
+// label unit of a classifier, and a header's count is allocated (its class
+// names) before the examples are read.
+const MaxLabels = 1 << 16
+
 // ReadIDX reads an IDX file of unsigned bytes (type code 0x08), plain or
 // gzip-compressed, from r. name is used in error messages, which give the
 // byte offset (of the decompressed stream) where the problem is.

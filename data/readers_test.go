@@ -198,6 +198,10 @@ func TestReadSplit(t *testing.T) {
 		{rep("1 1 1 1", "1,1,1,1"), "line 12: column 2"},
 		{strings.TrimSuffix(splitGood, "0\t0 0 0\n"), "file ends after a label line"},
 		{rep("Number of examples: 3", "Number of examples: 99999999999"), "too large"},
+		// A class name is allocated per declared label before any example:
+		// 9·10¹⁷ of them would be a panic (makeslice), 2^16 + 1 is past the cap.
+		{rep("Number of labels: 2", "Number of labels: 900000000000000000"), "line 6: Number of labels is 900000000000000000 (want 1 to 65536)"},
+		{rep("Number of labels: 2", "Number of labels: 65537"), "line 6: Number of labels is 65537 (want 1 to 65536)"},
 	}
 	for _, c := range bad {
 		_, _, err := ReadSplit(strings.NewReader(c.in), "toy.data")

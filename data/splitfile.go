@@ -136,8 +136,8 @@ func readSplit(in *input) (*Set, *SplitHeader, error) {
 		if _, ok := seen["Number of labels"]; !ok {
 			return nil, nil, fmt.Errorf("%s: line %d: header says \"Has labels: Yes\" but lacks \"Number of labels\"", name, seen["Has labels"])
 		}
-		if h.NumLabels < 1 {
-			return nil, nil, fmt.Errorf("%s: line %d: Number of labels is %d", name, seen["Number of labels"], h.NumLabels)
+		if h.NumLabels < 1 || h.NumLabels > MaxLabels {
+			return nil, nil, fmt.Errorf("%s: line %d: Number of labels is %d (want 1 to %d)", name, seen["Number of labels"], h.NumLabels, MaxLabels)
 		}
 	}
 	total := h.N * h.D
