@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSizesRefusedBeforeAllocation: every size a flag decides is checked
@@ -101,5 +102,34 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("files left in the test's directory: %v", entries)
+	}
+}
+
+// TestSampleStopsOnInterrupt: sample with more Gibbs steps than anyone
+// waits for stops on Ctrl-C with exit status 130 within seconds, writing
+// no image.
+func TestSampleStopsOnInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	if _, errb, code := ncgbench(t, dir, "train", "-data", "bas", "-hidden", "8", "-epochs", "2", "-out", "run", "-quiet"); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errb)
+	}
+	errb := newSyncBuffer()
+	cmd := start(t, dir, errb, "sample", "-model", "run", "-steps", "2000000000", "-out", "s.png")
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("sample still running 10 s after Ctrl-C")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("exit %d, %q; want 130 and \"interrupted\"", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s.png")); err == nil {
+		t.Error("an interrupted sample wrote its image")
 	}
 }
