@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,6 +70,13 @@ func (s Spec) checkFits(d *engine.Data, memory uint64) error {
 				n, s.Engine.Hidden, x, eval.MaxExactBits)
 		}
 	}
+	return checkMemory(fmt.Sprintf("a run of %d visible units", x), s.memoryParts(d), memory)
+}
+
+// memoryParts are the arrays of a run of s on d: the engine's and the
+// evaluation's.
+func (s Spec) memoryParts(d *engine.Data) []MemoryPart {
+	x := d.D + d.Classes
 	var parts []MemoryPart
 	for _, p := range engine.MemoryParts(s.Engine, x) {
 		parts = append(parts, MemoryPart(p))
@@ -76,7 +84,7 @@ func (s Spec) checkFits(d *engine.Data, memory uint64) error {
 	for _, p := range s.plan(s.Engine.Workers, d.Classes).MemoryParts(x, s.Engine.Hidden, 0) {
 		parts = append(parts, MemoryPart(p))
 	}
-	return checkMemory(fmt.Sprintf("a run of %d visible units", x), parts, memory)
+	return parts
 }
 
 // MemoryPart is memory that one setting's value decides: Bytes for What,
@@ -246,14 +254,55 @@ func foreign(what string, theirs, ours json.RawMessage) error {
 // returns one error per Spec (nil where it can run), or an error when a
 // data set cannot be loaded.
 func CheckAll(specs []Spec, dataDir string) ([]error, error) {
+	errs, _, err := checkAll(specs, dataDir, physicalMemory())
+	return errs, err
+}
+
+// CheckSweep is CheckAll for runs of which parallel train at once: when
+// each run fits alone, the parallel largest together must fit in memory
+// too, else the second result is a *ConfigError naming parallel.
+func CheckSweep(specs []Spec, dataDir string, parallel int) ([]error, error) {
+	memory := physicalMemory()
+	errs, needs, err := checkAll(specs, dataDir, memory)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range errs {
+		if e != nil {
+			return errs, nil
+		}
+	}
+	return errs, checkParallel(needs, parallel, memory)
+}
+
+// checkParallel refuses, naming parallel, runs whose largest parallel
+// needs add up to more than memory (0: unknown).
+func checkParallel(needs []float64, parallel int, memory uint64) error {
+	sorted := slices.Clone(needs)
+	slices.Sort(sorted)
+	slices.Reverse(sorted)
+	n := min(parallel, len(sorted))
+	var sum float64
+	for _, v := range sorted[:max(n, 0)] {
+		sum += v
+	}
+	if memory == 0 || n < 2 || sum <= float64(memory) {
+		return nil
+	}
+	return &ConfigError{fmt.Errorf("parallel = %d: %d runs at once need at least %s of memory (the largest %s); this machine has %s: give a smaller -parallel",
+		parallel, n, bytesString(sum), bytesString(sorted[0]), bytesString(float64(memory)))}
+}
+
+// checkAll is CheckAll against memory, also returning each Spec's memory
+// need (0 where it has an error).
+func checkAll(specs []Spec, dataDir string, memory uint64) ([]error, []float64, error) {
 	type dataKey struct {
 		data, test, format string
 		seed               uint64
 		classify           bool
 	}
 	loaded := map[dataKey]*engine.Data{}
-	memory := physicalMemory()
-	errs := make([]error, len(specs))
+	errs, needs := make([]error, len(specs)), make([]float64, len(specs))
 	for i, s := range specs {
 		if err := s.Validate(); err != nil {
 			errs[i] = &ConfigError{err}
@@ -264,7 +313,7 @@ func CheckAll(specs []Spec, dataDir string) ([]error, error) {
 		if !ok {
 			train, _, err := Load(s, dataDir)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if d, err = engineData(s, train); err != nil {
 				var ce *ConfigError
@@ -272,15 +321,19 @@ func CheckAll(specs []Spec, dataDir string) ([]error, error) {
 					errs[i] = err
 					continue
 				}
-				return nil, err
+				return nil, nil, err
 			}
 			loaded[k] = d
 		}
 		if err := s.checkFits(d, memory); err != nil {
 			errs[i] = &ConfigError{err}
+			continue
+		}
+		for _, p := range s.memoryParts(d) {
+			needs[i] += p.Bytes
 		}
 	}
-	return errs, nil
+	return errs, needs, nil
 }
 
 // engineData views the training set as the engine's data; -classify on a

@@ -274,3 +274,27 @@ func TestCheckpointEveryDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelMemoryCheck: runs that each fit are refused, naming
+// parallel, when the largest of them that train at once do not fit
+// together. Needs of 3, 2 and 1 MiB in 4 MiB: one at a time fits; two at
+// once are the 3 and 2 MiB runs, 5 MiB; three, 6 MiB. Three runs of 1 MiB
+// at once, 3 MiB, fit.
+func TestParallelMemoryCheck(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		needs    []float64
+		parallel int
+		want     string // "" fits
+	}{
+		{[]float64{3 * mib, 2 * mib, 1 * mib}, 1, ""},
+		{[]float64{1 * mib, 3 * mib, 2 * mib}, 2, "parallel = 2: 2 runs at once need at least 5 MiB of memory (the largest 3 MiB)"},
+		{[]float64{2 * mib, 1 * mib, 3 * mib}, 8, "parallel = 8: 3 runs at once need at least 6 MiB of memory (the largest 3 MiB)"},
+		{[]float64{1 * mib, 1 * mib, 1 * mib}, 3, ""},
+	} {
+		err := checkParallel(c.needs, c.parallel, 4*mib)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.want)) {
+			t.Errorf("needs %v, parallel %d, in 4 MiB: %v; want %q", c.needs, c.parallel, err, c.want)
+		}
+	}
+}

@@ -75,7 +75,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	for i, p := range mine {
 		specs[i] = p.Spec
 	}
-	if err := checkAll(specs, mine, *s.run.dataDir); err != nil {
+	if err := checkAll(specs, mine, *s.run.dataDir, *s.parallel); err != nil {
 		return err
 	}
 	// One process per shard of a sweep: shards of one sweep share the
@@ -194,9 +194,10 @@ func printDryRun(w io.Writer, all, mine []experiment.Point, shard experiment.Sha
 }
 
 // checkAll refuses, as bad usage naming the run, a setting that cannot
-// work with its data before any of the runs trains.
-func checkAll(specs []experiment.Spec, runs []experiment.Point, dataDir string) error {
-	problems, err := experiment.CheckAll(specs, dataDir)
+// work with its data before any of the runs trains, and -parallel runs
+// that cannot train at once in memory.
+func checkAll(specs []experiment.Spec, runs []experiment.Point, dataDir string, parallel int) error {
+	problems, err := experiment.CheckSweep(specs, dataDir, parallel)
 	if err != nil {
 		return err
 	}
