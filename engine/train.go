@@ -208,7 +208,7 @@ type Trainer struct {
 	up, down   weights // the products' matrices: C padded (up), CH (down)
 	afterBatch func()  // test hook
 
-	label json.RawMessage // SetLabel's; saved in checkpoints
+	identity json.RawMessage // SetIdentity's; saved in checkpoints
 }
 
 // New validates the configuration against the data and draws a new model.
