@@ -29,7 +29,7 @@ func TestClassifyConstructed(t *testing.T) {
 	x := []uint8{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0}
 	labels := []int{0, 1, 2, 0} // the last row is wrong on purpose
 	for name, f := range map[string]func(context.Context, *Model, []uint8, int, int, []int, int) (*Classification, error){
-		"paper": ClassifyPaper, "exact": ClassifyExact,
+		"paper": ClassifyPaper, "free energy": ClassifyFreeEnergy,
 	} {
 		res, err := f(context.Background(), m, x, 4, L, labels, 2)
 		if err != nil {
@@ -48,7 +48,7 @@ func TestClassifyConstructed(t *testing.T) {
 	if _, err := ClassifyPaper(context.Background(), m, x, 4, L, []int{0, 1, 3, 0}, 1); err == nil || !strings.Contains(err.Error(), "label 3") {
 		t.Errorf("bad label: %v", err)
 	}
-	if _, err := ClassifyExact(context.Background(), m, x, 4, 6, labels, 1); err == nil {
+	if _, err := ClassifyFreeEnergy(context.Background(), m, x, 4, 6, labels, 1); err == nil {
 		t.Error("L = X accepted")
 	}
 }
@@ -72,7 +72,7 @@ func TestClassifyBruteForce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact, err := ClassifyExact(context.Background(), m, x, n, L, labels, 2)
+		exact, err := ClassifyFreeEnergy(context.Background(), m, x, n, L, labels, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
