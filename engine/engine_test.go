@@ -18,6 +18,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/ncg-rbm/ncg/internal/kerneltier"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -902,7 +903,7 @@ func formHook(form string) (restore func()) {
 // parameter is the same in every bit, with and without labels, PCD,
 // momentum and weight decay, across SET's rewirings.
 func TestSparseMatchesDense(t *testing.T) {
-	defer kernel.ForceRowSums()()
+	defer kerneltier.ForceRowSums()()
 	incremental = false
 	defer func() { incremental = true }()
 	for _, classes := range []int{0, 3} {

@@ -7,9 +7,9 @@
 // the CPU allows, an assembly version: AVX2+FMA and AVX-512 on amd64, NEON on
 // arm64. The tier is chosen from CPU features when the package initialises;
 // the environment variable NCG_KERNEL=generic|avx2|avx512|neon forces one
-// ([Init] reports a value it could not honour), [UseTier] switches tiers in
-// tests and benchmarks, and the build tags purego or noasm build the pure-Go
-// code only.
+// ([Init] reports a value it could not honour), the tests and benchmarks of
+// this module switch tiers through internal/kerneltier, and the build tags
+// purego or noasm build the pure-Go code only.
 //
 // Layout conventions: matrices are row-major float32 with no padding, except
 // where a function takes a row stride (SumRows, AffineBinaryStride; PadStride

@@ -663,18 +663,18 @@ func TestExportedChecks(t *testing.T) {
 
 func TestUseTier(t *testing.T) {
 	before := Tier()
-	if _, err := UseTier("nonsense"); err == nil {
-		t.Error("UseTier(nonsense) succeeded")
+	if _, err := useTier("nonsense"); err == nil {
+		t.Error("useTier(nonsense) succeeded")
 	}
 	if Tier() != before {
 		t.Errorf("Tier() = %s after a failed UseTier, want %s", Tier(), before)
 	}
-	restore, err := UseTier("generic")
+	restore, err := useTier("generic")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if Tier() != "generic" {
-		t.Errorf("Tier() = %s after UseTier(generic)", Tier())
+		t.Errorf("Tier() = %s after useTier(generic)", Tier())
 	}
 	restore()
 	if Tier() != before {
@@ -685,12 +685,12 @@ func TestUseTier(t *testing.T) {
 		for _, a := range Tiers() {
 			supported = supported || a == name
 		}
-		restore, err := UseTier(name)
+		restore, err := useTier(name)
 		if (err == nil) != supported {
-			t.Errorf("UseTier(%s) error %v, supported %v", name, err, supported)
+			t.Errorf("useTier(%s) error %v, supported %v", name, err, supported)
 		}
 		if supported && Tier() != name {
-			t.Errorf("Tier() = %s after UseTier(%s)", Tier(), name)
+			t.Errorf("Tier() = %s after useTier(%s)", Tier(), name)
 		}
 		restore()
 	}
@@ -813,7 +813,7 @@ func TestSumRowsBlocked(t *testing.T) {
 func TestSumRowsBatch(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 44))
 	for _, tier := range Tiers() {
-		restore, err := UseTier(tier)
+		restore, err := useTier(tier)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -857,7 +857,7 @@ func TestFlipRowsBatch(t *testing.T) {
 		shapes = append(shapes, c, shape{c.nc, c.nin, c.nout, 7})
 	}
 	for _, tier := range Tiers() {
-		restore, err := UseTier(tier)
+		restore, err := useTier(tier)
 		if err != nil {
 			t.Fatal(err)
 		}
