@@ -23,25 +23,51 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// asmTiers are the tiers other than generic that run here. The tests call
-// their functions directly, so they test every tier whatever NCG_KERNEL says.
 // optionalKernel names the impl fields a tier may leave nil: the NEON tier
 // has no blocked row sums and runs the binary-state product with its own
 // sumRows, chain by chain (the same sums in the same order), and no gather
 // instruction for GatherSum (its generic loop is what assembly would do).
 var optionalKernel = map[string]bool{"sumRowsBlocked": true, "gatherSum": true}
 
-func asmTiers(t testing.TB) []*impl {
-	var out []*impl
+// tierSet is the tiers a test runs on.
+type tierSet int
+
+const (
+	// asmOnly: the assembly tiers this CPU and build run; the test skips
+	// where there are none (the generic code is then the only tier).
+	asmOnly tierSet = iota
+	// withGeneric: the assembly tiers, then generic.
+	withGeneric
+)
+
+// forEachTier is the harness of the tier tests: it runs f on every tier of
+// set that this CPU and build run, whatever NCG_KERNEL says, with that
+// tier in use, so f may call the tier's kernels directly (im.affine) or
+// through the exported functions, which dispatch to the tier in use. The
+// tests hold each tier to the generic functions (affineGeneric, …), which
+// no tier setting changes. The tier in use before is restored after each
+// call of f, also when f fails the test.
+func forEachTier(t testing.TB, set tierSet, f func(im *impl)) {
+	var ts []*impl
 	for _, im := range available {
-		if im.name != "generic" {
-			out = append(out, im)
+		if im != generic {
+			ts = append(ts, im)
 		}
 	}
-	if len(out) == 0 {
+	if len(ts) == 0 && set == asmOnly {
 		t.Skip("no assembly tier on this CPU/build: the generic code is the only tier")
 	}
-	return out
+	if set == withGeneric {
+		ts = append(ts, generic)
+	}
+	for _, im := range ts {
+		func() {
+			prev := cur
+			cur = im
+			defer func() { cur = prev }()
+			f(im)
+		}()
+	}
 }
 
 // lengths covers every tail up to and beyond four times the widest unroll
@@ -101,7 +127,7 @@ func near(got, want, tol float32) bool {
 }
 
 func TestAffine(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		r := rand.New(rand.NewPCG(1, 2))
 		for _, nc := range []int{1, 2, 3, 4, 5, 7, 8, 9, 16} {
 			for _, nout := range []int{1, 3, 7, 8, 15, 16, 17, 31, 33, 64, 65, 100, 129} {
@@ -133,11 +159,11 @@ func TestAffine(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 func TestSumRows(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		r := rand.New(rand.NewPCG(3, 4))
 		for _, n := range lengths() {
 			off := n % 4
@@ -153,7 +179,7 @@ func TestSumRows(t *testing.T) {
 			}
 			checkSumRows(t, r, im, m, stride, idx, n, off)
 		}
-	}
+	})
 }
 
 // checkSumRows adds the rows idx of m (n columns, stride apart) to a
@@ -180,7 +206,7 @@ func checkSumRows(t testing.TB, r *rand.Rand, im *impl, m []float32, stride int,
 // TestChanges: the lists and counts of every tier equal the reference's,
 // ref ends equal to s, and nothing is written outside the slices.
 func TestChanges(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		r := rand.New(rand.NewPCG(25, 26))
 		for _, n := range lengths() {
 			for _, p := range []float64{0, 0.13, 0.5, 1} {
@@ -213,7 +239,7 @@ func TestChanges(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // checkChanges compares a tier's Changes (lists got, of length n+4 filled
@@ -245,7 +271,7 @@ func checkChanges(t testing.TB, what string, got, want [3][]int32, counts, wantC
 }
 
 func TestIndices(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		r := rand.New(rand.NewPCG(5, 6))
 		for _, n := range lengths() {
 			for _, p := range []float64{0, 0.13, 0.5, 1} {
@@ -271,7 +297,7 @@ func TestIndices(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // specialInputs are the values every element-wise kernel must handle.
@@ -282,7 +308,7 @@ var specialInputs = []float32{0, float32(math.Copysign(0, -1)), 1, -1, 17, -17, 
 // elementwiseKernels) to their scalar definitions on every length, with
 // special values mixed in, writing between guards and in place.
 func TestElementwise(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		for _, ek := range elementwiseKernels {
 			f := ek.kernel(im)
 			r := rand.New(rand.NewPCG(7, 8))
@@ -310,12 +336,12 @@ func TestElementwise(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestSigmoidDense sweeps a fine grid for the worst relative error.
 func TestSigmoidDense(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		var src []float32
 		for x := float32(-90); x <= 30; x += 0.000731 {
 			src = append(src, x)
@@ -347,11 +373,11 @@ func TestSigmoidDense(t *testing.T) {
 		if worst > 1e-6 {
 			t.Fatalf("%s softplus: error %g > 1e-6", im.name, worst)
 		}
-	}
+	})
 }
 
 func TestBernoulli(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		r := rand.New(rand.NewPCG(9, 10))
 		for _, n := range lengths() {
 			p, _ := padded(t, r, n, n%4, uni(0, 1))
@@ -366,7 +392,7 @@ func TestBernoulli(t *testing.T) {
 			got, check := padded(t, r, n, (n+3)%4, uni(0, 0))
 			checkBernoulli(t, im, p, NewStream(uint64(n), 77), got, check)
 		}
-	}
+	})
 }
 
 // checkBernoulli samples p with the reference and with a tier (into got,
@@ -390,7 +416,7 @@ func checkBernoulli(t testing.TB, im *impl, p []float32, s0 Stream, got []float3
 }
 
 func TestSigmoidBernoulli(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		r := rand.New(rand.NewPCG(11, 12))
 		for _, n := range lengths() {
 			pre, _ := padded(t, r, n, n%4, uni(-8, 8))
@@ -410,7 +436,7 @@ func TestSigmoidBernoulli(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // checkSigmoidBernoulli runs the reference's and a tier's fused sigmoid +
@@ -449,7 +475,7 @@ func checkSigmoidBernoulli(t testing.TB, r *rand.Rand, im *impl, pre []float32, 
 }
 
 func TestAxpy(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		r := rand.New(rand.NewPCG(13, 14))
 		for _, n := range lengths() {
 			v, _ := padded(t, r, n, (n+1)%4, uni(0, 1))
@@ -465,11 +491,11 @@ func TestAxpy(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 func TestUpdates(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		r := rand.New(rand.NewPCG(15, 16))
 		const gamma = 0.5
 		for _, n := range lengths() {
@@ -561,13 +587,13 @@ func TestUpdates(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 func clone(s []float32) []float32 { return append([]float32(nil), s...) }
 
 func TestTranspose(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		r := rand.New(rand.NewPCG(17, 18))
 		for _, rows := range []int{1, 2, 3, 7, 8, 9, 15, 16, 17, 33, 100} {
 			for _, cols := range []int{1, 2, 5, 8, 9, 16, 17, 31, 64, 65} {
@@ -601,13 +627,13 @@ func TestTranspose(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestPrefetchW: a prefetch changes no value and touches nothing outside
 // its lines, with a stride of 0, of one float, of a cache line and of a row.
 func TestPrefetchW(t *testing.T) {
-	for _, im := range append(asmTiers(t), generic) {
+	forEachTier(t, withGeneric, func(im *impl) {
 		r := rand.New(rand.NewPCG(19, 20))
 		for _, c := range []struct{ n, stride int }{{1, 0}, {4, 0}, {1, 1}, {7, 1}, {33, 16}, {500, 784}} {
 			s, check := padded(t, r, (c.n-1)*c.stride+1, 3, uni(-1, 1))
@@ -620,7 +646,7 @@ func TestPrefetchW(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 	PrefetchW(nil, 0, 5) // nothing to prefetch: no bounds to check
 }
 
@@ -758,17 +784,13 @@ func TestAffineBinary(t *testing.T) {
 // exactly (same rows, same order) for chain groups beyond 64, column tiles
 // and row blocks with tails, strided rows, and write nothing outside out.
 func TestSumRowsBlocked(t *testing.T) {
-	var tiers []*impl
-	for _, im := range asmTiers(t) {
-		if im.sumRowsBlocked != nil {
-			tiers = append(tiers, im)
-		}
-	}
-	if len(tiers) == 0 {
-		t.Skip("no tier with blocked row sums on this CPU/build")
-	}
 	r := rand.New(rand.NewPCG(41, 42))
-	for _, im := range tiers {
+	tested := 0
+	forEachTier(t, asmOnly, func(im *impl) {
+		if im.sumRowsBlocked == nil {
+			return
+		}
+		tested++
 		for _, c := range []struct{ nc, nin, nout int }{
 			{1, 1, 1}, {3, 9, 15}, {5, 40, 16}, {2, 33, 17}, {7, 20, 64}, {4, 50, 65},
 			{9, 30, 100}, {3, 70, 128}, {2, 70, 129}, {65, 60, 300}, {130, 784, 500}, {8, 500, 784},
@@ -804,6 +826,9 @@ func TestSumRowsBlocked(t *testing.T) {
 				}
 			}
 		}
+	})
+	if tested == 0 {
+		t.Skip("no tier with blocked row sums on this CPU/build")
 	}
 }
 
@@ -812,11 +837,8 @@ func TestSumRowsBlocked(t *testing.T) {
 // nothing outside out.
 func TestSumRowsBatch(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 44))
-	for _, tier := range Tiers() {
-		restore, err := useTier(tier)
-		if err != nil {
-			t.Fatal(err)
-		}
+	forEachTier(t, withGeneric, func(im *impl) {
+		tier := im.name
 		for _, c := range []struct{ nc, nin, nout int }{{1, 1, 1}, {3, 9, 15}, {7, 40, 129}, {50, 784, 500}, {50, 500, 784}, {70, 60, 33}} {
 			ldm := PadStride(c.nout)
 			m := Aligned(c.nin * ldm)
@@ -840,8 +862,7 @@ func TestSumRowsBatch(t *testing.T) {
 				}
 			}
 		}
-		restore()
-	}
+	})
 }
 
 // TestFlipRowsBatch: on every tier, FlipRowsBatch leaves each chain's
@@ -856,11 +877,8 @@ func TestFlipRowsBatch(t *testing.T) {
 	for _, c := range []shape{{1, 1, 1, 0}, {3, 9, 15, 0}, {7, 40, 129, 0}, {50, 784, 500, 0}, {50, 500, 784, 0}, {70, 60, 33, 0}} {
 		shapes = append(shapes, c, shape{c.nc, c.nin, c.nout, 7})
 	}
-	for _, tier := range Tiers() {
-		restore, err := useTier(tier)
-		if err != nil {
-			t.Fatal(err)
-		}
+	forEachTier(t, withGeneric, func(im *impl) {
+		tier := im.name
 		for _, c := range shapes {
 			unforce := func() {}
 			if c.rows > 0 {
@@ -897,8 +915,7 @@ func TestFlipRowsBatch(t *testing.T) {
 				}
 			}
 		}
-		restore()
-	}
+	})
 }
 
 // TestBlockRows: the row blocks are equal, at most binaryBlockRows high
@@ -945,7 +962,7 @@ func forceBlockRows(rows int) (restore func()) {
 // they stand for (relative 1e-12).
 func TestTaylorSums(t *testing.T) {
 	r := rand.New(rand.NewPCG(45, 46))
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		for _, n := range lengths() {
 			a, p := make([]float32, n), make([]float32, n+3)
 			for i := range a {
@@ -980,7 +997,7 @@ func TestTaylorSums(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 	// The generic sums against a direct float64 evaluation, on finite input.
 	for _, n := range []int{1, 7, 500} {
 		a, p := make([]float32, n), make([]float32, n)

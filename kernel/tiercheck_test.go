@@ -13,11 +13,11 @@ import (
 // kernels on small inputs with guard zones; the differential tests of
 // kernel_test.go then cover each tier in depth.
 func TestTierSelfCheck(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		if err := tierSelfCheck(im); err != nil {
 			t.Errorf("%v", err)
 		}
-	}
+	})
 }
 
 // TestSelfCheckHarness tests the self-check itself on any machine: it
