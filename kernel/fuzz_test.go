@@ -10,8 +10,8 @@ import (
 
 // Fuzz targets that compare every assembly tier this CPU runs (avx512 and
 // avx2 on amd64, neon on arm64) with the generic reference, on shapes,
-// offsets and values the fuzzer chooses. The differential tests of
-// kernel_test.go cover fixed grids of the same; these look between them.
+// offsets and values the fuzzer chooses. The differential tests (run on
+// forEachTier) cover fixed grids of the same; these look between them.
 // Tolerances are those of the differential tests. .ci/run fuzzes every
 // target briefly; `go test -fuzz FuzzTiersSumRows ./kernel` runs one longer.
 
