@@ -176,3 +176,51 @@ func sigmoidBernoulli() {
 	g.VZEROUPPER()
 	g.RET()
 }
+
+func axpy() {
+	text("axpyAVX2", "func(y []float32, a float32, x []float32)",
+		"axpyAVX2 computes y[i] += a*x[i] for i < len(x).")
+	yp, xp, n, i := RDI, RSI, RCX, RAX
+	loadBase("y", yp)
+	g.VBROADCASTSS(arg("a"), Y8)
+	loadBase("x", xp)
+	loadLen("x", n)
+	g.XORQ(i, i)
+	g.Label("ax32")
+	g.LEAQ(atd(i, 32), RDX)
+	g.CMPQ(RDX, n)
+	g.JGT(lbl("ax8"))
+	acc := []VecPhysical{Y0, Y1, Y2, Y3}
+	for q, y := range acc {
+		g.VMOVUPS(ixd(yp, i, 4, 32*q), y)
+	}
+	for q, y := range acc {
+		g.VFMADD231PS(ixd(xp, i, 4, 32*q), Y8, y)
+	}
+	for q, y := range acc {
+		g.VMOVUPS(y, ixd(yp, i, 4, 32*q))
+	}
+	g.MOVQ(RDX, i)
+	g.JMP(lbl("ax32"))
+	g.Label("ax8")
+	g.LEAQ(atd(i, 8), RDX)
+	g.CMPQ(RDX, n)
+	g.JGT(lbl("axTail"))
+	g.VMOVUPS(ix(yp, i, 4), Y0)
+	g.VFMADD231PS(ix(xp, i, 4), Y8, Y0)
+	g.VMOVUPS(Y0, ix(yp, i, 4))
+	g.MOVQ(RDX, i)
+	g.JMP(lbl("ax8"))
+	g.Label("axTail")
+	g.MOVQ(n, RDX)
+	g.SUBQ(i, RDX)
+	g.JZ(lbl("axDone"))
+	tailmask(RDX, 0, X15, Y15)
+	g.VMASKMOVPS(ix(yp, i, 4), Y15, Y0)
+	g.VMASKMOVPS(ix(xp, i, 4), Y15, Y1)
+	g.VFMADD231PS(Y1, Y8, Y0)
+	g.VMASKMOVPS(Y0, Y15, ix(yp, i, 4))
+	g.Label("axDone")
+	g.VZEROUPPER()
+	g.RET()
+}
