@@ -88,8 +88,8 @@ func affine4x16Mask() {
 	in := []Register{RSI, RDI, R8, R9}
 	m, ldm, j, nin := R10, R11, RAX, RCX
 	load("w", RDX)
-	tailmask(RDX, 0, X13, Y13)
-	tailmask(RDX, 32, X14, Y14)
+	tailMask(RDX, 0, X13, Y13)
+	tailMask(RDX, 32, X14, Y14)
 	for r, o := range outs {
 		loadBase(o, RDX)
 		for k := 0; k < 2; k++ {
@@ -199,7 +199,7 @@ func sumRows() {
 	g.MOVQ(n, R11)
 	g.SUBQ(o, R11)
 	g.JZ(lbl("srDone"))
-	tailmask(R11, 0, X15, Y15)
+	tailMask(R11, 0, X15, Y15)
 	g.VMASKMOVPS(ix(out, o, 4), Y15, Y0)
 	g.LEAQ(ix(mb, o, 4), R12)
 	g.XORQ(k, k)

@@ -6,13 +6,13 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// elementLoop emits the loop shared by the element-wise kernels: BX
+// elementwise emits the loop shared by the element-wise kernels: BX
 // elements left, K1 the lanes of this step, body the work of one step;
 // ptrs advance by 64 bytes a step. The loop is entered with BX ≥ 1.
-func elementLoop(name string, ptrs []Register, body func()) {
+func elementwise(name string, ptrs []Register, body func()) {
 	Label(name)
 	MOVQ(RBX, RCX)
-	laneMask(K1)
+	tailMask(K1)
 	body()
 	for _, p := range ptrs {
 		ADDQ(imm(64), p)
@@ -31,10 +31,10 @@ func sigmoid() {
 	TESTQ(RBX, RBX)
 	JLE(LabelRef("sigdone"))
 	expConsts()
-	elementLoop("sigloop", []Register{RSI, RDI}, func() {
-		VMOVUPS_Z(at(RSI, 0), K1, Z0)
-		sigmoidf(Z0, Z1, Z2, Z3, Z4)
-		VMOVUPS(Z1, K1, at(RDI, 0))
+	elementwise("sigloop", []Register{RSI, RDI}, func() {
+		VMOVUPS_Z(at(RSI), K1, Z0)
+		sigmoidV(Z0, Z1, Z2, Z3, Z4)
+		VMOVUPS(Z1, K1, at(RDI))
 	})
 	Label("sigdone")
 	vzeroRet()
@@ -57,21 +57,21 @@ func softplus() {
 	// Clamp exp's argument at -104 here, where exp rounds to 0:
 	// softplus(-Inf) = 0 exactly.
 	bcast(0xc2d00000, cLO)
-	elementLoop("sploop", []Register{RSI, RDI}, func() {
-		VMOVUPS_Z(at(RSI, 0), K1, Z0) // x
-		VPORD(cSIGN, Z0, Z1)          // -|x|
-		VMAXPS(Z1, cLO, Z1)           // ≥ -104
-		expf(Z1, Z2, Z3, Z4)          // Z1 = t = exp(-|x|)
-		VADDPS(cONE, Z1, Z2)          // Z2 = u = 1+t
-		VSUBPS(cONE, Z2, Z3)          // Z3 = d = u−1 (exact, ≥ 0)
-		logf(Z2, Z4, Z5, Z6, Z7)      // Z4 = log(u)
-		VPTESTMD(Z3, Z3, K2)          // K2: d ≠ 0
-		VDIVPS(Z3, Z1, Z5)            // Z5 = t/d (unused where d = 0)
-		VMULPS(Z5, Z4, K2, Z1)        // Z1 = log1p(t): log(u)·t/d, or t where d = 0
+	elementwise("sploop", []Register{RSI, RDI}, func() {
+		VMOVUPS_Z(at(RSI), K1, Z0) // x
+		VPORD(cSIGN, Z0, Z1)       // -|x|
+		VMAXPS(Z1, cLO, Z1)        // ≥ -104
+		expV(Z1, Z2, Z3, Z4)       // Z1 = t = exp(-|x|)
+		VADDPS(cONE, Z1, Z2)       // Z2 = u = 1+t
+		VSUBPS(cONE, Z2, Z3)       // Z3 = d = u−1 (exact, ≥ 0)
+		logV(Z2, Z4, Z5, Z6, Z7)   // Z4 = log(u)
+		VPTESTMD(Z3, Z3, K2)       // K2: d ≠ 0
+		VDIVPS(Z3, Z1, Z5)         // Z5 = t/d (unused where d = 0)
+		VMULPS(Z5, Z4, K2, Z1)     // Z1 = log1p(t): log(u)·t/d, or t where d = 0
 		VPXORD(Z6, Z6, Z6)
 		VMAXPS(Z0, Z6, Z0) // max(x, 0), NaN propagates
 		VADDPS(Z1, Z0, Z0)
-		VMOVUPS(Z0, K1, at(RDI, 0))
+		VMOVUPS(Z0, K1, at(RDI))
 	})
 	Label("spdone")
 	vzeroRet()
@@ -90,13 +90,13 @@ func bernoulli() {
 	bcast(0x3f800000, cONE)
 	bcast(0x33800000, cSCALE) // 2^-24
 	loadState()
-	elementLoop("beloop", []Register{RSI, RDI}, func() {
+	elementwise("beloop", []Register{RSI, RDI}, func() {
 		xoshiro(Z0, Z1) // one block per 16 outputs, tail included
 		uniform(Z0)
-		VMOVUPS_Z(at(RSI, 0), K1, Z2)  // p
+		VMOVUPS_Z(at(RSI), K1, Z2)     // p
 		VCMPPS(imm(1), Z2, Z0, K1, K2) // K2: u < p (LT_OS)
 		VMOVAPS_Z(cONE, K2, Z3)
-		VMOVUPS(Z3, K1, at(RDI, 0))
+		VMOVUPS(Z3, K1, at(RDI))
 	})
 	storeState()
 	Label("bedone")
@@ -118,16 +118,16 @@ func sigmoidBernoulli() {
 	expConsts()
 	bcast(0x33800000, cSCALE) // 2^-24
 	loadState()
-	elementLoop("sbloop", []Register{RSI, RDI, R8}, func() {
+	elementwise("sbloop", []Register{RSI, RDI, R8}, func() {
 		// pre is loaded before prob is stored: they may alias.
-		VMOVUPS_Z(at(RSI, 0), K1, Z0)
-		sigmoidf(Z0, Z1, Z2, Z3, Z4)
+		VMOVUPS_Z(at(RSI), K1, Z0)
+		sigmoidV(Z0, Z1, Z2, Z3, Z4)
 		xoshiro(Z5, Z6)
 		uniform(Z5)
 		VCMPPS(imm(1), Z1, Z5, K1, K3) // K3: u < prob (LT_OS)
 		VMOVAPS_Z(cONE, K3, Z6)
-		VMOVUPS(Z1, K1, at(RDI, 0))
-		VMOVUPS(Z6, K1, at(R8, 0))
+		VMOVUPS(Z1, K1, at(RDI))
+		VMOVUPS(Z6, K1, at(R8))
 	})
 	storeState()
 	Label("sbdone")
@@ -136,11 +136,11 @@ func sigmoidBernoulli() {
 
 // axpyMasked does y += a·x (a in Z31) on the lanes of mask k at (DI), (SI).
 func axpyMasked(k Op) {
-	VMOVUPS_Z(at(RSI, 0), k, Z0)
-	VMOVUPS_Z(at(RDI, 0), k, Z1)
+	VMOVUPS_Z(at(RSI), k, Z0)
+	VMOVUPS_Z(at(RDI), k, Z1)
 	VMULPS(Z31, Z0, Z0)
 	VADDPS(Z0, Z1, Z1)
-	VMOVUPS(Z1, k, at(RDI, 0))
+	VMOVUPS(Z1, k, at(RDI))
 }
 
 // axpy multiplies, then adds (not fused), as the Go loop rounds. Four full
@@ -157,7 +157,7 @@ func axpy() {
 	Load(Param("x").Len(), RBX)
 	TESTQ(RBX, RBX)
 	JLE(LabelRef("axdone"))
-	VBROADCASTSS(arg(Param("a")), Z31)
+	VBROADCASTSS(arg("a"), Z31)
 	MOVQ(RDI, RCX)
 	NEGQ(RCX)
 	ANDQ(imm(63), RCX)
@@ -166,10 +166,10 @@ func axpy() {
 	CMPQ(RCX, RBX)
 	CMOVQGT(RBX, RCX)
 	MOVQ(RCX, RDX)
-	laneMask(K1)
+	tailMask(K1)
 	axpyMasked(K1)
-	LEAQ(ix(RSI, RDX, 4, 0), RSI)
-	LEAQ(ix(RDI, RDX, 4, 0), RDI)
+	LEAQ(ix(RSI, RDX, 4), RSI)
+	LEAQ(ix(RDI, RDX, 4), RDI)
 	SUBQ(RDX, RBX)
 
 	Label("axaligned")
@@ -178,13 +178,13 @@ func axpy() {
 
 	Label("axfour")
 	for i := 0; i < 4; i++ {
-		VMULPS(at(RSI, 64*i), Z31, z(i))
+		VMULPS(atd(RSI, 64*i), Z31, zmm(i))
 	}
 	for i := 0; i < 4; i++ {
-		VADDPS(at(RDI, 64*i), z(i), z(i))
+		VADDPS(atd(RDI, 64*i), zmm(i), zmm(i))
 	}
 	for i := 0; i < 4; i++ {
-		VMOVUPS(z(i), at(RDI, 64*i))
+		VMOVUPS(zmm(i), atd(RDI, 64*i))
 	}
 	ADDQ(imm(256), RSI)
 	ADDQ(imm(256), RDI)
@@ -195,9 +195,9 @@ func axpy() {
 	Label("axone")
 	CMPQ(RBX, imm(16))
 	JLT(LabelRef("axtail"))
-	VMULPS(at(RSI, 0), Z31, Z0)
-	VADDPS(at(RDI, 0), Z0, Z0)
-	VMOVUPS(Z0, at(RDI, 0))
+	VMULPS(at(RSI), Z31, Z0)
+	VADDPS(at(RDI), Z0, Z0)
+	VMOVUPS(Z0, at(RDI))
 	ADDQ(imm(64), RSI)
 	ADDQ(imm(64), RDI)
 	SUBQ(imm(16), RBX)
@@ -207,7 +207,7 @@ func axpy() {
 	TESTQ(RBX, RBX)
 	JLE(LabelRef("axdone"))
 	MOVQ(RBX, RCX)
-	laneMask(K1)
+	tailMask(K1)
 	axpyMasked(K1)
 
 	Label("axdone")

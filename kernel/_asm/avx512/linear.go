@@ -18,20 +18,20 @@ const (
 // row again near the end) into R12, points R11 at the chunk of row idx[BX]
 // and adds its columns 0–495 to Z0–Z30.
 func hugeRow() {
-	LEAQ(at(RBX, pfRow), R12)
+	LEAQ(atd(RBX, pfRow), R12)
 	CMPQ(R12, R13)
 	CMOVQGT(R13, R12)
-	MOVLQSX(ix(R8, R12, 4, 0), R12)
+	MOVLQSX(ix(R8, R12, 4), R12)
 	IMULQ(RDX, R12)
 	ADDQ(RSI, R12)
 	for i := 0; i <= huge; i++ {
-		PREFETCHT0(at(R12, 64*i))
+		PREFETCHT0(atd(R12, 64*i))
 	}
-	MOVLQSX(ix(R8, RBX, 4, 0), R11)
+	MOVLQSX(ix(R8, RBX, 4), R11)
 	IMULQ(RDX, R11)
 	ADDQ(RSI, R11)
 	for i := 0; i < huge; i++ {
-		VADDPS(at(R11, 64*i), z(i), z(i))
+		VADDPS(atd(R11, 64*i), zmm(i), zmm(i))
 	}
 }
 
@@ -52,8 +52,8 @@ func sumRows() {
 	SHLQ(imm(2), RDX) // DX: bytes per row of m
 	Load(Param("idx").Base(), R8)
 	Load(Param("idx").Len(), R9)
-	Load(Param("n"), R10) // R10: columns left; DI, SI: their start
-	LEAQ(at(R9, -1), R13) // R13: the last index
+	Load(Param("n"), R10)  // R10: columns left; DI, SI: their start
+	LEAQ(atd(R9, -1), R13) // R13: the last index
 
 	// Chunks of 512 columns: the whole chunk in the 32 vector registers, so
 	// each row is read once, front to back (its lines in order for the
@@ -62,23 +62,23 @@ func sumRows() {
 	CMPQ(R10, imm(512))
 	JLT(LabelRef("srhugetail"))
 	for i := 0; i < huge; i++ {
-		VMOVUPS(at(RDI, 64*i), z(i))
+		VMOVUPS(atd(RDI, 64*i), zmm(i))
 	}
-	VMOVUPS(at(RDI, 64*huge), Z31)
+	VMOVUPS(atd(RDI, 64*huge), Z31)
 	XORQ(RBX, RBX)
 	CMPQ(RBX, R9)
 	JGE(LabelRef("srhugestore"))
 	Label("srhugerow")
 	hugeRow()
-	VADDPS(at(R11, 64*huge), Z31, Z31)
+	VADDPS(atd(R11, 64*huge), Z31, Z31)
 	INCQ(RBX)
 	CMPQ(RBX, R9)
 	JLT(LabelRef("srhugerow"))
 	Label("srhugestore")
 	for i := 0; i < huge; i++ {
-		VMOVUPS(z(i), at(RDI, 64*i))
+		VMOVUPS(zmm(i), atd(RDI, 64*i))
 	}
-	VMOVUPS(Z31, at(RDI, 64*huge))
+	VMOVUPS(Z31, atd(RDI, 64*huge))
 	ADDQ(imm(2048), RDI)
 	ADDQ(imm(2048), RSI)
 	SUBQ(imm(512), R10)
@@ -88,26 +88,26 @@ func sumRows() {
 	Label("srhugetail")
 	CMPQ(R10, imm(16*huge))
 	JLE(LabelRef("srbig"))
-	LEAQ(at(R10, -16*huge), RCX)
-	laneMask(K1)
+	LEAQ(atd(R10, -16*huge), RCX)
+	tailMask(K1)
 	for i := 0; i < huge; i++ {
-		VMOVUPS(at(RDI, 64*i), z(i))
+		VMOVUPS(atd(RDI, 64*i), zmm(i))
 	}
-	VMOVUPS_Z(at(RDI, 64*huge), K1, Z31)
+	VMOVUPS_Z(atd(RDI, 64*huge), K1, Z31)
 	XORQ(RBX, RBX)
 	CMPQ(RBX, R9)
 	JGE(LabelRef("srhugetstore"))
 	Label("srhugetrow")
 	hugeRow()
-	VADDPS(at(R11, 64*huge), Z31, K1, Z31)
+	VADDPS(atd(R11, 64*huge), Z31, K1, Z31)
 	INCQ(RBX)
 	CMPQ(RBX, R9)
 	JLT(LabelRef("srhugetrow"))
 	Label("srhugetstore")
 	for i := 0; i < huge; i++ {
-		VMOVUPS(z(i), at(RDI, 64*i))
+		VMOVUPS(zmm(i), atd(RDI, 64*i))
 	}
-	VMOVUPS(Z31, K1, at(RDI, 64*huge))
+	VMOVUPS(Z31, K1, atd(RDI, 64*huge))
 	JMP(LabelRef("srdone"))
 
 	// 784 columns (the down product of MNIST) are a 512-column chunk and
@@ -121,27 +121,27 @@ func sumRows() {
 	JLE(LabelRef("srdone"))
 	chunkMasks(R10, 0)
 	for i, k := range masks {
-		VMOVUPS_Z(at(RDI, 64*i), k, z(i))
+		VMOVUPS_Z(atd(RDI, 64*i), k, zmm(i))
 	}
 	XORQ(RBX, RBX)
 	CMPQ(RBX, R9)
 	JGE(LabelRef("srnarrowstore"))
 	Label("srnarrowrow")
-	MOVLQSX(ix(R8, RBX, 4, 0), R11)
+	MOVLQSX(ix(R8, RBX, 4), R11)
 	IMULQ(RDX, R11)
 	ADDQ(RSI, R11)
 	for i, k := range masks {
-		VMOVUPS_Z(at(R11, 64*i), k, z(8+i))
+		VMOVUPS_Z(atd(R11, 64*i), k, zmm(8+i))
 	}
 	for i := 0; i < 4; i++ {
-		VADDPS(z(8+i), z(i), z(i))
+		VADDPS(zmm(8+i), zmm(i), zmm(i))
 	}
 	INCQ(RBX)
 	CMPQ(RBX, R9)
 	JLT(LabelRef("srnarrowrow"))
 	Label("srnarrowstore")
 	for i, k := range masks {
-		VMOVUPS(z(i), k, at(RDI, 64*i))
+		VMOVUPS(zmm(i), k, atd(RDI, 64*i))
 	}
 
 	Label("srdone")
@@ -166,45 +166,45 @@ func wideChunk(name string, full int, next string) {
 	JLE(LabelRef(next))
 	chunkMasks(R10, full)
 	for i := 0; i < full; i++ {
-		VMOVUPS(at(RDI, 64*i), z(i))
+		VMOVUPS(atd(RDI, 64*i), zmm(i))
 	}
 	for i, k := range masks {
-		VMOVUPS_Z(at(RDI, 64*(full+i)), k, z(full+i))
+		VMOVUPS_Z(atd(RDI, 64*(full+i)), k, zmm(full+i))
 	}
 	XORQ(RBX, RBX)
 	CMPQ(RBX, R9)
 	JGE(LabelRef(name + "store"))
 	Label(name + "row")
-	LEAQ(at(RBX, pfDist), R12)
+	LEAQ(atd(RBX, pfDist), R12)
 	CMPQ(R12, R13)
 	CMOVQGT(R13, R12)
-	MOVLQSX(ix(R8, R12, 4, 0), R12)
+	MOVLQSX(ix(R8, R12, 4), R12)
 	IMULQ(RDX, R12)
 	ADDQ(RSI, R12)
 	for i := 0; i < vecs; i++ {
-		PREFETCHT0(at(R12, 64*i))
+		PREFETCHT0(atd(R12, 64*i))
 	}
-	MOVLQSX(ix(R8, RBX, 4, 0), R11)
+	MOVLQSX(ix(R8, RBX, 4), R11)
 	IMULQ(RDX, R11)
 	ADDQ(RSI, R11) // R11: this chunk of row idx[BX]
 	for i := 0; i < full; i++ {
-		VADDPS(at(R11, 64*i), z(i), z(i))
+		VADDPS(atd(R11, 64*i), zmm(i), zmm(i))
 	}
 	for i, k := range masks {
-		VMOVUPS_Z(at(R11, 64*(full+i)), k, z(vecs+i))
+		VMOVUPS_Z(atd(R11, 64*(full+i)), k, zmm(vecs+i))
 	}
 	for i := 0; i < 4; i++ {
-		VADDPS(z(vecs+i), z(full+i), z(full+i))
+		VADDPS(zmm(vecs+i), zmm(full+i), zmm(full+i))
 	}
 	INCQ(RBX)
 	CMPQ(RBX, R9)
 	JLT(LabelRef(name + "row"))
 	Label(name + "store")
 	for i := 0; i < full; i++ {
-		VMOVUPS(z(i), at(RDI, 64*i))
+		VMOVUPS(zmm(i), atd(RDI, 64*i))
 	}
 	for i, k := range masks {
-		VMOVUPS(z(full+i), k, at(RDI, 64*(full+i)))
+		VMOVUPS(zmm(full+i), k, atd(RDI, 64*(full+i)))
 	}
 	ADDQ(imm(64*vecs), RDI)
 	ADDQ(imm(64*vecs), RSI)
@@ -215,13 +215,13 @@ func wideChunk(name string, full int, next string) {
 // affineChains is how many chains affine6AVX512 takes at most.
 const affineChains = 6
 
-// affine: k ≤ 6 chains at once, in tiles of 64 outputs: 6 chains × 4
+// affine6: k ≤ 6 chains at once, in tiles of 64 outputs: 6 chains × 4
 // vectors = 24 accumulators (Z0-Z23; chain c owns Z4c..Z4c+3), the tile's
 // row of m in Z24-Z27 (masked by K1-K4), broadcast inputs in Z28/Z29.
 // Chains c ≥ k are skipped by a branch after chain k−1 (taken the same way
 // on every row, so predicted): without it a call for 2 chains cost as much
 // as one for 6.
-func affine() {
+func affine6() {
 	text("affine6AVX512", "func(out, bias, in, m []float32, k, nin, nout int)",
 		"affine6AVX512 computes 1 ≤ k ≤ 6 chains of the dense product:",
 		"",
@@ -234,7 +234,7 @@ func affine() {
 	Load(Param("nin"), RAX)
 	SHLQ(imm(2), RAX) // AX: bytes per input row
 	for c := 1; c < affineChains; c++ {
-		LEAQ(ix(rows[c-1], RAX, 1, 0), rows[c])
+		LEAQ(ixd(rows[c-1], RAX, 1, 0), rows[c])
 		CMPQ(RBX, imm(c))
 		CMOVQLE(R8, rows[c]) // chains past k read chain 0's row
 	}
@@ -255,24 +255,24 @@ func affine() {
 	TESTQ(RSI, RSI)
 	JZ(LabelRef("afinit"))
 	for v, r := range row {
-		VMOVUPS_Z(ix(RSI, RDI, 1, 64*v), masks[v], r)
+		VMOVUPS_Z(ixd(RSI, RDI, 1, 64*v), masks[v], r)
 	}
 
 	Label("afinit")
 	for c := 0; c < affineChains; c++ {
 		for v, r := range row {
-			VMOVAPS(r, z(4*c+v))
+			VMOVAPS(r, zmm(4*c+v))
 		}
 	}
 	Load(Param("m").Base(), RSI)
 	ADDQ(RDI, RSI) // SI: row 0 of m, this tile
 	XORQ(RAX, RAX) // AX: input index j
-	CMPQ(RAX, arg(Param("nin")))
+	CMPQ(RAX, arg("nin"))
 	JGE(LabelRef("afstore"))
 
 	Label("afrow")
 	for v, r := range row {
-		VMOVUPS_Z(at(RSI, 64*v), masks[v], r)
+		VMOVUPS_Z(atd(RSI, 64*v), masks[v], r)
 	}
 	for c := 0; c < affineChains; c++ {
 		if c > 0 {
@@ -280,16 +280,16 @@ func affine() {
 			JLE(LabelRef("afrowend"))
 		}
 		in := []VecPhysical{Z28, Z29}[c%2]
-		VBROADCASTSS(ix(rows[c], RAX, 4, 0), in)
+		VBROADCASTSS(ixd(rows[c], RAX, 4, 0), in)
 		for v, r := range row {
-			VFMADD231PS(r, in, z(4*c+v))
+			VFMADD231PS(r, in, zmm(4*c+v))
 		}
 	}
 
 	Label("afrowend")
 	ADDQ(RDX, RSI)
 	INCQ(RAX)
-	CMPQ(RAX, arg(Param("nin")))
+	CMPQ(RAX, arg("nin"))
 	JLT(LabelRef("afrow"))
 
 	Label("afstore")
@@ -302,7 +302,7 @@ func affine() {
 			ADDQ(RDX, RSI)
 		}
 		for v := range row {
-			VMOVUPS(z(4*c+v), masks[v], at(RSI, 64*v))
+			VMOVUPS(zmm(4*c+v), masks[v], atd(RSI, 64*v))
 		}
 	}
 
@@ -322,13 +322,13 @@ func affine() {
 // sbStart jumps to skip when the chain has no row left below r1; else it
 // leaves AX, BX and CX (the first row) set.
 func sbStart(skip string) {
-	MOVLQSX(at(R11, 0), RAX)
-	MOVLQSX(at(R10, 0), RBX)
+	MOVLQSX(at(R11), RAX)
+	MOVLQSX(at(R10), RBX)
 	CMPQ(RAX, RBX)
 	JGE(LabelRef(skip))
-	LEAQ(ix(R8, RAX, 4, 0), RAX)
-	LEAQ(ix(R8, RBX, 4, 0), RBX)
-	MOVLQSX(at(RAX, 0), RCX)
+	LEAQ(ix(R8, RAX, 4), RAX)
+	LEAQ(ix(R8, RBX, 4), RBX)
+	MOVLQSX(at(RAX), RCX)
 	CMPQ(RCX, R12)
 	JGE(LabelRef(skip))
 }
@@ -339,7 +339,7 @@ func sbStep(row, done string) {
 	ADDQ(imm(4), RAX)
 	CMPQ(RAX, RBX)
 	JGE(LabelRef(done))
-	MOVLQSX(at(RAX, 0), RCX)
+	MOVLQSX(at(RAX), RCX)
 	CMPQ(RCX, R12)
 	JLT(LabelRef(row))
 }
@@ -348,7 +348,7 @@ func sbStep(row, done string) {
 func sbCursor() {
 	SUBQ(R8, RAX)
 	SHRQ(imm(2), RAX)
-	MOVL(EAX, at(R11, 0))
+	MOVL(EAX, at(R11))
 }
 
 // sbNext moves to the next chain (CX: out's row stride, in floats) and
@@ -357,7 +357,7 @@ func sbNext(chain string) {
 	ADDQ(imm(4), R10)
 	ADDQ(imm(4), R11)
 	ADDQ(R9, R8)
-	LEAQ(ix(RDI, RCX, 4, 0), RDI)
+	LEAQ(ix(RDI, RCX, 4), RDI)
 	DECQ(R13)
 	JNZ(LabelRef(chain))
 }
@@ -370,9 +370,9 @@ func sumRowsBlockPath(p string, full int) {
 	sbStart(p + "next")
 	for i := 0; i < vecs; i++ {
 		if i < full {
-			VMOVUPS(at(RDI, 64*i), z(i))
+			VMOVUPS(atd(RDI, 64*i), zmm(i))
 		} else {
-			VMOVUPS_Z(at(RDI, 64*i), masks[i-full], z(i))
+			VMOVUPS_Z(atd(RDI, 64*i), masks[i-full], zmm(i))
 		}
 	}
 	Label(p + "row")
@@ -380,18 +380,18 @@ func sumRowsBlockPath(p string, full int) {
 	ADDQ(RSI, RCX)
 	for i := 0; i < vecs; i++ {
 		if i < full {
-			VADDPS(at(RCX, 64*i), z(i), z(i))
+			VADDPS(atd(RCX, 64*i), zmm(i), zmm(i))
 		} else {
-			VADDPS(at(RCX, 64*i), z(i), masks[i-full], z(i))
+			VADDPS(atd(RCX, 64*i), zmm(i), masks[i-full], zmm(i))
 		}
 	}
 	sbStep(p+"row", p+"store")
 	Label(p + "store")
 	for i := 0; i < vecs; i++ {
 		if i < full {
-			VMOVUPS(z(i), at(RDI, 64*i))
+			VMOVUPS(zmm(i), atd(RDI, 64*i))
 		} else {
-			VMOVUPS(z(i), masks[i-full], at(RDI, 64*i))
+			VMOVUPS(zmm(i), masks[i-full], atd(RDI, 64*i))
 		}
 	}
 	sbCursor()

@@ -10,12 +10,27 @@
 // empty input; kernel.go's exported functions check the lengths of the
 // other slices, which this code trusts.
 //
-// Registers are physical: AX and CX are scratch (laneMask), BP and R15 are
+// Registers are physical: AX and CX are scratch (tailMask), BP and R15 are
 // not touched; Z0-Z31 and K1-K6 are free in ABI0 assembly (the ABI wrapper
 // restores X15 and R14 on return to Go).
 //
 // Operand order is Go's: sources first, destination last; a mask comes just
 // before the destination (VADDPS(Z1, Z2, K1, Z3) is Z3 = Z2 + Z1 on K1).
+//
+// Helpers have the same names and meanings in both generators (avx2 and
+// avx512): text starts a function; at, atd, ix and ixd are the memory
+// operands (base), disp(base), (base)(index*scale) and
+// disp(base)(index*scale); arg is the stack slot of a parameter or of the
+// result ("ret"); ymm and zmm return a vector register by number; tailMask
+// masks the lanes of a vector that lie before the end of the data; expV,
+// sigmoidV, softplusV and logV compute a function on vector registers;
+// elementwise is the loop of the element-wise kernels; loadState,
+// storeState, xoshiro and uniform draw from the random streams; constants
+// defines the read-only tables. A kernel's generator is named after the
+// function it emits, less the tier suffix (sigmoid emits sigmoidAVX2 and
+// sigmoidAVX512), and each sits in the file of its theme: elementwise.go,
+// linear.go (products and row sums), math.go, momentum.go, sparse.go,
+// tables.go, update.go (updates, index lists) and, for AVX2, prefetch.go.
 package main
 
 import (
@@ -37,7 +52,7 @@ func main() {
 	sigmoidBernoulli()
 	indices()
 	sumRows()
-	affine()
+	affine6()
 	axpy()
 	updateNCG()
 	updateMasked()
@@ -71,8 +86,8 @@ func text(name, signature string, doc ...string) {
 	Pragma("noescape")
 }
 
-// z returns vector register Zi.
-func z(i int) VecPhysical {
+// zmm returns vector register Zi.
+func zmm(i int) VecPhysical {
 	return []VecPhysical{
 		Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15,
 		Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31,
@@ -82,16 +97,23 @@ func z(i int) VecPhysical {
 // masks are the opmasks of the four vectors of a 64-column chunk.
 var masks = []OpmaskPhysical{K1, K2, K3, K4}
 
-// at returns the memory operand disp(base).
-func at(base Register, disp int) Mem { return Mem{Base: base, Disp: disp} }
-
-// ix returns the memory operand disp(base)(index*scale).
-func ix(base, index Register, scale uint8, disp int) Mem {
-	return Mem{Base: base, Index: index, Scale: scale, Disp: disp}
+// at is (base), atd is disp(base); ix is (base)(index*scale), ixd is
+// disp(base)(index*scale).
+func at(base Register) Mem                 { return Mem{Base: base} }
+func atd(base Register, disp int) Mem      { return Mem{Base: base, Disp: disp} }
+func ix(base, index Register, s uint8) Mem { return Mem{Base: base, Index: index, Scale: s} }
+func ixd(base, index Register, s uint8, disp int) Mem {
+	return Mem{Base: base, Index: index, Scale: s, Disp: disp}
 }
 
-// arg returns the stack slot of a Go argument or result.
-func arg(c gotypes.Component) Mem {
+// arg is the stack slot of a parameter or result ("ret").
+func arg(name string) Mem {
+	var c gotypes.Component
+	if name == "ret" {
+		c = ReturnIndex(0)
+	} else {
+		c = Param(name)
+	}
 	b, err := c.Resolve()
 	if err != nil {
 		panic(err)

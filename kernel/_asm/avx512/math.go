@@ -6,10 +6,10 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// laneMask sets mask register k to the low clamp(CX, 0, 16) bits: the
+// tailMask sets mask register k to the low clamp(CX, 0, 16) bits: the
 // lanes of a vector that starts CX elements before the end of the data.
 // Clobbers AX and CX.
-func laneMask(k Op) {
+func tailMask(k Op) {
 	XORL(EAX, EAX)
 	CMPQ(RCX, RAX)
 	CMOVQLT(RAX, RCX)
@@ -30,13 +30,13 @@ func chunkMasks(left Register, first int) {
 		if d := 16 * (first + i); d == 0 {
 			MOVQ(left, RCX)
 		} else {
-			LEAQ(at(left, -d), RCX)
+			LEAQ(atd(left, -d), RCX)
 		}
-		laneMask(k)
+		tailMask(k)
 	}
 }
 
-// expf sets x = exp(x) for x in [-104, 88] (Cephes expf; below about
+// expV sets x = exp(x) for x in [-104, 88] (Cephes expf; below about
 // -103.3 the result rounds to 0):
 //
 //	n = round(x·log2e); r = x − n·C1 − n·C2  (|r| ≤ ln2/2)
@@ -44,7 +44,7 @@ func chunkMasks(left Register, first int) {
 //	x = (p·r² + r + 1) · 2^n                 (VSCALEFPS: exact, subnormal-safe)
 //
 // n, r and p are temporaries.
-func expf(x, n, r, p Op) {
+func expV(x, n, r, p Op) {
 	VMULPS(cLOG2E, x, n)
 	VRNDSCALEPS(imm(0), n, n)
 	VMOVAPS(x, r)
@@ -60,28 +60,28 @@ func expf(x, n, r, p Op) {
 	VSCALEFPS(n, p, x)
 }
 
-// sigmoidf sets s = 1/(1+exp(-x)) on the lanes of K1 where x ≥ -88 (or x
+// sigmoidV sets s = 1/(1+exp(-x)) on the lanes of K1 where x ≥ -88 (or x
 // is NaN, which propagates), and s = 0 elsewhere. exp's argument -x is
 // clamped to [-88, 88]: σ is then exactly 1 for x ≥ 88 (and +Inf). Uses K2
 // and the temporaries n, r, p.
-func sigmoidf(x, s, n, r, p Op) {
+func sigmoidV(x, s, n, r, p Op) {
 	VPXORD(cSIGN, x, s)
 	VMAXPS(s, cLO, s)
 	VMINPS(s, cHI, s)
-	expf(s, n, r, p)
+	expV(s, n, r, p)
 	VADDPS(cONE, s, s)
 	VCMPPS(imm(0x15), cLO, x, K1, K2) // NLT_UQ: x ≥ -88 or NaN
 	VDIVPS_Z(s, cONE, K2, s)
 }
 
-// logf sets m = log(u) for normal u > 0 (Cephes logf). u = mant·2^k with
+// logV sets m = log(u) for normal u > 0 (Cephes logf). u = mant·2^k with
 // mant in [1, 2); if mant > sqrt(2) it is halved and k incremented, so that
 // x = mant − 1 lies in [sqrt(1/2)−1, sqrt(2)−1]; then
 //
 //	log u = x − x²/2 + x³·L(x) + k·ln2   (ln2 = C1 + C2).
 //
 // Uses K3 and the temporaries k, z, y.
-func logf(u, m, k, zz, y Op) {
+func logV(u, m, k, zz, y Op) {
 	VGETMANTPS(imm(0), u, m)
 	VGETEXPPS(u, k)
 	VCMPPS(imm(0x1e), cSQRT2, m, K3) // GT_OQ
@@ -111,13 +111,13 @@ var (
 // loadState loads the stream at (DX) into ss; storeState writes it back.
 func loadState() {
 	for w, r := range ss {
-		VMOVDQU32(at(RDX, 64*w), r)
+		VMOVDQU32(atd(RDX, 64*w), r)
 	}
 }
 
 func storeState() {
 	for w, r := range ss {
-		VMOVDQU32(r, at(RDX, 64*w))
+		VMOVDQU32(r, atd(RDX, 64*w))
 	}
 }
 

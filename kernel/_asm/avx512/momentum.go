@@ -19,7 +19,7 @@ func momConsts() {
 		name string
 		z    VecPhysical
 	}{{"lr", Z25}, {"invB", Z24}, {"mu", Z23}, {"l2", Z22}, {"l1", Z21}} {
-		VBROADCASTSS(arg(Param(c.name)), c.z)
+		VBROADCASTSS(arg(c.name), c.z)
 	}
 	bcast(0x3f800000, Z28) // 1
 }
@@ -34,9 +34,9 @@ func momConsts() {
 // lanes of K1. sign(w0) is 1 on K2 (0 < w0), then less 1 on K3 (w0 < 0):
 // 1, −1 or +0.
 func momStep() {
-	VMOVUPS_Z(ix(R11, R10, 1, 0), K1, Z7) // v
-	VMULPS(Z24, Z3, Z4)                   // g·invB
-	VMULPS(Z0, Z22, Z5)                   // l2·w0
+	VMOVUPS_Z(ix(R11, R10, 1), K1, Z7) // v
+	VMULPS(Z24, Z3, Z4)                // g·invB
+	VMULPS(Z0, Z22, Z5)                // l2·w0
 	VSUBPS(Z5, Z4, Z4)
 	VCMPPS(imm(1), Z0, Z27, K2) // 0 < w0 (LT_OS)
 	VCMPPS(imm(1), Z27, Z0, K3) // w0 < 0
@@ -52,9 +52,9 @@ func momStep() {
 	VMULPS(Z2, Z4, Z4)  // nv = s·a
 	VMULPS(Z27, Z5, Z6)
 	VADDPS(Z6, Z26, K1, Z26) // acc += nw·0
-	VMOVUPS(Z5, K1, ix(RDI, R10, 1, 0))
-	VMOVUPS(Z4, K1, ix(R11, R10, 1, 0))
-	VMOVUPS(Z27, K1, ix(R9, R10, 1, 0))
+	VMOVUPS(Z5, K1, ix(RDI, R10, 1))
+	VMOVUPS(Z4, K1, ix(R11, R10, 1))
+	VMOVUPS(Z27, K1, ix(R9, R10, 1))
 }
 
 func updateMom() {
@@ -92,18 +92,18 @@ func updateMom() {
 			JZ(LabelRef("mmn"))
 		}
 		hasA, hasC := k.hasA, k.hasC
-		elementLoop(k.p, []Register{R10}, func() {
-			VMOVUPS_Z(ix(RDI, R10, 1, 0), K1, Z0) // w0
+		elementwise(k.p, []Register{R10}, func() {
+			VMOVUPS_Z(ix(RDI, R10, 1), K1, Z0) // w0
 			if hasA {
-				VMOVUPS_Z(ix(RDX, R10, 1, 0), K1, Z2) // a
+				VMOVUPS_Z(ix(RDX, R10, 1), K1, Z2) // a
 			} else {
 				VMOVAPS(Z28, Z2)
 			}
-			VMOVUPS_Z(ix(R9, R10, 1, 0), K1, Z3) // g
+			VMOVUPS_Z(ix(R9, R10, 1), K1, Z3) // g
 			momStep()
 			if hasC {
 				VMULPS(Z2, Z5, Z6) // c = nw·a
-				VMOVUPS(Z6, K1, ix(R8, R10, 1, 0))
+				VMOVUPS(Z6, K1, ix(R8, R10, 1))
 			}
 		})
 		JMP(LabelRef("mmdone"))
@@ -136,26 +136,26 @@ func updateMomNCG() {
 	Load(Param("v").Base(), R11)
 	Load(Param("w").Len(), RBX)
 	momConsts()
-	VBROADCASTSS(arg(Param("lrA")), Z20)
-	VBROADCASTSS(arg(Param("gamma")), Z19)
+	VBROADCASTSS(arg("lrA"), Z20)
+	VBROADCASTSS(arg("gamma"), Z19)
 	updateStart("mncdone")
-	elementLoop("mncloop", []Register{R10}, func() {
-		VMOVUPS_Z(ix(RDI, R10, 1, 0), K1, Z0) // w0
-		VMOVUPS_Z(ix(RDX, R10, 1, 0), K1, Z2) // a
-		VMOVUPS_Z(ix(RSI, R10, 1, 0), K1, Z1) // ap
-		VMOVUPS_Z(ix(R9, R10, 1, 0), K1, Z3)  // g
-		VMULPS(Z20, Z3, Z8)                   // lrA·g
-		VMULPS(Z0, Z8, Z8)                    // ·w0
-		VADDPS(Z8, Z1, Z1)                    // q = ap + ·
+	elementwise("mncloop", []Register{R10}, func() {
+		VMOVUPS_Z(ix(RDI, R10, 1), K1, Z0) // w0
+		VMOVUPS_Z(ix(RDX, R10, 1), K1, Z2) // a
+		VMOVUPS_Z(ix(RSI, R10, 1), K1, Z1) // ap
+		VMOVUPS_Z(ix(R9, R10, 1), K1, Z3)  // g
+		VMULPS(Z20, Z3, Z8)                // lrA·g
+		VMULPS(Z0, Z8, Z8)                 // ·w0
+		VADDPS(Z8, Z1, Z1)                 // q = ap + ·
 		VMAXPS(Z1, Z27, Z1)
 		VMINPS(Z1, Z28, Z1)
 		VCMPPS(imm(13), Z19, Z1, K1, K4) // q >= gamma (GE_OS)
 		VMOVAPS_Z(Z28, K4, Z9)           // new a
 		momStep()
 		VMULPS(Z9, Z5, Z6) // c = nw·(new a)
-		VMOVUPS(Z1, K1, ix(RSI, R10, 1, 0))
-		VMOVUPS(Z9, K1, ix(RDX, R10, 1, 0))
-		VMOVUPS(Z6, K1, ix(R8, R10, 1, 0))
+		VMOVUPS(Z1, K1, ix(RSI, R10, 1))
+		VMOVUPS(Z9, K1, ix(RDX, R10, 1))
+		VMOVUPS(Z6, K1, ix(R8, R10, 1))
 	})
 	updateEnd("mncdone")
 }

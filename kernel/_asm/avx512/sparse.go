@@ -24,15 +24,15 @@ func sparseAffine(regs int) {
 		"",
 		"the terms added in the order of k, bias[o] read as 0 when bias is nil.")
 	csrRows(fmt.Sprintf("sp%d", lanes), regs, "in", func() {
-		MOVLQSX(ix(R10, RBX, 4, 0), R13)
+		MOVLQSX(ix(R10, RBX, 4), R13)
 		SHLQ(imm(5+regs), R13)
 		ADDQ(R8, R13)
-		VBROADCASTSS(ix(R11, RBX, 4, 0), Z8)
+		VBROADCASTSS(ix(R11, RBX, 4), Z8)
 		for r := 0; r < regs; r++ {
-			VMULPS(at(R13, 64*r), Z8, z(4+r))
+			VMULPS(atd(R13, 64*r), Z8, zmm(4+r))
 		}
 		for r := 0; r < regs; r++ {
-			VADDPS(z(4+r), z(r), z(r))
+			VADDPS(zmm(4+r), zmm(r), zmm(r))
 		}
 	})
 }
@@ -58,15 +58,15 @@ func csrRows(p string, regs int, in string, entry func()) {
 	Label(p + "Row")
 	CMPQ(RAX, RCX)
 	JGE(LabelRef(p + "Done"))
-	MOVLQSX(ix(R9, RAX, 4, 4), R12) // end of the row
+	MOVLQSX(ixd(R9, RAX, 4, 4), R12) // end of the row
 	for r := 0; r < regs; r++ {
-		VXORPS(z(r), z(r), z(r))
+		VXORPS(zmm(r), zmm(r), zmm(r))
 	}
 	TESTQ(RSI, RSI)
 	JZ(LabelRef(p + "Sum"))
 	for r := 0; r < regs; r++ {
-		VBROADCASTSS(ix(RSI, RAX, 4, 0), z(r))
-		VADDPS(Z9, z(r), z(r)) // −0 + 0 = +0
+		VBROADCASTSS(ix(RSI, RAX, 4), zmm(r))
+		VADDPS(Z9, zmm(r), zmm(r)) // −0 + 0 = +0
 	}
 	Label(p + "Sum")
 	CMPQ(RBX, R12)
@@ -79,7 +79,7 @@ func csrRows(p string, regs int, in string, entry func()) {
 	SHLQ(imm(5+regs), R13)
 	ADDQ(RDI, R13)
 	for r := 0; r < regs; r++ {
-		VMOVUPS(z(r), at(R13, 64*r))
+		VMOVUPS(zmm(r), atd(R13, 64*r))
 	}
 	INCQ(RAX)
 	JMP(LabelRef(p + "Row"))
@@ -114,15 +114,15 @@ func gatherSum() {
 	SUBQ(RAX, RCX)
 	JLE(LabelRef("gsDone"))
 	MOVQ(RAX, R13)
-	laneMask(K2) // clobbers AX and CX
+	tailMask(K2) // clobbers AX and CX
 	MOVQ(R13, RAX)
-	VMOVDQU32_Z(ix(R11, RAX, 4, 0), K2, Z2)
+	VMOVDQU32_Z(ix(R11, RAX, 4), K2, Z2)
 	VXORPS(Z0, Z0, Z0)
 	XORQ(RBX, RBX) // t
 	Label("gsRow")
 	CMPQ(RBX, R9)
 	JGE(LabelRef("gsStore"))
-	MOVLQSX(ix(R8, RBX, 4, 0), R14)
+	MOVLQSX(ix(R8, RBX, 4), R14)
 	IMULQ(RDX, R14)
 	ADDQ(RSI, R14)
 	KMOVW(K2, K1)
@@ -132,7 +132,7 @@ func gatherSum() {
 	INCQ(RBX)
 	JMP(LabelRef("gsRow"))
 	Label("gsStore")
-	VMOVUPS(Z0, K2, ix(RDI, RAX, 4, 0))
+	VMOVUPS(Z0, K2, ix(RDI, RAX, 4))
 	ADDQ(imm(16), RAX)
 	JMP(LabelRef("gsStep"))
 	Label("gsDone")
@@ -160,15 +160,15 @@ func packBits() {
 	MOVQ(R9, RCX)
 	SUBQ(R11, RCX)
 	JLE(LabelRef("pbDone"))
-	laneMask(K2) // clobbers AX and CX
+	tailMask(K2) // clobbers AX and CX
 	VPXORD(Z0, Z0, Z0)
-	LEAQ(ix(RSI, R11, 4, 0), R12) // chain 0's inputs j…
-	XORQ(RBX, RBX)                // c
-	MOVL(U32(1), EDX)             // 1 << c
+	LEAQ(ix(RSI, R11, 4), R12) // chain 0's inputs j…
+	XORQ(RBX, RBX)             // c
+	MOVL(U32(1), EDX)          // 1 << c
 	Label("pbChain")
 	CMPQ(RBX, R8)
 	JGE(LabelRef("pbStore"))
-	VMOVUPS_Z(at(R12, 0), K2, Z1)
+	VMOVUPS_Z(at(R12), K2, Z1)
 	VCMPPS(imm(4), Z3, Z1, K2, K1) // K1: inputs ≠ 0 (NEQ_UQ)
 	VPBROADCASTD(EDX, Z2)
 	VPORD(Z2, Z0, K1, Z0)
@@ -177,7 +177,7 @@ func packBits() {
 	INCQ(RBX)
 	JMP(LabelRef("pbChain"))
 	Label("pbStore")
-	VMOVDQU32(Z0, K2, ix(RDI, R11, 4, 0))
+	VMOVDQU32(Z0, K2, ix(RDI, R11, 4))
 	ADDQ(imm(16), R11)
 	JMP(LabelRef("pbStep"))
 	Label("pbDone")
@@ -199,14 +199,14 @@ func sparseBits(regs int) {
 		"",
 		"the terms added in the order of k; a nil bias is 0 and a −0 bias is +0.")
 	csrRows(fmt.Sprintf("sb%d", lanes), regs, "bits", func() {
-		MOVLQSX(ix(R10, RBX, 4, 0), R13)
-		VBROADCASTSS(ix(R11, RBX, 4, 0), Z8)
+		MOVLQSX(ix(R10, RBX, 4), R13)
+		VBROADCASTSS(ix(R11, RBX, 4), Z8)
 		if regs == 1 {
-			KMOVW(ix(R8, R13, 4, 0), K1)
+			KMOVW(ix(R8, R13, 4), K1)
 			VADDPS(Z8, Z0, K1, Z0)
 			return
 		}
-		KMOVD(ix(R8, R13, 4, 0), K1)
+		KMOVD(ix(R8, R13, 4), K1)
 		KSHIFTRD(imm(16), K1, K2)
 		VADDPS(Z8, Z0, K1, Z0)
 		VADDPS(Z8, Z1, K2, Z1)

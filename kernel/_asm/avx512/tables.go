@@ -24,7 +24,7 @@ func bcast(bits uint32, r Op) {
 	VPBROADCASTD(EAX, r)
 }
 
-// Constants of expf and logf, kept in registers by the kernels that use them.
+// Constants of expV and logV, kept in registers by the kernels that use them.
 var (
 	cONE, cLOG2E, cEXPC1, cEXPC2 = Z31, Z30, Z29, Z28
 	cP                           = []VecPhysical{Z27, Z26, Z25, Z24, Z23, Z22} // P0..P5
@@ -33,7 +33,7 @@ var (
 	cL                           = []VecPhysical{Z16, Z15, Z14, Z13, Z12, Z11, Z10, Z9, Z8} // L0..L8
 )
 
-// expConsts loads the constants of expf and sigmoid (Z19-Z31). Clobbers
+// expConsts loads the constants of expV and sigmoidV (Z19-Z31). Clobbers
 // AX. Cephes expf: ln2 = C1 + C2 (C1 exact in 9 bits), degree-5
 // polynomial P0..P5 in r; inputs are clamped to [LO, HI] = [-88, 88].
 func expConsts() {
@@ -49,7 +49,7 @@ func expConsts() {
 	bcast(0x80000000, cSIGN)
 }
 
-// logConsts loads the constants of logf (Z8-Z18): sqrt(2), 0.5 and the
+// logConsts loads the constants of logV (Z8-Z18): sqrt(2), 0.5 and the
 // Cephes logf polynomial L0..L8. Clobbers AX.
 func logConsts() {
 	bcast(0x3fb504f3, cSQRT2)

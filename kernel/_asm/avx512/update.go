@@ -35,18 +35,18 @@ func indices() {
 	Label("ix32")
 	CMPQ(RBX, imm(32))
 	JLT(LabelRef("ix16"))
-	VCMPPS(imm(4), at(RSI, 0), Z3, K2)  // K2: s[i:i+16] ≠ 0
-	VCMPPS(imm(4), at(RSI, 64), Z3, K3) // K3: s[i+16:i+32] ≠ 0
+	VCMPPS(imm(4), at(RSI), Z3, K2)      // K2: s[i:i+16] ≠ 0
+	VCMPPS(imm(4), atd(RSI, 64), Z3, K3) // K3: s[i+16:i+32] ≠ 0
 	compress(Z1, K2, Z4)
 	compress(Z6, K3, Z7)
 	KMOVW(K2, EDX)
 	KMOVW(K3, ECX)
 	POPCNTL(EDX, EDX)
 	POPCNTL(ECX, ECX)
-	VMOVDQU32(Z4, at(RDI, 0))
-	LEAQ(ix(RDI, RDX, 4, 0), RDI)
-	VMOVDQU32(Z7, at(RDI, 0))
-	LEAQ(ix(RDI, RCX, 4, 0), RDI)
+	VMOVDQU32(Z4, at(RDI))
+	LEAQ(ix(RDI, RDX, 4), RDI)
+	VMOVDQU32(Z7, at(RDI))
+	LEAQ(ix(RDI, RCX, 4), RDI)
 	VPADDD(Z5, Z1, Z1)
 	VPADDD(Z5, Z6, Z6)
 	ADDQ(imm(128), RSI)
@@ -56,12 +56,12 @@ func indices() {
 	Label("ix16")
 	CMPQ(RBX, imm(16))
 	JLT(LabelRef("ixtail"))
-	VCMPPS(imm(4), at(RSI, 0), Z3, K2)
+	VCMPPS(imm(4), at(RSI), Z3, K2)
 	compress(Z1, K2, Z4)
 	KMOVW(K2, EDX)
 	POPCNTL(EDX, EDX)
-	VMOVDQU32(Z4, at(RDI, 0))
-	LEAQ(ix(RDI, RDX, 4, 0), RDI)
+	VMOVDQU32(Z4, at(RDI))
+	LEAQ(ix(RDI, RDX, 4), RDI)
 	VPADDD(Z2, Z1, Z1)
 	ADDQ(imm(64), RSI)
 	SUBQ(imm(16), RBX)
@@ -70,15 +70,15 @@ func indices() {
 	TESTQ(RBX, RBX)
 	JLE(LabelRef("ixdone"))
 	MOVQ(RBX, RCX)
-	laneMask(K1)
-	VMOVUPS_Z(at(RSI, 0), K1, Z0)
+	tailMask(K1)
+	VMOVUPS_Z(at(RSI), K1, Z0)
 	VCMPPS(imm(4), Z3, Z0, K1, K2) // K2: lanes of K1 with s ≠ 0
 	compress(Z1, K2, Z4)
 	KMOVW(K2, EDX)
 	POPCNTL(EDX, EDX) // DX: number of non-zero states
 	lowLanes(EDX, K3) // K3: the low DX lanes
-	VMOVDQU32(Z4, K3, at(RDI, 0))
-	LEAQ(ix(RDI, RDX, 4, 0), RDI)
+	VMOVDQU32(Z4, K3, at(RDI))
+	LEAQ(ix(RDI, RDX, 4), RDI)
 
 	Label("ixdone")
 	SUBQ(RDI, R8)
@@ -118,7 +118,7 @@ func updateStart(done string) {
 func updateEnd(done string) {
 	Label(done)
 	nanResult(Z26)
-	MOVL(EBX, arg(ReturnIndex(0)))
+	MOVL(EBX, arg("ret"))
 	vzeroRet()
 }
 
@@ -137,33 +137,33 @@ func updateNCG() {
 	Load(Param("c").Base(), R8)
 	Load(Param("g").Base(), R9)
 	Load(Param("w").Len(), RBX)
-	VBROADCASTSS(arg(Param("alpha")), Z31)
-	VBROADCASTSS(arg(Param("alphaA")), Z30)
-	VBROADCASTSS(arg(Param("gamma")), Z29)
+	VBROADCASTSS(arg("alpha"), Z31)
+	VBROADCASTSS(arg("alphaA"), Z30)
+	VBROADCASTSS(arg("gamma"), Z29)
 	bcast(0x3f800000, Z28) // 1
 	updateStart("uncdone")
-	elementLoop("uncloop", []Register{R10}, func() {
-		VMOVUPS_Z(ix(RDI, R10, 1, 0), K1, Z0) // w0
-		VMOVUPS_Z(ix(RSI, R10, 1, 0), K1, Z1) // ap
-		VMOVUPS_Z(ix(RDX, R10, 1, 0), K1, Z2) // a
-		VMOVUPS_Z(ix(R9, R10, 1, 0), K1, Z3)  // g
-		VMULPS(Z31, Z3, Z4)                   // alpha·g
-		VMULPS(Z2, Z4, Z4)                    // ·a
-		VADDPS(Z4, Z0, Z5)                    // Z5: nw = w0 + alpha·g·a
-		VMULPS(Z30, Z3, Z6)                   // alphaA·g
-		VMULPS(Z0, Z6, Z6)                    // ·w0
-		VADDPS(Z6, Z1, Z1)                    // ap + alphaA·g·w0
-		VMAXPS(Z1, Z27, Z1)                   // max(·, 0)
-		VMINPS(Z1, Z28, Z1)                   // min(·, 1)
-		VCMPPS(imm(13), Z29, Z1, K1, K2)      // K2: ap ≥ gamma (GE_OS)
-		VMOVAPS_Z(Z28, K2, Z7)                // Z7: new a
-		VMULPS(Z7, Z5, Z6)                    // Z6: c = nw·a
-		VFMADD231PS(Z27, Z5, Z26)             // acc += nw·0
-		VMOVUPS(Z5, K1, ix(RDI, R10, 1, 0))
-		VMOVUPS(Z1, K1, ix(RSI, R10, 1, 0))
-		VMOVUPS(Z7, K1, ix(RDX, R10, 1, 0))
-		VMOVUPS(Z6, K1, ix(R8, R10, 1, 0))
-		VMOVUPS(Z27, K1, ix(R9, R10, 1, 0))
+	elementwise("uncloop", []Register{R10}, func() {
+		VMOVUPS_Z(ix(RDI, R10, 1), K1, Z0) // w0
+		VMOVUPS_Z(ix(RSI, R10, 1), K1, Z1) // ap
+		VMOVUPS_Z(ix(RDX, R10, 1), K1, Z2) // a
+		VMOVUPS_Z(ix(R9, R10, 1), K1, Z3)  // g
+		VMULPS(Z31, Z3, Z4)                // alpha·g
+		VMULPS(Z2, Z4, Z4)                 // ·a
+		VADDPS(Z4, Z0, Z5)                 // Z5: nw = w0 + alpha·g·a
+		VMULPS(Z30, Z3, Z6)                // alphaA·g
+		VMULPS(Z0, Z6, Z6)                 // ·w0
+		VADDPS(Z6, Z1, Z1)                 // ap + alphaA·g·w0
+		VMAXPS(Z1, Z27, Z1)                // max(·, 0)
+		VMINPS(Z1, Z28, Z1)                // min(·, 1)
+		VCMPPS(imm(13), Z29, Z1, K1, K2)   // K2: ap ≥ gamma (GE_OS)
+		VMOVAPS_Z(Z28, K2, Z7)             // Z7: new a
+		VMULPS(Z7, Z5, Z6)                 // Z6: c = nw·a
+		VFMADD231PS(Z27, Z5, Z26)          // acc += nw·0
+		VMOVUPS(Z5, K1, ix(RDI, R10, 1))
+		VMOVUPS(Z1, K1, ix(RSI, R10, 1))
+		VMOVUPS(Z7, K1, ix(RDX, R10, 1))
+		VMOVUPS(Z6, K1, ix(R8, R10, 1))
+		VMOVUPS(Z27, K1, ix(R9, R10, 1))
 	})
 	updateEnd("uncdone")
 }
@@ -178,20 +178,20 @@ func updateMasked() {
 	Load(Param("c").Base(), R8)
 	Load(Param("g").Base(), R9)
 	Load(Param("w").Len(), RBX)
-	VBROADCASTSS(arg(Param("alpha")), Z31)
+	VBROADCASTSS(arg("alpha"), Z31)
 	updateStart("umdone")
-	elementLoop("umloop", []Register{R10}, func() {
-		VMOVUPS_Z(ix(RDI, R10, 1, 0), K1, Z0) // w
-		VMOVUPS_Z(ix(RDX, R10, 1, 0), K1, Z2) // a
-		VMOVUPS_Z(ix(R9, R10, 1, 0), K1, Z3)  // g
-		VMULPS(Z31, Z3, Z4)                   // alpha·g
-		VMULPS(Z2, Z4, Z4)                    // ·a
-		VADDPS(Z4, Z0, Z5)                    // nw
-		VMULPS(Z2, Z5, Z6)                    // c = nw·a
-		VFMADD231PS(Z27, Z5, Z26)             // acc += nw·0
-		VMOVUPS(Z5, K1, ix(RDI, R10, 1, 0))
-		VMOVUPS(Z6, K1, ix(R8, R10, 1, 0))
-		VMOVUPS(Z27, K1, ix(R9, R10, 1, 0))
+	elementwise("umloop", []Register{R10}, func() {
+		VMOVUPS_Z(ix(RDI, R10, 1), K1, Z0) // w
+		VMOVUPS_Z(ix(RDX, R10, 1), K1, Z2) // a
+		VMOVUPS_Z(ix(R9, R10, 1), K1, Z3)  // g
+		VMULPS(Z31, Z3, Z4)                // alpha·g
+		VMULPS(Z2, Z4, Z4)                 // ·a
+		VADDPS(Z4, Z0, Z5)                 // nw
+		VMULPS(Z2, Z5, Z6)                 // c = nw·a
+		VFMADD231PS(Z27, Z5, Z26)          // acc += nw·0
+		VMOVUPS(Z5, K1, ix(RDI, R10, 1))
+		VMOVUPS(Z6, K1, ix(R8, R10, 1))
+		VMOVUPS(Z27, K1, ix(R9, R10, 1))
 	})
 	updateEnd("umdone")
 }
@@ -206,21 +206,21 @@ func updateDense() {
 	Load(Param("c").Base(), R8)
 	Load(Param("g").Base(), R9)
 	Load(Param("w").Len(), RBX)
-	VBROADCASTSS(arg(Param("alpha")), Z31)
+	VBROADCASTSS(arg("alpha"), Z31)
 	updateStart("uddone")
 	Label("udloop")
 	MOVQ(RBX, RCX)
-	laneMask(K1)
-	VMOVUPS_Z(ix(RDI, R10, 1, 0), K1, Z0) // w
-	VMOVUPS_Z(ix(R9, R10, 1, 0), K1, Z3)  // g
-	VMULPS(Z31, Z3, Z4)                   // alpha·g
-	VADDPS(Z4, Z0, Z5)                    // nw
-	VFMADD231PS(Z27, Z5, Z26)             // acc += nw·0
-	VMOVUPS(Z5, K1, ix(RDI, R10, 1, 0))
-	VMOVUPS(Z27, K1, ix(R9, R10, 1, 0))
+	tailMask(K1)
+	VMOVUPS_Z(ix(RDI, R10, 1), K1, Z0) // w
+	VMOVUPS_Z(ix(R9, R10, 1), K1, Z3)  // g
+	VMULPS(Z31, Z3, Z4)                // alpha·g
+	VADDPS(Z4, Z0, Z5)                 // nw
+	VFMADD231PS(Z27, Z5, Z26)          // acc += nw·0
+	VMOVUPS(Z5, K1, ix(RDI, R10, 1))
+	VMOVUPS(Z27, K1, ix(R9, R10, 1))
 	TESTQ(R8, R8)
 	JZ(LabelRef("udnext"))
-	VMOVUPS(Z5, K1, ix(R8, R10, 1, 0))
+	VMOVUPS(Z5, K1, ix(R8, R10, 1))
 	Label("udnext")
 	ADDQ(imm(64), R10)
 	SUBQ(imm(16), RBX)
@@ -261,26 +261,26 @@ func changes() {
 		KMOVW(k, EDX)
 		POPCNTL(EDX, EDX)
 		if whole {
-			VMOVDQU32(z, at(ptr, 0))
+			VMOVDQU32(z, at(ptr))
 		} else {
 			lowLanes(EDX, K3)
-			VMOVDQU32(z, K3, at(ptr, 0))
+			VMOVDQU32(z, K3, at(ptr))
 		}
-		LEAQ(ix(ptr, RDX, 4, 0), ptr)
+		LEAQ(ix(ptr, RDX, 4), ptr)
 	}
 	body := func(whole bool) {
 		if whole {
-			VMOVUPS(at(RSI, 0), Z0)
-			VMOVUPS(at(R9, 0), Z5)
-			VMOVUPS(Z0, at(R9, 0))     // ref = s
+			VMOVUPS(at(RSI), Z0)
+			VMOVUPS(at(R9), Z5)
+			VMOVUPS(Z0, at(R9))        // ref = s
 			VCMPPS(imm(4), Z3, Z0, K2) // K2: s ≠ 0
 			VCMPPS(imm(4), Z3, Z5, K4) // K4: ref ≠ 0
 		} else {
 			MOVQ(RBX, RCX)
-			laneMask(K1)
-			VMOVUPS_Z(at(RSI, 0), K1, Z0)
-			VMOVUPS_Z(at(R9, 0), K1, Z5)
-			VMOVUPS(Z0, K1, at(R9, 0))
+			tailMask(K1)
+			VMOVUPS_Z(at(RSI), K1, Z0)
+			VMOVUPS_Z(at(R9), K1, Z5)
+			VMOVUPS(Z0, K1, at(R9))
 			VCMPPS(imm(4), Z3, Z0, K1, K2)
 			VCMPPS(imm(4), Z3, Z5, K1, K4)
 		}
