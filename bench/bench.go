@@ -204,13 +204,10 @@ func Kernels(o Options) []Case {
 //
 // On Linux, machine/<work>/cpu<n> runs the one-goroutine work on a thread
 // pinned to CPU n (the first 8 CPUs the process may use). A virtual
-// machine's CPUs need not be equally fast at a given moment: on a shared
-// 2-vCPU Zen 5 VM the slower CPU's rate over the faster's (the spread
-// target, printed with the targets) was 0.82, 0.997 and 0.93 for the
-// stream work in three runs within a minute, and one-worker MNIST epochs
-// pinned with taskset took 2.74 and 2.48 s on the two CPUs, and 2.48 and
-// 2.46 s half a minute later. Two workers then get at most the sum of the
-// two CPUs' rates, whatever the split: 1 + spread times the faster CPU's.
+// machine's CPUs need not be equally fast at a given moment; the slower
+// CPU's rate over the faster's is the spread target, printed with the
+// targets. Two workers get at most the sum of the two CPUs' rates,
+// whatever the split: 1 + spread times the faster CPU's.
 func Machine(o Options) []Case {
 	r := rand.New(rand.NewPCG(3, 3))
 	const ch, cx, cc = 64, 96, 8
@@ -224,10 +221,8 @@ func Machine(o Options) []Case {
 	g := make([]float32, nn)
 	// Units of 10–20 ms of work, so that handing a part to the other
 	// goroutine (a channel send that wakes a parked goroutine, then a
-	// WaitGroup: tens of µs on a VM) costs under 1%. With 1–2 ms units, two
-	// goroutines read 1.60–1.82× one goroutine's rate on a 2-vCPU Zen 5 VM,
-	// where the same Affine loop run by two goroutines without hand-offs
-	// gave 1.85–1.99×: the hand-offs, not the machine, made the difference.
+	// WaitGroup) costs under 1% and the cases measure the machine, not the
+	// hand-offs.
 	const creps, sreps = 40000, 200
 	work := map[string]struct {
 		amount float64 // per call, in the unit
@@ -343,9 +338,8 @@ func (m *mnist) engineData() (*engine.Data, error) {
 }
 
 // Training returns the epoch, AIS and exact log Z cases. Each runs three
-// times by default and reports the median: on a shared 2-vCPU VM one epoch
-// moves by 10–30% from run to run, and the ratio of two single runs (all
-// workers vs one) ranged from 1.39× to 1.68× for the same build.
+// times by default and reports the median, since one epoch's time varies
+// from run to run on a shared machine.
 func Training(dataDir string) []Case {
 	mn := &mnist{dir: dataDir}
 	epoch := func(name string, cfg engine.Config, sized bool) Case {

@@ -11,15 +11,13 @@ import (
 // matrices, so that the tiles of C read for one chain are reused by the
 // others from cache. It is fixed, not derived from the number of workers,
 // because a block's density picks the product's form, and results must
-// not depend on the workers. (Blocks of 6–7, 13 or 25 chains are no faster
-// on Zen 4.) Compressed rows use sparseBlock instead.
+// not depend on the workers. Compressed rows use sparseBlock instead.
 const blockSize = 8
 
 // sparseBlock is the number of chains a task advances together on
 // compressed rows: the minibatch split evenly over the workers, rounded up
 // to a lane count of kernel.SparseAffine (8, 16 or 32), whose cost per
-// connection is mostly shared by the lanes (at SET's paper shape a 32-lane
-// product costs 1.7 times an 8-lane one). Each lane's sums are the same
+// connection is mostly shared by the lanes. Each lane's sums are the same
 // whatever its block, so results do not depend on the workers here.
 func sparseBlock(batch, workers int) int {
 	return kernel.SparseLanes((batch + workers - 1) / max(workers, 1))

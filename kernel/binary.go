@@ -186,21 +186,18 @@ const binaryTile = 128
 // sums (the blocks are made equal, see blockRows): every chain adds its
 // rows of one block × tile before the next block, so the block (112 rows ×
 // 128 columns = 56 KB, about L1) is read from cache by all the chains that
-// use it. On the MNIST shape (BenchmarkKernel/binary13) blocks of 64 to
-// 157 rows run within 3% of each other, 112 at or near the best at 8, 16
-// and 64 chains.
+// use it.
 var binaryBlockRows = 112
 
 // denseThreshold is the fraction of ones above which AffineBinary uses the
-// dense product on tiers that sum rows chain by chain (NEON): summing
-// rows costs about this much more per one than an FMA pass per input
-// (measured by BenchmarkKernel/*/binary vs dense).
+// dense product on tiers that sum rows chain by chain (NEON): above it an
+// FMA pass over every input costs less than summing the rows of the ones
+// (BenchmarkKernel/*/binary against dense).
 var denseThreshold = 0.35
 
 // denseThresholdBlocked is denseThreshold for tiers with blocked row sums
-// (AVX-512, AVX2, generic): at 50 chains, X = 500 inputs and H = 784
-// outputs the blocked row sums fall to the dense product's speed between
-// 55% and 65% ones (BenchmarkKernel/*/binary vs dense).
+// (AVX-512, AVX2, generic), which stay faster than the dense product up to
+// a higher fraction of ones (BenchmarkKernel/*/binary against dense).
 var denseThresholdBlocked = 0.55
 
 // PadStride is the row stride (in floats) at which the binary-state product

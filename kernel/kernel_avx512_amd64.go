@@ -25,9 +25,9 @@ var avx512Kernels = &impl{
 	updateDense:      updateDenseAVX512,
 	updateMom:        updateMomAVX512Wrap,
 	updateMomNCG:     updateMomNCGAVX512Wrap,
-	// The AVX2 transpose (8×8 blocks of shuffles): a gather per 16 rows of
-	// a source column runs at under a third of its speed on the engine's
-	// bands of 16 rows of C. The tier's CPUs all have AVX2 (checked by archTiers).
+	// The AVX2 transpose (8×8 blocks of shuffles): shuffles move the
+	// engine's bands of 16 rows of C faster than a gather per 16 rows of a
+	// source column. The tier's CPUs all have AVX2 (checked by archTiers).
 	transpose:    transposeAVX2Wrap,
 	taylorSums:   taylorSumsAVX2Wrap,
 	prefetchW:    prefetchWAMD64,

@@ -26,8 +26,6 @@ func affine4x24() {
 	// prefetches) per 12 FMAs stay under its load ports. Row j+pfd of m is
 	// prefetched (its 96 bytes span at most three cache lines: offsets 0,
 	// 64, 95) because the first chain group of a panel reads m from L3.
-	// Measured 92 GFLOP/s of a 100 GFLOP/s peak with m in cache, 82–86 at
-	// the MNIST shapes (thread CPU time).
 	acc := []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11}
 	in := []Register{RSI, RDI, R8, R9}
 	m, ldm, j, nin := R10, R11, RAX, RCX

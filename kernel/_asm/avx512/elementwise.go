@@ -144,11 +144,10 @@ func axpyMasked(k Op) {
 }
 
 // axpy multiplies, then adds (not fused), as the Go loop rounds. Four full
-// vectors a step, then single vectors, then one masked tail: computing a
-// lane mask and masking every vector made this slower than the AVX2
-// kernel. A masked head first aligns y to 64 bytes: rows of 500 floats
-// start at 16-byte offsets, and a 64-byte store across two cache lines
-// costs about double.
+// vectors a step, then single vectors, then one masked tail, so that only
+// the tail pays for a lane mask. A masked head first aligns y to 64 bytes:
+// rows of 500 floats start at 16-byte offsets, and a 64-byte store across
+// two cache lines costs about double.
 func axpy() {
 	text("axpyAVX512", "func(y []float32, a float32, x []float32)",
 		"axpyAVX512: for i < len(x): y[i] += a * x[i]. len(y) ≥ len(x).")

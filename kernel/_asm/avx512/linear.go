@@ -157,8 +157,7 @@ const bigFull = 14
 // 0…full−1 whole, the last four masked by K1-K4, accumulated in Z0…
 // Z(full+3); Z(full+4)… hold the masked loads. It prefetches each chunk
 // pfDist rows ahead: the rows are scattered, so the hardware prefetchers
-// cannot predict them (binary13 at 8 chains: 302–318 → 358–398 GFLOP/s,
-// 3 interleaved runs; distances 2 and 4 gained less).
+// cannot predict them.
 func wideChunk(name string, full int, next string) {
 	vecs := full + 4
 	Label(name)
