@@ -13,7 +13,7 @@ func TestUseTier(t *testing.T) {
 		t.Error("useTier(nonsense) succeeded")
 	}
 	if Tier() != before {
-		t.Errorf("Tier() = %s after a failed UseTier, want %s", Tier(), before)
+		t.Errorf("Tier() = %s after a failed useTier, want %s", Tier(), before)
 	}
 	restore, err := useTier("generic")
 	if err != nil {
