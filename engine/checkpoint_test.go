@@ -14,6 +14,8 @@ import (
 	"testing"
 )
 
+// Checkpoints: resuming is bit-identical, and damaged files are refused.
+
 func TestResumeIsBitIdentical(t *testing.T) {
 	d := randomData(6, 95, 30, 2)
 	for _, cfg := range append([]Config{smallConfig(NCG), smallConfig(SET), smallConfig(Dense)}, sparseConfigs()[0]) {

@@ -7,6 +7,9 @@ import (
 	"testing"
 )
 
+// The connectivity of each method: initial masks, NCG's thresholding and
+// SET's rewiring.
+
 func TestInitialisation(t *testing.T) {
 	d := randomData(1, 20, 784, 10)
 	cfg := smallConfig(NCG)

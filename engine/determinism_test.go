@@ -8,6 +8,9 @@ import (
 	"github.com/ncg-rbm/ncg/internal/kerneltier"
 )
 
+// Results depend on the seed only: not on the workers, nor on the form
+// (dense or compressed rows) the matrices take.
+
 // TestSparseSameResultAnyWorkers: on compressed rows a chain task's block
 // follows the workers (sparseBlock: 32, 16 or 8 chains here, so 32, 16
 // and 8 lanes), and every lane sums alone, so the parameters are the same

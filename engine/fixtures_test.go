@@ -9,6 +9,9 @@ import (
 	"unsafe"
 )
 
+// Fixtures shared by the engine tests: data, configurations and
+// comparisons of trainers.
+
 // randomData makes n rows of d binary units with a few repeated patterns
 // (so that there is something to learn) and labels.
 func randomData(seed uint64, n, d, classes int) *Data {

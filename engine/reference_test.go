@@ -7,6 +7,9 @@ import (
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
+// A float64 reference of one minibatch, as docs/algorithm.md states it,
+// that the engine must match to within float32 rounding.
+
 // refState is what the reference carries from one minibatch to the next
 // beside the model: the epoch, momentum's velocities (visible-major like W;
 // nil without momentum) and PT's chains (temperature-major, [k][slot][X]).

@@ -11,6 +11,9 @@ import (
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
+// Training as a whole: validation, NaN detection, learning, persistent
+// chains and the phase timings.
+
 func TestValidate(t *testing.T) {
 	good := smallConfig(NCG)
 	cases := []struct {

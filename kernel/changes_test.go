@@ -7,6 +7,9 @@ import (
 	"testing"
 )
 
+// Differential tests of the index lists and of the products kept up to
+// date by the units that changed (Indices, Changes, FlipRows).
+
 // TestChanges: the lists and counts of every tier equal the reference's,
 // ref ends equal to s, and nothing is written outside the slices.
 func TestChanges(t *testing.T) {

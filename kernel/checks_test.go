@@ -4,6 +4,8 @@ import (
 	"testing"
 )
 
+// The exported functions' argument checks.
+
 // TestExportedChecks: the exported functions reject short slices and bad
 // indices with a panic naming the argument, before any assembly runs.
 func TestExportedChecks(t *testing.T) {

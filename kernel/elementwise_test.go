@@ -6,6 +6,8 @@ import (
 	"testing"
 )
 
+// Differential tests of the element-wise kernels and of the Taylor sums.
+
 // specialInputs are the values every element-wise kernel must handle.
 var specialInputs = []float32{0, float32(math.Copysign(0, -1)), 1, -1, 17, -17, 20, -20, 80, -80, 87, -87, 87.5, -87.5, 88, -88, 88.5, -88.5, 89, -89, 100, -100, 1e6, -1e6,
 	float32(math.Inf(1)), float32(math.Inf(-1)), 1e-30, -1e-30, 3.4e38, -3.4e38, float32(math.NaN())}

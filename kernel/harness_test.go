@@ -8,9 +8,12 @@ import (
 	"testing"
 )
 
-// Differential tests: every tier this CPU supports against the generic
-// reference, at many lengths (0 to beyond four times the widest unroll),
-// slice offsets 0–3, with guard values around every output.
+// The harness of the tier tests and the inputs they share. The
+// differential tests (products, changes, elementwise, sampling, updates,
+// sparse, momentum and fuzz _test.go files) run every tier this CPU
+// supports through forEachTier against the generic reference, at many
+// lengths (0 to beyond four times the widest unroll), slice offsets 0–3,
+// with guard values around every output.
 
 func TestMain(m *testing.M) {
 	if err := Init(); err != nil {

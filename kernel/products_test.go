@@ -6,6 +6,9 @@ import (
 	"testing"
 )
 
+// Differential tests of the products: dense, binary-state (row sums,
+// blocked and batched) and the transpose, with the layout helpers.
+
 func TestAffine(t *testing.T) {
 	forEachTier(t, asmOnly, func(im *impl) {
 		r := rand.New(rand.NewPCG(1, 2))

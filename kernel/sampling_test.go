@@ -6,6 +6,9 @@ import (
 	"testing"
 )
 
+// Differential tests of Bernoulli sampling: the same states, bit for bit,
+// and the same stream state after, on every tier.
+
 func TestBernoulli(t *testing.T) {
 	forEachTier(t, asmOnly, func(im *impl) {
 		r := rand.New(rand.NewPCG(9, 10))

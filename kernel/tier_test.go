@@ -7,6 +7,8 @@ import (
 	"testing"
 )
 
+// Tier selection: the test switch and NCG_KERNEL.
+
 func TestUseTier(t *testing.T) {
 	before := Tier()
 	if _, err := useTier("nonsense"); err == nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 )
 
+// Differential tests of the fused parameter updates and of PrefetchW.
+
 func TestUpdates(t *testing.T) {
 	forEachTier(t, asmOnly, func(im *impl) {
 		r := rand.New(rand.NewPCG(15, 16))
