@@ -72,7 +72,7 @@ func TestClassifyBruteForce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact, err := ClassifyFreeEnergy(context.Background(), m, x, n, L, labels, 2)
+		free, err := ClassifyFreeEnergy(context.Background(), m, x, n, L, labels, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,21 +106,21 @@ func TestClassifyBruteForce(t *testing.T) {
 					score[y] += float64(m.C[(D+y)*H+i]) * hi
 				}
 			}
-			if p := exact.Pred[r]; negF[p] < maxOf(negF[:])-1e-5 {
-				t.Errorf("seed %d row %d: exact rule picked %d, −F = %v", seed, r, p, negF)
+			if p := free.Pred[r]; negF[p] < maxOf(negF[:])-1e-5 {
+				t.Errorf("seed %d row %d: free-energy rule picked %d, −F = %v", seed, r, p, negF)
 			}
 			if p := paper.Pred[r]; score[p] < maxOf(score[:])-1e-5 {
 				t.Errorf("seed %d row %d: paper rule picked %d, scores %v", seed, r, p, score)
 			}
-			if exact.Pred[r] == labels[r] {
+			if free.Pred[r] == labels[r] {
 				okE++
 			}
 			if paper.Pred[r] == labels[r] {
 				okP++
 			}
 		}
-		if exact.Accuracy != float64(okE)/float64(n) || paper.Accuracy != float64(okP)/float64(n) {
-			t.Errorf("seed %d: accuracies %v %v, want %v %v", seed, exact.Accuracy, paper.Accuracy, float64(okE)/float64(n), float64(okP)/float64(n))
+		if free.Accuracy != float64(okE)/float64(n) || paper.Accuracy != float64(okP)/float64(n) {
+			t.Errorf("seed %d: accuracies %v %v, want %v %v", seed, free.Accuracy, paper.Accuracy, float64(okE)/float64(n), float64(okP)/float64(n))
 		}
 	}
 }
