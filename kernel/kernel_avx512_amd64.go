@@ -6,7 +6,7 @@ package kernel
 // _asm/avx512). kernel_amd64.go offers it only on CPUs with
 // AVX512F+DQ+BW+VL. The element-wise kernels are the assembly functions
 // themselves: they take n from the slice lengths and return at once for
-// n = 0; the exported functions in kernel.go have checked the lengths of
+// n = 0; the package's exported functions have checked the lengths of
 // the other slices.
 var avx512Kernels = &impl{
 	name:             "avx512",

@@ -7,7 +7,7 @@
 // loads zero the masked-off lanes and stores skip them, so a kernel has one
 // code path for every length and never touches memory outside its slices
 // (masked-off lanes do not fault). The element loops return at once for an
-// empty input; kernel.go's exported functions check the lengths of the
+// empty input; package kernel's exported functions check the lengths of the
 // other slices, which this code trusts.
 //
 // Registers are physical: AX and CX are scratch (tailMask), BP and R15 are
