@@ -69,7 +69,7 @@ func (t *Trainer) chainBlock(blk int) {
 			kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 		}
 	}
-	for s := 1; s <= t.cfg.K; s++ {
+	for s := 1; s <= t.cfg.K && !t.stopping(); s++ {
 		if t.sp != nil {
 			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, nil, nil, sc)
 		} else if s == 1 {

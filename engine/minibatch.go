@@ -61,6 +61,10 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 	}
 	blocks := (t.nb + t.block - 1) / t.block
 	t.phase(blocks, t.blockFn, t.phaseTime(0))
+	if t.stopping() { // the chains stopped early: no update from them
+		t.broken = true
+		return 0, errAbandoned
+	}
 	if t.pcd != nil && t.nb == t.cfg.Batch {
 		t.pcdInit = true // every slot's chains started (chainBlock)
 	}

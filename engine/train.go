@@ -71,6 +71,12 @@ type Trainer struct {
 	data *Data
 	m    *Model
 
+	// stop, set a grace period after Train's context is cancelled, makes
+	// the chain loops of a long minibatch return early; broken records
+	// that one did, leaving chains and streams mid-minibatch.
+	stop   *atomic.Bool
+	broken bool
+
 	epoch int // completed epochs
 	batch int // completed minibatches of the current epoch
 	// The current epoch's summed reconstruction error and training seconds
@@ -261,10 +267,18 @@ func (t *Trainer) workers() int {
 
 // Train runs the remaining epochs up to cfg.Epochs. When ctx is cancelled
 // it finishes the current minibatch, writes the checkpoint (if
-// opts.Checkpoint is set) and returns an error wrapping ctx.Err().
+// opts.Checkpoint is set) and returns an error wrapping ctx.Err(). A
+// minibatch still running MinibatchGrace after the cancellation (very many
+// PT temperatures or Gibbs steps) is abandoned instead: the trainer then
+// holds chains of a minibatch half done, which no checkpoint may record,
+// so the checkpoint on disk stays the last one written (a run resumes from
+// it) and the trainer refuses to train or save again.
 func (t *Trainer) Train(ctx context.Context, opts Options) error {
 	if err := kernel.Init(); err != nil {
 		return err
+	}
+	if t.broken {
+		return errBroken
 	}
 	t.Close() // a pool Step started: Train runs its own
 	t.pool = newPool(t.workers())
@@ -279,7 +293,7 @@ func (t *Trainer) Train(ctx context.Context, opts Options) error {
 	for t.epoch < t.cfg.Epochs {
 		rec, err := t.runEpoch(ctx, opts.OnBatch)
 		if err != nil {
-			if ctx.Err() != nil && opts.Checkpoint != "" {
+			if ctx.Err() != nil && opts.Checkpoint != "" && !t.broken {
 				if cerr := t.SaveCheckpoint(opts.Checkpoint); cerr != nil {
 					return errors.Join(err, cerr)
 				}
@@ -302,6 +316,18 @@ func (t *Trainer) Train(ctx context.Context, opts Options) error {
 	return nil
 }
 
+// MinibatchGrace is how long a minibatch may go on after Train's context
+// is cancelled before it is abandoned.
+const MinibatchGrace = time.Second
+
+var (
+	errAbandoned = errors.New("minibatch abandoned")
+	errBroken    = errors.New("engine: the trainer abandoned a minibatch when it was stopped; resume from its checkpoint")
+)
+
+// stopping reports whether the minibatch in progress is to be abandoned.
+func (t *Trainer) stopping() bool { return t.stop != nil && t.stop.Load() }
+
 // shuffle sets perm to the order of the given epoch (0-based): a fresh
 // permutation from (Seed, epoch) for every epoch, the first included.
 func (t *Trainer) shuffle(epoch int) {
@@ -314,6 +340,9 @@ func (t *Trainer) shuffle(epoch int) {
 
 func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batches int)) (Record, error) {
 	start := time.Now()
+	stop := new(atomic.Bool) // this call's: a late timer sets nothing of a later one
+	t.stop = stop
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(MinibatchGrace, func() { stop.Store(true) }) })()
 	t.shuffle(t.epoch)
 	n, bs := t.data.N, t.cfg.Batch
 	batches := (n + bs - 1) / bs
@@ -328,6 +357,9 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 			mbStart = time.Now()
 		}
 		r, err := t.minibatch(t.perm[lo:min(lo+bs, n)])
+		if errors.Is(err, errAbandoned) {
+			return Record{}, fmt.Errorf("training stopped inside epoch %d, minibatch %d, which was abandoned (the checkpoint on disk is kept): %w", t.epoch+1, t.batch+1, ctx.Err())
+		}
 		if err != nil {
 			return Record{}, err
 		}
