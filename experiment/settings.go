@@ -14,7 +14,7 @@ import (
 var settings = []*Setting{
 	// Data.
 	{Name: "data", Key: "data", Group: DataGroup, Arg: "NAME|FILE", Eval: true, Default: "bas",
-		Usage: "data set: bas, mnist, mushrooms, connect-4, or a file path (ncgbench train without -data or -method: the demo, NCG and dense on bas)",
+		Usage: "data set: bas, mnist, mushrooms, connect-4, or a file path",
 		field: func(s *Spec) any { return &s.Data }},
 	{Name: "test-data", Key: "test_data", Group: DataGroup, Arg: "FILE", Eval: true,
 		Usage: "test set file, for a file -data", Uses: dataFile, UsedBy: "a data file",

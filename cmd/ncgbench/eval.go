@@ -72,7 +72,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	given := experiment.Settings{}
 	registerSettings(fs, given, false, func(st experiment.Setting) bool { return st.Eval })
 	for _, name := range []string{"data", "test-data", "format", "data-seed"} {
-		fs.Lookup(name).Usage += " (default: the run's)"
+		st, _ := experiment.Lookup(name)
+		fs.Lookup(name).Usage = usageWith(st, false, "the run's")
 	}
 	fs.Lookup("classify").Usage = "accuracy by the paper's rule and by free energy (the model's last L visible units are labels; default: when it has label units)"
 	dataDir := dataDirFlag(fs)
