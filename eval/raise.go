@@ -67,6 +67,9 @@ func RAISE(ctx context.Context, m *Model, x []uint8, n int, cfg RAISEConfig) (*R
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	if err := m.binaryOnly("RAISE", "RAISEReal"); err != nil {
+		return nil, err
+	}
 	if err := checkData(x, n, m.X); err != nil {
 		return nil, err
 	}
