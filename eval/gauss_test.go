@@ -2,10 +2,14 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ncg-rbm/ncg/data"
 )
 
 // randomGaussModel returns a Gaussian–Bernoulli model with weights ~
@@ -296,5 +300,189 @@ func TestGaussRealDataChecks(t *testing.T) {
 	}
 	if _, err := BaseMean(nil, 0, 3); err == nil {
 		t.Error("base mean of no rows: no error")
+	}
+}
+
+// realSet is a data set of n rows of d units whose real-valued rows are
+// passed beside it (its X is nil).
+func realSet(name string, n, d int) *data.Set {
+	return &data.Set{Name: name, N: n, D: d}
+}
+
+// TestEvaluateGaussianExact: on a two-unit Gaussian model the automatic
+// choice is exact, log Z is the quadrature of Σ_h exp(−E), and the NLL is
+// that of the test rows (or, without them, the training rows) from the
+// enumerated energy: a mean negative log-density, here below zero.
+func TestEvaluateGaussianExact(t *testing.T) {
+	// A narrow density (σ ≪ 1, weights moving the mean by less than σ):
+	// log-densities above 0.
+	m := randomGaussModel(2, 3, 0.02, false, 4)
+	m.Sigma = []float32{0.05, 0.08}
+	trainV, testV := someRealData(m, 7, 1), someRealData(m, 3, 2)
+	for k := range trainV {
+		trainV[k] = m.VisibleBias[k%2] + (trainV[k]-m.VisibleBias[k%2])*0.01
+	}
+	for k := range testV {
+		testV[k] = m.VisibleBias[k%2] + (testV[k]-m.VisibleBias[k%2])*0.01
+	}
+	wantZ := quadratureLogZ(m, 8)
+	nll := func(v []float32, n int) float64 {
+		var s float64
+		for r := 0; r < n; r++ {
+			s += (-gaussMarginal(m, []float64{float64(v[2*r]), float64(v[2*r+1])}) + wantZ) / float64(n)
+		}
+		return s
+	}
+	train := realSet("train", 7, 2)
+	for _, c := range []struct {
+		sets    Sets
+		set     string
+		wantNLL float64
+	}{
+		{Sets{Train: train, Test: realSet("test", 3, 2), TrainReal: trainV, TestReal: testV}, "test", nll(testV, 3)},
+		{Sets{Train: train, TrainReal: trainV}, "train", nll(trainV, 7)},
+	} {
+		got, err := Evaluate(context.Background(), m, c.sets, Plan{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Likelihood != LikelihoodExact || got.Set != c.set || got.AIS != nil {
+			t.Errorf("likelihood %q on %q, want exact on %q", got.Likelihood, got.Set, c.set)
+		}
+		if math.Abs(got.LogZ-wantZ) > 1e-6 {
+			t.Errorf("log Z %v, quadrature %v", got.LogZ, wantZ)
+		}
+		if math.Abs(got.NLL-c.wantNLL) > 1e-4 || !(got.NLL < 0) {
+			t.Errorf("%s NLL %v, want %v (negative)", c.set, got.NLL, c.wantNLL)
+		}
+	}
+}
+
+// TestEvaluateGaussianAIS: the AIS of a plan on a Gaussian model is AIS
+// from the Gaussian base model of the training rows' means (zero means
+// with UniformBase), and RAISE's comparison is RAISEReal's and the free
+// energies' of the same evenly spaced rows.
+func TestEvaluateGaussianAIS(t *testing.T) {
+	ctx := context.Background()
+	m := randomGaussModel(12, 30, 0.2, false, 5)
+	v := someRealData(m, 40, 6)
+	sets := Sets{Train: realSet("train", 40, 12), TrainReal: v}
+	mean, err := BaseMean(v, 40, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, uniform := range []bool{false, true} {
+		plan := Plan{Likelihood: LikelihoodAuto, AISRuns: 4, AISIntervals: 300, AISSeed: 9, RAISERows: 3, RAISEChains: 2, Workers: 2, UniformBase: uniform}
+		got, err := Evaluate(ctx, m, sets, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := mean
+		if uniform {
+			base = nil
+		}
+		want, err := AIS(ctx, m, AISConfig{Runs: 4, Betas: UniformSchedule(300), Seed: 9, Workers: 1, BaseBias: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Likelihood != LikelihoodAIS || got.LogZ != want.LogZ || got.LogZLo != want.LogZLo {
+			t.Errorf("uniform %v: %q log Z %v (%v), want AIS's %v (%v)", uniform, got.Likelihood, got.LogZ, got.LogZLo, want.LogZ, want.LogZLo)
+		}
+		f, err := FreeEnergiesReal(ctx, m, v, 40, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantNLL := mean64(f) + want.LogZ; math.Abs(got.NLL-wantNLL) > 1e-9 {
+			t.Errorf("uniform %v: NLL %v, want %v", uniform, got.NLL, wantNLL)
+		}
+		rows := append(append(append([]float32(nil), v[0:12]...), v[13*12:14*12]...), v[26*12:27*12]...) // rows 0, 13, 26
+		r, err := RAISEReal(ctx, m, rows, 3, RAISEConfig{Chains: 2, Betas: UniformSchedule(300), Seed: 9, BaseBias: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rowsNLL := (f[0] + f[13] + f[26] + 3*want.LogZ) / 3
+		if got.RAISE == nil || got.RAISE.MeanLogP != r.MeanLogP || math.Abs(got.RAISE.RowsNLL-rowsNLL) > 1e-9 {
+			t.Errorf("uniform %v: RAISE %+v, want mean log p %v, rows' NLL %v", uniform, got.RAISE, r.MeanLogP, rowsNLL)
+		}
+	}
+}
+
+func mean64(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// TestEvaluateGaussianRefuses: a Gaussian model needs real-valued rows of
+// the sets' shapes and no label units; the automatic choice enumerates its
+// hidden layer whatever X is.
+func TestEvaluateGaussianRefuses(t *testing.T) {
+	m := randomGaussModel(4, 3, 0.5, true, 1)
+	v := someRealData(m, 5, 1)
+	train := realSet("train", 5, 4)
+	for _, c := range []struct {
+		sets Sets
+		plan Plan
+		want string
+	}{
+		{Sets{Train: train}, Plan{}, "Sets.TrainReal"},
+		{Sets{Train: train, TrainReal: v[:8]}, Plan{}, "8 values"},
+		{Sets{Train: train, Test: realSet("test", 2, 4), TrainReal: v}, Plan{}, "Sets.TestReal"},
+		{Sets{Train: realSet("train", 5, 3), TrainReal: v[:15]}, Plan{LabelUnits: 1}, "binary model"},
+	} {
+		if _, err := Evaluate(context.Background(), m, c.sets, c.plan); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("sets %+v plan %+v: %v, want an error about %q", c.sets, c.plan, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		X, H int
+		want Likelihood
+	}{{784, 20, LikelihoodExact}, {784, 21, LikelihoodAIS}, {5, 30, LikelihoodAIS}} {
+		g := &Model{X: c.X, H: c.H, Gaussian: true}
+		if got := LikelihoodAuto.ResolveModel(g, 0); got != c.want {
+			t.Errorf("Gaussian %d×%d: %q, want %q", c.X, c.H, got, c.want)
+		}
+	}
+	if got := LikelihoodAuto.ResolveModel(&Model{X: 5, H: 30}, 0); got != LikelihoodExact {
+		t.Errorf("binary 5×30: %q, want exact", got)
+	}
+}
+
+// TestEvaluateGaussianProgressAndStop: a Gaussian model's exact phase
+// counts chunks of hidden states (2^14 states: 4 chunks, though X = 3),
+// and its AIS and RAISE stop within a second or so of a cancellation.
+func TestEvaluateGaussianProgressAndStop(t *testing.T) {
+	m := randomGaussModel(3, 14, 0.3, true, 2)
+	v := someRealData(m, 6, 1)
+	var last Progress
+	plan := Plan{Likelihood: LikelihoodExact, Progress: func(p Progress) {
+		if p.Phase == PhaseExact {
+			last = p
+		}
+	}}
+	if _, err := Evaluate(context.Background(), m, Sets{Train: realSet("train", 6, 3), TrainReal: v}, plan); err != nil {
+		t.Fatal(err)
+	}
+	if last.Total != 4 || last.Done != 4 {
+		t.Errorf("exact phase ended at %d of %d, want 4 of 4", last.Done, last.Total)
+	}
+	big := randomGaussModel(784, 100, 0.05, true, 1)
+	bv := someRealData(big, 4, 1)
+	sets := Sets{Train: realSet("train", 4, 784), TrainReal: bv}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := Evaluate(ctx, big, sets, Plan{Likelihood: LikelihoodAIS, AISRuns: 4, AISIntervals: 2_000_000, Workers: 2})
+	if !errors.Is(err, context.Canceled) || time.Since(start) > 2*time.Second {
+		t.Errorf("AIS: %v after %v, want context.Canceled within 2 s", err, time.Since(start))
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start = time.Now()
+	_, err = RAISEReal(ctx, big, bv, 4, RAISEConfig{Betas: UniformSchedule(2_000_000), Workers: 2})
+	if !errors.Is(err, context.Canceled) || time.Since(start) > 2*time.Second {
+		t.Errorf("RAISEReal: %v after %v, want context.Canceled within 2 s", err, time.Since(start))
 	}
 }
