@@ -468,6 +468,20 @@ func TestEvaluateGaussianProgressAndStop(t *testing.T) {
 	if last.Total != 4 || last.Done != 4 {
 		t.Errorf("exact phase ended at %d of %d, want 4 of 4", last.Done, last.Total)
 	}
+	// AIS and RAISE tick chain intervals: each phase starts at 0, and its
+	// ticks add up to its work before it ends (the last two events).
+	events := map[Phase][]Progress{}
+	plan = Plan{Likelihood: LikelihoodAIS, AISRuns: 5, AISIntervals: 700, RAISERows: 2, Workers: 2,
+		Progress: func(p Progress) { events[p.Phase] = append(events[p.Phase], p) }}
+	if _, err := Evaluate(context.Background(), m, Sets{Train: realSet("train", 6, 3), TrainReal: v}, plan); err != nil {
+		t.Fatal(err)
+	}
+	for ph, want := range map[Phase]int64{PhaseAIS: 5 * 700, PhaseRAISE: 2 * 700} {
+		e := events[ph]
+		if len(e) < 3 || e[0].Done != 0 || e[len(e)-2].Done != want || e[len(e)-1].Total != want {
+			t.Errorf("%s: events %v, want ticks from 0 up to %d", ph, e, want)
+		}
+	}
 	big := randomGaussModel(784, 100, 0.05, true, 1)
 	bv := someRealData(big, 4, 1)
 	sets := Sets{Train: realSet("train", 4, 784), TrainReal: bv}
