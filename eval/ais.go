@@ -28,7 +28,9 @@ type AISConfig struct {
 	// BaseBias holds the visible biases d_A of the base-rate model (length
 	// X), usually from BaseRate on the training data. Nil means a uniform
 	// base model (d_A = 0), which is valid but has a far larger variance on
-	// data like MNIST (docs/algorithm.md, "Evaluation").
+	// data like MNIST (docs/algorithm.md, "Evaluation"). For a Gaussian
+	// model it holds the means of the Gaussian base model, usually BaseMean
+	// of the training rows (nil: zeros).
 	BaseBias []float32
 
 	// tick, if set, is called with the intervals the chains have done
@@ -136,6 +138,15 @@ var taylorWeights = true
 // depend on its block, so the result is bit-identical for any number of
 // workers (on a given kernel tier).
 //
+// For a Gaussian model (Model.Gaussian) the base model has independent
+// visible units N(d_A_j, σ_j²), with the model's σ and the means d_A =
+// cfg.BaseBias (BaseMean of the training rows; nil: zeros), and free hidden
+// units: log Z_A = H·log 2 + Σ_j ½·log(2πσ_j²). p*_β is then a
+// Gaussian model with the interaction and hidden biases scaled by β, and
+// a Gibbs transition draws v from N((1−β)d_A + β(d + Ch), σ²) (the
+// derivation is in gaussais.go). Runs are blocked and streamed in the same
+// way, so the result is again bit-identical for any number of workers.
+//
 // When ctx is done it stops early, with an error wrapping ctx.Err(): every
 // run looks every stopEvery intervals.
 func AIS(ctx context.Context, m *Model, cfg AISConfig) (*AISResult, error) {
@@ -145,6 +156,9 @@ func AIS(ctx context.Context, m *Model, cfg AISConfig) (*AISResult, error) {
 	runs := cfg.Runs
 	if runs <= 0 {
 		runs = DefaultRuns
+	}
+	if m.Gaussian {
+		return gaussAIS(ctx, m, cfg, runs)
 	}
 	r, logZA, err := newAISRunner(m, cfg.Betas, cfg.BaseBias, cfg.Seed)
 	if err != nil {

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -21,6 +22,9 @@ type Classification struct {
 func labelled(m *Model, x []uint8, n, L int, labels []int) (D int, err error) {
 	if err := m.Validate(); err != nil {
 		return 0, err
+	}
+	if m.Gaussian {
+		return 0, errors.New("eval: classification with label units needs a binary model (this one has Gaussian visible units)")
 	}
 	if L < 1 || L >= m.X {
 		return 0, fmt.Errorf("eval: %d label units for a model with %d visible units; want 1 ≤ L < X", L, m.X)
