@@ -72,6 +72,32 @@ func FuzzReadSplit(f *testing.F) {
 	})
 }
 
+func FuzzReadNPY(f *testing.F) {
+	f.Add(npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2), }", make([]byte, 16)))
+	f.Add(gz(npyBytes("{'descr': '>f4', 'fortran_order': True, 'shape': (2, 1), }", make([]byte, 8))))
+	f.Add(npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2), }", []byte{1, 2, 3, 4}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ReadNPY(bytes.NewReader(b), "in")
+		checkSet(t, s, err)
+		if err == nil && (s.Real == nil || s.X != nil || s.N < 1 || s.D < 1) {
+			t.Fatalf("%+v", s)
+		}
+	})
+}
+
+func FuzzReadCSV(f *testing.F) {
+	f.Add([]byte("a,b\n1,2.5\n-3,4e2\n"))
+	f.Add([]byte("# c\n1 2 3\n\n4 5 6\n"))
+	f.Add(gz([]byte("1\n2\n")))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ReadCSV(bytes.NewReader(b), "in")
+		checkSet(t, s, err)
+		if err == nil && (s.Real == nil || s.X != nil || s.N < 1 || s.D < 1) {
+			t.Fatalf("%+v", s)
+		}
+	})
+}
+
 // FuzzReadAny goes through format detection and gzip sniffing like LoadFile.
 func FuzzReadAny(f *testing.F) {
 	f.Add(gz([]byte(splitGood)))
