@@ -10,11 +10,11 @@ import (
 )
 
 // ReadCSV reads a dense matrix of numbers, plain or gzip, from r: one row
-// per line, the columns separated by commas when the first line that is
-// not blank or a "#" comment has a comma, else by spaces and tabs. Blank
-// lines and lines starting with "#" are skipped. That first line is a
-// header, and skipped, when none of its fields is a number; otherwise it is
-// the first row. Every row has the same number of columns (and as many as
+// per line. Blank lines and lines starting with "#" are skipped. The first
+// other line is a header, and skipped, when none of its fields is a
+// number; otherwise it is the first row. The columns are separated by
+// commas when the header or the first row has a comma, else by spaces and
+// tabs. Every row has the same number of columns (and as many as
 // the header). Numbers are anything strconv.ParseFloat reads as a finite
 // float64 ("1", "-2.5e-3", …); fields may have spaces around them.
 //
@@ -43,7 +43,7 @@ func readCSV(in *input) (*matrix, error) {
 		line       int
 		first      = true // no content line seen yet
 		comma      bool
-		header     = -1 // columns of the header line, if any
+		header     []byte // the header line, if any
 		headerLine int
 		dLine      int // the line that set d
 	)
@@ -53,15 +53,10 @@ func readCSV(in *input) (*matrix, error) {
 		if len(b) == 0 || b[0] == '#' {
 			continue
 		}
-		if first {
-			comma = bytes.IndexByte(b, ',') >= 0
+		if m.d == 0 { // the header or the first row: decides the separator
+			comma = bytes.IndexByte(b, ',') >= 0 || bytes.IndexByte(header, ',') >= 0
 		}
-		var fields [][]byte
-		if comma {
-			fields = bytes.Split(b, []byte(","))
-		} else {
-			fields = bytes.Fields(b)
-		}
+		fields := split(b, comma)
 		if first {
 			first = false
 			numbers := 0
@@ -71,14 +66,14 @@ func readCSV(in *input) (*matrix, error) {
 				}
 			}
 			if numbers == 0 {
-				header, headerLine = len(fields), line
+				header, headerLine = bytes.Clone(b), line
 				continue
 			}
 		}
 		if m.d == 0 {
 			m.d, dLine = len(fields), line
-			if header >= 0 && header != m.d {
-				return nil, fmt.Errorf("%s: line %d: %d columns, but the header (line %d) has %d", name, line, m.d, headerLine, header)
+			if h := len(split(header, comma)); headerLine > 0 && h != m.d {
+				return nil, fmt.Errorf("%s: line %d: %d columns, but the header (line %d) has %d", name, line, m.d, headerLine, h)
 			}
 		} else if len(fields) != m.d {
 			return nil, fmt.Errorf("%s: line %d: %d columns, want %d (as on line %d)", name, line, len(fields), m.d, dLine)
@@ -118,9 +113,18 @@ func readCSV(in *input) (*matrix, error) {
 	if comma {
 		sep = "comma-separated"
 	}
-	if header >= 0 {
+	if headerLine > 0 {
 		sep += fmt.Sprintf(", header on line %d", headerLine)
 	}
 	m.source = fmt.Sprintf("CSV %s (%d×%d, %s)", name, m.n, m.d, sep)
 	return m, nil
+}
+
+// split returns the fields of a line: separated by commas, or by runs of
+// spaces and tabs.
+func split(b []byte, comma bool) [][]byte {
+	if comma {
+		return bytes.Split(b, []byte(","))
+	}
+	return bytes.Fields(b)
 }

@@ -23,6 +23,15 @@ func TestReadCSV(t *testing.T) {
 	if err != nil || !slices.Equal(s.Real, []float32{1, 2, 3, 4, 5, 6}) || s.Source != "CSV w.txt (2×3, whitespace-separated)" {
 		t.Errorf("whitespace: %+v %v", s, err)
 	}
+	// A header without a comma before comma-separated rows.
+	s, err = ReadCSV(strings.NewReader("weight\n1,2\n"), "h.csv")
+	if err == nil || !strings.Contains(err.Error(), "h.csv: line 2: 2 columns, but the header (line 1) has 1") {
+		t.Errorf("header of one column: %v", err)
+	}
+	s, err = ReadCSV(strings.NewReader("x;y\n1 2\n"), "h.csv")
+	if err == nil || !strings.Contains(err.Error(), "line 2: 2 columns, but the header (line 1) has 1") {
+		t.Errorf("header of one column: %v", err)
+	}
 	// One column; a number-free header line.
 	s, err = ReadCSV(strings.NewReader("value\n7\n-0\n"), "c.csv")
 	if err != nil || s.D != 1 || !slices.Equal(s.Real, []float32{7, 0}) {
