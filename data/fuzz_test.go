@@ -102,6 +102,7 @@ func FuzzReadCSV(f *testing.F) {
 func FuzzReadAny(f *testing.F) {
 	f.Add(gz([]byte(splitGood)))
 	f.Add([]byte("1 1:1\n"))
+	f.Add(npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (1, 1), }", make([]byte, 4)))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		defer SetMaxFeatures(1 << 12)()
 		in, err := sniff(bytes.NewReader(b), "in", int64(len(b)))
@@ -129,6 +130,8 @@ func FuzzReadAny(f *testing.F) {
 			s, err = ReadLIBSVM(bytes.NewReader(b), "in", 0)
 		case FormatSplit:
 			s, _, err = ReadSplit(bytes.NewReader(b), "in")
+		case FormatNPY:
+			s, err = ReadNPY(bytes.NewReader(b), "in")
 		}
 		checkSet(t, s, err)
 	})
