@@ -13,6 +13,7 @@ type rawFile struct {
 	s      *Set      // name, size, source, labels; X holds the grey levels of IDX images
 	vals   []float64 // the values of a .npy or CSV file, N×D, without the label column
 	labels []float64 // the label column of a .npy or CSV file, or nil
+	col    int       // that column, from 1
 	path   string
 }
 
@@ -40,7 +41,7 @@ func loadRealFiles(trainPath, testPath string, opts Options) (train, test *Set, 
 		return nil, nil, fmt.Errorf("data: %s has %d units per row but %s has %d", trainPath, files[0].s.D, testPath, files[1].s.D)
 	}
 	if files[0].vals != nil {
-		mapLabels(files, opts.LabelColumn)
+		mapLabels(files)
 	} else if len(files) == 2 && files[0].s.Labels != nil && files[1].s.Labels != nil {
 		k := max(files[0].s.NumClasses, files[1].s.NumClasses)
 		for _, f := range files {
@@ -116,7 +117,7 @@ func takeLabels(m *matrix, path string, col int) (*rawFile, error) {
 		return nil, fmt.Errorf("data: %s: the label column is the only column", path)
 	}
 	d := m.d - 1
-	f.vals, f.labels, f.s.D = make([]float64, 0, m.n*d), make([]float64, m.n), d
+	f.vals, f.labels, f.s.D, f.col = make([]float64, 0, m.n*d), make([]float64, m.n), d, c+1
 	for i := range m.n {
 		row := m.v[i*m.d : (i+1)*m.d]
 		f.labels[i] = row[c]
@@ -127,7 +128,7 @@ func takeLabels(m *matrix, path string, col int) (*rawFile, error) {
 
 // mapLabels turns the label columns of files into labels 0..L−1: the
 // distinct values of all the files in increasing numeric order.
-func mapLabels(files []*rawFile, col int) {
+func mapLabels(files []*rawFile) {
 	if files[0].labels == nil {
 		return
 	}
@@ -149,7 +150,7 @@ func mapLabels(files []*rawFile, col int) {
 		}
 		f.s.NumClasses = len(vals)
 		f.s.ClassNames = append([]string(nil), names...)
-		f.s.Source += fmt.Sprintf("; labels from column %d (%s → 0..%d)", col, strings.Join(truncList(names), ","), len(vals)-1)
+		f.s.Source += fmt.Sprintf("; labels from column %d (%s → 0..%d)", f.col, strings.Join(truncList(names), ","), len(vals)-1)
 	}
 }
 

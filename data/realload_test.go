@@ -70,7 +70,8 @@ func TestStandardiseByHand(t *testing.T) {
 		if err := s.Validate(); err != nil {
 			t.Error(err)
 		}
-		if s.D != 4 || s.X != nil || !strings.Contains(s.Source, "standardised per unit") || !strings.Contains(s.Source, "1 units constant") {
+		if s.D != 4 || s.X != nil || !strings.Contains(s.Source, "labels from column 5 (-2,0.5,7 → 0..2); standardised per unit") ||
+			!strings.Contains(s.Source, "1 units constant") {
 			t.Errorf("%s: D %d, source %q", s.Name, s.D, s.Source)
 		}
 	}
