@@ -46,149 +46,206 @@ func gaussConfig(method Method, learn bool) Config {
 
 func sigm(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
-// TestGaussianCD1ByHand runs one CD-1 minibatch of a 3×2 Gaussian–Bernoulli
-// model (two slots) and checks every parameter against the update worked
-// out in float64 from the energy E = Σ (v−b)²/(2σ²) − c·h − (v/σ²)·(W h)
-// with z = log σ² (Cho, Ilin & Raiko 2011), drawing the same random
-// numbers: each slot's stream gives 16 uniforms for the hidden sample, then
-// 16 normal deviates for the visible one. For NCG, A′ follows G ⊙ W_old.
-func TestGaussianCD1ByHand(t *testing.T) {
-	const x, h, b = 3, 2, 2
-	d := &Data{N: 2, D: x, Real: []float32{0.5, -1.25, 2, -0.75, 0.25, 1.5}}
-	for _, method := range []Method{Dense, NCG} {
-		for _, learn := range []bool{false, true} {
-			cfg := DefaultConfig()
-			cfg.Method, cfg.Hidden, cfg.K, cfg.Batch, cfg.LR, cfg.LRConn, cfg.P, cfg.Seed = method, h, 1, b, 0.1, 0.3, 1, 7
-			cfg.Visible, cfg.LearnSigma = Gaussian, learn
-			tr, err := New(cfg, d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := tr.m
-			w0 := []float32{0.5, -0.3, 0.2, 0.8, -0.6, 0.1} // [j*h+i]
-			copy(m.W, w0)
-			copy(m.HiddenBias, []float32{0.1, -0.2})
-			copy(m.VisibleBias, []float32{0.3, -0.1, 0.2})
-			ap0 := []float32{0.6, 0.7, 0.8, 0.9, 0.55, 0.65}
-			if m.AP != nil {
-				copy(m.AP, ap0)
-			}
-			z0 := []float32{0, 0, 0}
-			if learn {
-				z0 = []float32{0.4, -0.3, 0.2}
-				copy(m.LogVar, z0)
-				m.refreshSigma(tr.invVar, 0, x)
-			}
-			m.refreshC()
-
-			// The expected update, in float64.
-			var s2 [x]float64
-			for j := range s2 {
-				s2[j] = math.Exp(float64(z0[j]))
-			}
-			W := func(j, i int) float64 { return float64(w0[j*h+i]) }
-			bv := []float64{0.3, -0.1, 0.2}
-			ch := []float64{0.1, -0.2}
-			var G [x][h]float64
-			var gb [x]float64
-			var gc [h]float64
-			var gz [x]float64
-			var recon float64
-			up := func(v []float64) (p [h]float64) {
-				for i := 0; i < h; i++ {
-					a := ch[i]
-					for j := 0; j < x; j++ {
-						a += W(j, i) * v[j] / s2[j]
+// TestGaussianMinibatchByHand runs one minibatch of a small Gaussian–
+// Bernoulli model and checks every parameter against the update worked out
+// in float64 from the energy E = Σ (v−b)²/(2σ²) − c·h − (v/σ²)·(W h) with
+// z = log σ² (Cho, Ilin & Raiko 2011), drawing the same random numbers:
+// each slot's stream gives a block of 16 uniforms for each hidden sample
+// and a block of 16 normal deviates for each visible one, in the order of
+// the chain. CD-1 on a 3×2 model with two slots, and CD-3 and PCD-3 on a
+// 5×4 model with ten slots (two chain blocks, the incremental down pass);
+// σ fixed at 1 and learned (from σ ≠ 1); dense, and NCG, whose A′ follows
+// G ⊙ W_old.
+func TestGaussianMinibatchByHand(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	type shape struct{ x, h, b, k int }
+	for _, sh := range []shape{{3, 2, 2, 1}, {5, 4, 10, 3}} {
+		d := gaussData(8, sh.b, sh.x)
+		w0 := make([]float32, sh.x*sh.h)
+		ap0 := make([]float32, sh.x*sh.h)
+		for k := range w0 {
+			w0[k] = float32(r.Float64() - 0.5)
+			ap0[k] = float32(0.55 + 0.4*r.Float64())
+		}
+		hb0 := make([]float32, sh.h)
+		for i := range hb0 {
+			hb0[i] = float32(0.4 * (r.Float64() - 0.5))
+		}
+		vb0 := make([]float32, sh.x)
+		zInit := make([]float32, sh.x)
+		for j := range vb0 {
+			vb0[j] = float32(r.Float64() - 0.5)
+			zInit[j] = float32(r.Float64() - 0.5)
+		}
+		rows := make([]int32, sh.b)
+		for i := range rows {
+			rows[i] = int32(i)
+		}
+		for _, method := range []Method{Dense, NCG} {
+			for _, learn := range []bool{false, true} {
+				for _, pcd := range []bool{false, true} {
+					if pcd && sh.k == 1 {
+						continue
 					}
-					p[i] = sigm(a)
+					cfg := DefaultConfig()
+					cfg.Method, cfg.Hidden, cfg.K, cfg.Batch, cfg.LR, cfg.LRConn, cfg.P, cfg.Seed = method, sh.h, sh.k, sh.b, 0.1, 0.3, 1, 7
+					cfg.Visible, cfg.LearnSigma, cfg.PCD = Gaussian, learn, pcd
+					name := fmt.Sprintf("%d×%d CD-%d %s learn-sigma=%v pcd=%v", sh.x, sh.h, sh.k, method, learn, pcd)
+					checkGaussianByHand(t, name, cfg, d, rows, w0, ap0, hb0, vb0, zInit)
 				}
-				return p
-			}
-			wh := func(p [h]float64) (u [x]float64) {
-				for j := 0; j < x; j++ {
-					for i := 0; i < h; i++ {
-						u[j] += W(j, i) * p[i]
-					}
-				}
-				return u
-			}
-			for c := 0; c < b; c++ {
-				st := kernel.NewStream(cfg.Seed, uint64(c))
-				u := make([]float32, h)
-				st.Uniforms(u)
-				zs := make([]float32, x)
-				kernel.GaussianSample(zs, make([]float32, x), []float32{1, 1, 1}, &st)
-				x0 := make([]float64, x)
-				for j := range x0 {
-					x0[j] = float64(d.Real[c*x+j])
-				}
-				pp := up(x0)
-				var hs [h]float64
-				for i := range hs {
-					if math.Abs(float64(u[i])-pp[i]) < 1e-4 {
-						t.Fatalf("slot %d: u %g too close to p %g for a float64 check", c, u[i], pp[i])
-					}
-					if float64(u[i]) < pp[i] {
-						hs[i] = 1
-					}
-				}
-				mean := wh(hs)
-				v := make([]float64, x)
-				for j := range v {
-					mean[j] += bv[j]
-					v[j] = mean[j] + math.Sqrt(s2[j])*float64(zs[j])
-					recon += (x0[j] - mean[j]) * (x0[j] - mean[j])
-				}
-				pn := up(v)
-				upos, uneg := wh(pp), wh(pn)
-				for j := 0; j < x; j++ {
-					for i := 0; i < h; i++ {
-						G[j][i] += x0[j]/s2[j]*pp[i] - v[j]/s2[j]*pn[i]
-					}
-					gb[j] += (x0[j] - v[j]) / s2[j]
-					gz[j] += ((x0[j]-bv[j])*(x0[j]-bv[j])/2 - x0[j]*upos[j] - (v[j]-bv[j])*(v[j]-bv[j])/2 + v[j]*uneg[j]) / s2[j]
-				}
-				for i := 0; i < h; i++ {
-					gc[i] += pp[i] - pn[i]
-				}
-			}
-			got, err := tr.Step([]int32{0, 1})
-			tr.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			name := fmt.Sprintf("%s learn-sigma=%v", method, learn)
-			near := func(what string, got float32, want float64) {
-				t.Helper()
-				if math.Abs(float64(got)-want) > 1e-5*max(1, math.Abs(want)) {
-					t.Errorf("%s: %s = %.7g, want %.7g", name, what, got, want)
-				}
-			}
-			if math.Abs(got-recon) > 1e-5*max(1, recon) {
-				t.Errorf("%s: reconstruction error %g, want %g", name, got, recon)
-			}
-			alpha := cfg.LR / b
-			for j := 0; j < x; j++ {
-				for i := 0; i < h; i++ {
-					near(fmt.Sprintf("W[%d,%d]", j, i), m.W[j*h+i], W(j, i)+alpha*G[j][i])
-					if m.AP != nil {
-						ap := math.Min(math.Max(float64(ap0[j*h+i])+cfg.LRConn/b*G[j][i]*W(j, i), 0), 1)
-						near(fmt.Sprintf("A′[%d,%d]", j, i), m.AP[j*h+i], ap)
-					}
-				}
-				near(fmt.Sprintf("b[%d]", j), m.VisibleBias[j], bv[j]+alpha*gb[j])
-				if learn {
-					near(fmt.Sprintf("z[%d]", j), m.LogVar[j], float64(z0[j])+alpha*gz[j])
-					near(fmt.Sprintf("σ[%d]", j), m.Sigma[j], math.Exp((float64(z0[j])+alpha*gz[j])/2))
-				} else if m.LogVar[j] != 0 || m.Sigma[j] != 1 {
-					t.Errorf("%s: σ[%d] = %g (z %g) moved without learn-sigma", name, j, m.Sigma[j], m.LogVar[j])
-				}
-			}
-			for i := 0; i < h; i++ {
-				near(fmt.Sprintf("c[%d]", i), m.HiddenBias[i], ch[i]+alpha*gc[i])
 			}
 		}
 	}
+}
+
+// checkGaussianByHand sets the model's parameters, runs one minibatch of
+// rows and compares the result with the float64 worked example.
+func checkGaussianByHand(t *testing.T, name string, cfg Config, d *Data, rows []int32, w0, ap0, hb0, vb0, zInit []float32) {
+	t.Helper()
+	x, h, b := d.D, cfg.Hidden, len(rows)
+	tr, err := New(cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tr.m
+	copy(m.W, w0)
+	copy(m.HiddenBias, hb0)
+	copy(m.VisibleBias, vb0)
+	if m.AP != nil {
+		copy(m.AP, ap0)
+	}
+	z0 := make([]float32, x)
+	if cfg.LearnSigma {
+		copy(z0, zInit)
+		copy(m.LogVar, z0)
+		m.refreshSigma(tr.invVar, 0, x)
+	}
+	m.refreshC()
+
+	s2 := make([]float64, x)
+	for j := range s2 {
+		s2[j] = math.Exp(float64(z0[j]))
+	}
+	W := func(j, i int) float64 { return float64(w0[j*h+i]) }
+	up := func(v []float64) []float64 {
+		p := make([]float64, h)
+		for i := range p {
+			a := float64(hb0[i])
+			for j := 0; j < x; j++ {
+				a += W(j, i) * v[j] / s2[j]
+			}
+			p[i] = sigm(a)
+		}
+		return p
+	}
+	wh := func(p []float64) []float64 { // W p, without the bias
+		u := make([]float64, x)
+		for j := range u {
+			for i := 0; i < h; i++ {
+				u[j] += W(j, i) * p[i]
+			}
+		}
+		return u
+	}
+	G := make([]float64, x*h)
+	gb, gc, gz := make([]float64, x), make([]float64, h), make([]float64, x)
+	var recon float64
+	for c := 0; c < b; c++ {
+		st := kernel.NewStream(cfg.Seed, uint64(c))
+		sample := func(p []float64) []float64 { // one block of uniforms
+			u := make([]float32, h)
+			st.Uniforms(u)
+			hs := make([]float64, h)
+			for i := range hs {
+				if math.Abs(float64(u[i])-p[i]) < 1e-4 {
+					t.Fatalf("%s: slot %d: u %g too close to p %g for a float64 check", name, c, u[i], p[i])
+				}
+				if float64(u[i]) < p[i] {
+					hs[i] = 1
+				}
+			}
+			return hs
+		}
+		x0 := make([]float64, x)
+		for j := range x0 {
+			x0[j] = float64(d.Real[int(rows[c])*x+j])
+		}
+		pp := up(x0)
+		hs := sample(pp)
+		v := x0
+		if cfg.PCD { // the first minibatch's chains start at the data
+			hs = sample(up(v))
+		}
+		for s := 1; s <= cfg.K; s++ {
+			mean := wh(hs)
+			zs := make([]float32, x)
+			kernel.GaussianSample(zs, make([]float32, x), ones(x), &st)
+			v = make([]float64, x)
+			for j := range v {
+				mean[j] += float64(vb0[j])
+				v[j] = mean[j] + math.Sqrt(s2[j])*float64(zs[j])
+				if s == 1 {
+					recon += (x0[j] - mean[j]) * (x0[j] - mean[j])
+				}
+			}
+			if s < cfg.K {
+				hs = sample(up(v))
+			}
+		}
+		pn := up(v)
+		upos, uneg := wh(pp), wh(pn)
+		for j := 0; j < x; j++ {
+			for i := 0; i < h; i++ {
+				G[j*h+i] += x0[j]/s2[j]*pp[i] - v[j]/s2[j]*pn[i]
+			}
+			bj := float64(vb0[j])
+			gb[j] += (x0[j] - v[j]) / s2[j]
+			gz[j] += ((x0[j]-bj)*(x0[j]-bj)/2 - x0[j]*upos[j] - (v[j]-bj)*(v[j]-bj)/2 + v[j]*uneg[j]) / s2[j]
+		}
+		for i := 0; i < h; i++ {
+			gc[i] += pp[i] - pn[i]
+		}
+	}
+	got, err := tr.Step(rows)
+	tr.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(what string, got float32, want float64) {
+		t.Helper()
+		if math.Abs(float64(got)-want) > 2e-5*max(1, math.Abs(want)) {
+			t.Errorf("%s: %s = %.7g, want %.7g", name, what, got, want)
+		}
+	}
+	if math.Abs(got-recon) > 1e-5*max(1, recon) {
+		t.Errorf("%s: reconstruction error %g, want %g", name, got, recon)
+	}
+	alpha := cfg.LR / float64(b)
+	for j := 0; j < x; j++ {
+		for i := 0; i < h; i++ {
+			near(fmt.Sprintf("W[%d,%d]", j, i), m.W[j*h+i], W(j, i)+alpha*G[j*h+i])
+			if m.AP != nil {
+				ap := math.Min(math.Max(float64(ap0[j*h+i])+cfg.LRConn/float64(b)*G[j*h+i]*W(j, i), 0), 1)
+				near(fmt.Sprintf("A′[%d,%d]", j, i), m.AP[j*h+i], ap)
+			}
+		}
+		near(fmt.Sprintf("b[%d]", j), m.VisibleBias[j], float64(vb0[j])+alpha*gb[j])
+		if cfg.LearnSigma {
+			near(fmt.Sprintf("z[%d]", j), m.LogVar[j], float64(z0[j])+alpha*gz[j])
+			near(fmt.Sprintf("σ[%d]", j), m.Sigma[j], math.Exp((float64(z0[j])+alpha*gz[j])/2))
+		} else if m.LogVar[j] != 0 || m.Sigma[j] != 1 {
+			t.Errorf("%s: σ[%d] = %g (z %g) moved without learn-sigma", name, j, m.Sigma[j], m.LogVar[j])
+		}
+	}
+	for i := 0; i < h; i++ {
+		near(fmt.Sprintf("c[%d]", i), m.HiddenBias[i], float64(hb0[i])+alpha*gc[i])
+	}
+}
+
+func ones(n int) []float32 {
+	s := make([]float32, n)
+	fill(s, 1)
+	return s
 }
 
 // TestGaussianLearns trains every method on real-valued data from three
