@@ -73,9 +73,9 @@ func allConfigs() []Config {
 
 // paramsEqual reports the first parameter that differs in any bit.
 func paramsEqual(a, b *Model) string {
-	names := []string{"W", "A", "AP", "C", "CH", "B", "V"}
-	as := [][]float32{a.W, a.A, a.AP, a.c, a.ch, a.HiddenBias, a.VisibleBias}
-	bs := [][]float32{b.W, b.A, b.AP, b.c, b.ch, b.HiddenBias, b.VisibleBias}
+	names := []string{"W", "A", "AP", "C", "CH", "B", "V", "LogVar", "Sigma"}
+	as := [][]float32{a.W, a.A, a.AP, a.c, a.ch, a.HiddenBias, a.VisibleBias, a.LogVar, a.Sigma}
+	bs := [][]float32{b.W, b.A, b.AP, b.c, b.ch, b.HiddenBias, b.VisibleBias, b.LogVar, b.Sigma}
 	for p := range as {
 		if len(as[p]) != len(bs[p]) {
 			return names[p] + " length"

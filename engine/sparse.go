@@ -66,10 +66,12 @@ func (t *Trainer) Compressed() bool { return t.sp != nil }
 var rowForm string
 
 // useSparse reports whether the configuration trains on compressed rows.
+// Gaussian visible units never do: they train on the dense matrices
+// (their up pass multiplies real-valued states, see gaussian.go).
 func useSparse(cfg Config, d int) bool {
 	fixed := cfg.Method == Line || cfg.Method == Random || cfg.Method == SET
 	switch {
-	case rowForm == "dense" || !fixed:
+	case rowForm == "dense" || !fixed || cfg.Visible == Gaussian:
 		return false
 	case rowForm == "compressed":
 		return true

@@ -154,6 +154,14 @@ type Trainer struct {
 	spDirty    bool    // sp's weights are newer than the model's (flush)
 	up, down   weights // the products' matrices: C padded (up), CH (down)
 	afterBatch func()  // test hook
+	// Gaussian visible units (gaussian.go): gg, the gradient rows of W
+	// (X×H); gST, each row chunk's columns of the scaled states (rowChunk ×
+	// 2·Batch); with learned σ, invVar = 1/σ² (X), spos and sneg the
+	// slots' x⁰/σ² and x̃/σ² (Batch×X), dzBlock each chain block's share of
+	// z's gradient (X), gZ its sum and velZ its velocity.
+	gg, gST                     []float32
+	invVar, spos, sneg, dzBlock []float32
+	gZ, velZ                    []float32
 
 	identity json.RawMessage // SetIdentity's; saved in checkpoints
 }
@@ -164,6 +172,9 @@ func New(cfg Config, d *Data) (*Trainer, error) {
 		return nil, err
 	}
 	if err := cfg.Validate(d.D); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkData(d); err != nil {
 		return nil, err
 	}
 	x := d.D + d.Classes
@@ -227,6 +238,7 @@ func (t *Trainer) alloc() {
 	t.rowList, t.rowLen = make([]int32, chunks*rowChunk*2*b), make([]int32, chunks*rowChunk)
 	t.grow = make([]float32, chunks*h)
 	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
+	t.allocGaussian()
 	if sparse {
 		t.sp, t.spStale = &sparseModel{}, true
 		t.spRow = make([]float32, chunks*2*h)

@@ -1,6 +1,6 @@
 // Package kernel holds the float32 inner loops of RBM training and evaluation:
 // block matrix products (dense and binary-state forms), sigmoid and softplus,
-// Bernoulli sampling from per-chain random streams, sparse gradient
+// Bernoulli and Gaussian sampling from per-chain random streams, sparse gradient
 // accumulation and the fused parameter updates.
 //
 // Every kernel has a pure-Go reference (generic.go, always compiled) and, where

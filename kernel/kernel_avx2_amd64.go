@@ -17,6 +17,7 @@ var avx2Kernels = &impl{
 	softplus:         softplusAVX2,
 	bernoulli:        bernoulliAVX2,
 	sigmoidBernoulli: sigmoidBernoulliAVX2,
+	gaussian:         gaussianAVX2,
 	axpy:             axpyAVX2,
 	updateNCG:        updateNCGAVX2,
 	updateMasked:     updateMaskedAVX2,

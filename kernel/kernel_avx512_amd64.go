@@ -19,6 +19,7 @@ var avx512Kernels = &impl{
 	softplus:         softplusAVX512,
 	bernoulli:        bernoulliAVX512,
 	sigmoidBernoulli: sigmoidBernoulliAVX512,
+	gaussian:         gaussianAVX512,
 	axpy:             axpyAVX512,
 	updateNCG:        updateNCGAVX512,
 	updateMasked:     updateMaskedAVX512,

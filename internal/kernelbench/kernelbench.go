@@ -247,6 +247,7 @@ func Cases() []Case {
 	dst := make([]float32, EW)
 	st := make([]float32, EW)
 	s := kernel.NewStream(1, 2)
+	sigma := RandSlice(r, EW, 0.5, 2)
 	pos := make([]int32, EW)
 	on, off := make([]int32, EW), make([]int32, EW)
 	states2 := [2][]float32{BinarySlice(r, EW, 0.25), make([]float32, EW)}
@@ -266,6 +267,7 @@ func Cases() []Case {
 		{"softplus", 1, func() { kernel.Softplus(dst, src) }},
 		{"bernoulli", 1, func() { kernel.Bernoulli(st, dst, &s) }},
 		{"sigmoidbernoulli", 1, func() { kernel.SigmoidBernoulli(dst, st, src, &s) }},
+		{"gaussian", 2, func() { kernel.GaussianSample(dst, src, sigma, &s) }},
 		{"indices", 1, func() { kernel.Indices(pos, st) }},
 		// Changes from one state to another that differs in a tenth of
 		// the units, a quarter of them on (as MNIST's visible states

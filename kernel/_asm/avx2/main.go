@@ -113,10 +113,12 @@ func main() {
 	g.ConstraintExpr("!purego,!noasm,gc") // !purego && !noasm && gc
 
 	constants()
+	gaussTable()
 	sigmoid()
 	softplus()
 	bernoulli()
 	sigmoidBernoulli()
+	gaussian()
 	affine4x24()
 	affine4x16Mask()
 	sumRows()

@@ -46,10 +46,12 @@ func main() {
 	ConstraintExpr("!purego,!noasm,gc")
 
 	constants()
+	gaussTable()
 	sigmoid()
 	softplus()
 	bernoulli()
 	sigmoidBernoulli()
+	gaussian()
 	indices()
 	sumRows()
 	affine6()
