@@ -51,8 +51,7 @@ func FuzzReadLIBSVM(f *testing.F) {
 	f.Add([]byte("+1 1:1 3:1\n-1 2:1.0\n"), 0)
 	f.Add([]byte("2 5:1\n"), 5)
 	f.Fuzz(func(t *testing.T, b []byte, nf int) {
-		defer func(m int) { MaxFeatures = m }(MaxFeatures)
-		MaxFeatures = 1 << 12
+		defer SetMaxFeatures(1 << 12)()
 		s, err := ReadLIBSVM(bytes.NewReader(b), "in", nf)
 		checkSet(t, s, err)
 		if err == nil && nf > 0 && s.D != nf {
@@ -78,8 +77,7 @@ func FuzzReadAny(f *testing.F) {
 	f.Add(gz([]byte(splitGood)))
 	f.Add([]byte("1 1:1\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		defer func(m int) { MaxFeatures = m }(MaxFeatures)
-		MaxFeatures = 1 << 12
+		defer SetMaxFeatures(1 << 12)()
 		in, err := sniff(bytes.NewReader(b), "in", int64(len(b)))
 		if err != nil {
 			return

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/internal/datatest"
+	"github.com/ncg-rbm/ncg/internal/kerneltier"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -105,7 +106,7 @@ func BenchmarkCompressedCrossover(b *testing.B) {
 			for _, form := range []string{"compressed", "dense"} {
 				b.Run(fmt.Sprintf("%s/d%g/%s", tier, dens, form), func(b *testing.B) {
 					defer formHook(form)()
-					restore, err := kernel.UseTier(tier)
+					restore, err := kerneltier.Use(tier)
 					if err != nil {
 						b.Fatal(err)
 					}

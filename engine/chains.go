@@ -69,7 +69,7 @@ func (t *Trainer) chainBlock(blk int) {
 			kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 		}
 	}
-	for s := 1; s <= t.cfg.K; s++ {
+	for s := 1; s <= t.cfg.K && !t.stopping(); s++ {
 		if t.sp != nil {
 			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, nil, nil, sc)
 		} else if s == 1 {
@@ -181,8 +181,8 @@ func sub(s []float32, i, j int) []float32 {
 }
 
 // blockOffsets sets where each row chunk starts in the index lists of
-// slots c0…c1−1, for the row tasks (a binary search per slot and task
-// cost 5% of an epoch).
+// slots c0…c1−1, once per block, so that the row tasks need no binary
+// search of their own.
 func (t *Trainer) blockOffsets(c0, c1 int) {
 	x, k1 := t.m.X, len(t.rowOK)+1
 	for c := c0; c < c1; c++ {
@@ -285,18 +285,9 @@ func (t *Trainer) visibleBias(j0, j1 int) bool {
 
 // prefetchRow asks for the lines of row j of the arrays its fused update
 // writes (W and C; A′ and A for NCG, A for a fixed mask) before the row's
-// gradient is summed, so that they arrive while the sums run. W, A′, A and
-// C (6 MB on MNIST) do not fit L2, and the fused update, which otherwise
-// waits for each line, took 0.83–1.05 s of 3,000 one-worker NCG minibatches
-// in pprof, 0.22–0.29 s with the prefetch (which took 0.13–0.27 s itself).
-// The update with momentum or decay is not prefetched: with the rows of
-// its five arrays prefetched (the velocity's too), a one-worker minibatch
-// took a median 2.96 against 2.76 ms (8 interleaved rounds of
-// BenchmarkMinibatch/ncg-momentum-l2/workers1, benchstat p = 0.16). With two
-// workers, which prefetch the lines of C's copies (prefetchCopies), the row
-// phase was 5% slower with it as well (0.51–0.52 against 0.54 s an epoch
-// in two pairs of `ncgbench bench -run '^epoch/mnist-ncg'`); one worker's
-// was 12% faster (0.86–0.87 against 0.75–0.77 s).
+// gradient is summed, so that they arrive while the sums run: the arrays
+// do not fit L2, and the update would otherwise wait for each line. The
+// update with momentum or decay is not prefetched (docs/design-notes.md).
 func (t *Trainer) prefetchRow(j int) {
 	m, h := t.m, t.m.H
 	n := (h-1)/lineFloats + 1 // the lines from the row's first float on
@@ -406,8 +397,7 @@ func (t *Trainer) rowTask(k int) {
 
 	// Refresh this chunk's columns of the hidden-major copy CH, and its rows
 	// of the padded copy, while its rows of C are in cache (16 floats a
-	// hidden unit: one cache line). A serial transpose of all of C after the
-	// update took 15% of an epoch on two workers.
+	// hidden unit: one cache line), in the parallel row phase.
 	kernel.TransposeStrided(m.ch[j0:], x, m.c[j0*h:j1*h], h, j1-j0, h)
 	m.padC(j0, j1)
 }

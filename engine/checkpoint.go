@@ -50,18 +50,22 @@ type checkpointHeader struct {
 	EpochSeconds float64  `json:"epoch_seconds,omitempty"`
 	PCDInit      bool     `json:"pcd_init"`
 	Tier         string   `json:"kernel_tier"` // informational: results are exact only within a tier
-	// Label is the caller's identification of the run (SetLabel), kept
-	// verbatim so a resume can check it belongs to the run it continues.
-	Label json.RawMessage `json:"label,omitempty"`
+	// Identity is the caller's identity of the run (SetIdentity), kept
+	// verbatim under the key "label" so a resume can check it belongs to
+	// the run it continues.
+	Identity json.RawMessage `json:"label,omitempty"`
 }
 
 // SaveCheckpoint writes the run's state to path atomically (a temporary
 // file in the same directory, fsync, rename).
 func (t *Trainer) SaveCheckpoint(path string) error {
+	if t.broken {
+		return errBroken
+	}
 	t.flush()
 	hdr, err := json.Marshal(checkpointHeader{Config: t.cfg, X: t.m.X, D: t.m.DataUnits, H: t.m.H, Classes: t.data.Classes,
 		DataN: t.data.N, Epoch: t.epoch, Batch: t.batch, EpochRecon: &t.epochRecon, EpochSeconds: t.epochSeconds,
-		PCDInit: t.pcdInit, Tier: kernel.Tier(), Label: t.label})
+		PCDInit: t.pcdInit, Tier: kernel.Tier(), Identity: t.identity})
 	if err != nil {
 		return err
 	}
@@ -163,7 +167,7 @@ func decodeCheckpoint(b []byte, d *Data) (*Trainer, error) {
 		return nil, errors.New("header has a negative or non-finite position or epoch total")
 	}
 	t := &Trainer{cfg: h.Config, data: d, m: newModel(h.X, h.D, h.H, h.Config.Method == NCG), epoch: h.Epoch, batch: h.Batch, pcdInit: h.PCDInit,
-		epochSeconds: h.EpochSeconds, label: h.Label}
+		epochSeconds: h.EpochSeconds, identity: h.Identity}
 	if h.EpochRecon != nil {
 		t.epochRecon = *h.EpochRecon
 	} else {

@@ -76,10 +76,11 @@ const (
 	Mocanu SETProcedure = "mocanu"
 )
 
-// The SET authors' settings, which `ncgbench -set-procedure mocanu` uses
-// where the flags are not given: CD-1, weights from N(0, 0.05²), and a
-// decay of every weight and bias by 2·10⁻⁷ of its value per update, which
-// is L2 = MocanuDecay/LR here (the engine's L2 is scaled by α).
+// The SET authors' settings, which experiment.NewSpec (and so ncgbench
+// -set-procedure mocanu) gives where they are not given: CD-1, weights
+// from N(0, 0.05²), and a decay of every weight and bias by 2·10⁻⁷ of its
+// value per update, which is L2 = MocanuDecay/LR here (the engine's L2 is
+// scaled by α).
 const (
 	MocanuK         = 1
 	MocanuInitScale = 0.05
@@ -96,7 +97,8 @@ const (
 	Zero    Init = "zero"    // all weights 0
 )
 
-// Default PT settings (the command's defaults; Config has none of its own).
+// Default PT settings, which experiment.NewSpec and Spec.Normalize give a
+// PT run (Config has none of its own).
 const (
 	DefaultTemperatures = 10
 	DefaultMinBeta      = 0.1

@@ -5,10 +5,8 @@ package engine
 // X×H matrices of the model (W, A, C, its hidden-major copy CH, and A′ for
 // NCG) and the scratch sized by the minibatch. It is a lower bound of what
 // a run needs: the garbage collector's headroom, evaluation and export add
-// to it: `/usr/bin/time -v ncgbench train -data bas -hidden 200000
-// -epochs 1 -likelihood none` peaked at 2.6 times this in resident memory
-// (Linux, 2 cores, 2026-11-25). Callers compare it with the machine's memory to refuse,
-// before any allocation, a configuration that cannot fit (a failed
+// to it. Callers compare it with the machine's memory to refuse, before
+// any allocation, a configuration that cannot fit (a failed
 // allocation is a fatal error in Go, not a panic). It is computed in
 // float64 so that absurd sizes cannot overflow it.
 func MemoryBytes(cfg Config, visible int) float64 {

@@ -32,8 +32,7 @@ type Model struct {
 	// cp is c with its rows cpStride() floats apart from a 64-byte
 	// boundary, for the up pass's binary-state products: rows of H = 500
 	// floats start mid-cache-line three times in four, and every load of
-	// such a row spans two lines (binary13 at 64 chains, AVX-512: 330 →
-	// 415 GFLOP/s). Kept equal to c wherever ch is.
+	// such a row spans two lines. Kept equal to c wherever ch is.
 	cp []float32
 }
 

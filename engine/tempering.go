@@ -48,6 +48,9 @@ func (t *Trainer) ptBlock(blk int) {
 
 	for round := 0; round < t.cfg.K; round++ {
 		for k, beta := range t.betas {
+			if t.stopping() {
+				return
+			}
 			states := t.pcd[(k*b+c0)*x : (k*b+c1)*x]
 			streams := t.streams[b+k*b+c0 : b+k*b+c1]
 			t.up.affineBinary(hpre, m.HiddenBias, states, nc, x, h, tmpIdx, tmpCnt, sc)

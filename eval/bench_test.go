@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ncg-rbm/ncg/internal/kerneltier"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -18,7 +19,7 @@ func benchAIS(b *testing.B, betas []float64, runs int) {
 	}
 	for _, tier := range kernel.Tiers() {
 		b.Run(tier, func(b *testing.B) {
-			restore, err := kernel.UseTier(tier)
+			restore, err := kerneltier.Use(tier)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -102,10 +102,10 @@ func ClassifyPaper(ctx context.Context, m *Model, x []uint8, n, L int, labels []
 	return res, nil
 }
 
-// ClassifyExact classifies with p(y|x) ∝ exp(−F(x, y)): for each class the
+// ClassifyFreeEnergy classifies with p(y|x) ∝ exp(−F(x, y)): for each class the
 // free energy of the data row with that one-hot label, and the smallest
 // wins (ties: the lowest class). Inputs as for ClassifyPaper.
-func ClassifyExact(ctx context.Context, m *Model, x []uint8, n, L int, labels []int, workers int) (*Classification, error) {
+func ClassifyFreeEnergy(ctx context.Context, m *Model, x []uint8, n, L int, labels []int, workers int) (*Classification, error) {
 	D, err := labelled(m, x, n, L, labels)
 	if err != nil {
 		return nil, err

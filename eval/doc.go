@@ -8,7 +8,7 @@
 // MATLAB (MAT v5 files). The paper's
 // protocol is named once here: DefaultRuns, DefaultIntervals (the
 // schedule of DefaultSchedule), BasePseudoCount (DataBaseRate) and
-// ExactLimit (the automatic choice).
+// AutoExactBits (the automatic choice).
 //
 // Evaluation must not depend on the training engine: everything here takes
 // the minimal Model view (acting weights C = W ⊙ A and the two bias

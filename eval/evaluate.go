@@ -16,9 +16,10 @@ import (
 const (
 	// DefaultIntervals is the number of intervals of DefaultSchedule.
 	DefaultIntervals = 14500
-	// ExactLimit is the largest smaller layer that LikelihoodAuto measures
-	// exactly (2^20 states take about a second); larger models get AIS.
-	ExactLimit = 20
+	// AutoExactBits is the largest smaller layer that LikelihoodAuto
+	// measures exactly; larger models get AIS. It sits below MaxExactBits,
+	// the hard limit of ExactLogZ, to keep the automatic choice fast.
+	AutoExactBits = 20
 )
 
 // Schedule returns the AIS schedule of the given number of intervals:
@@ -36,7 +37,7 @@ type Likelihood string
 
 const (
 	// LikelihoodAuto chooses (Resolve): none for a model with label units,
-	// exact when the smaller layer has at most ExactLimit units, else AIS.
+	// exact when the smaller layer has at most AutoExactBits units, else AIS.
 	LikelihoodAuto  Likelihood = ""
 	LikelihoodExact Likelihood = "exact" // ExactLogZ
 	LikelihoodAIS   Likelihood = "ais"   // AIS
@@ -61,7 +62,7 @@ func (l Likelihood) Resolve(x, h, labelUnits int) Likelihood {
 		return l
 	case labelUnits > 0:
 		return LikelihoodNone
-	case min(x, h) <= ExactLimit:
+	case min(x, h) <= AutoExactBits:
 		return LikelihoodExact
 	}
 	return LikelihoodAIS
@@ -72,7 +73,7 @@ type Rule uint8
 
 const (
 	PaperRule      Rule = 1 << iota // ClassifyPaper
-	FreeEnergyRule                  // ClassifyExact
+	FreeEnergyRule                  // ClassifyFreeEnergy
 )
 
 // Plan is what Evaluate measures and how.
@@ -377,7 +378,7 @@ func accuracies(ctx context.Context, m *Model, s *data.Set, plan Plan, rep *repo
 		paper = c.Accuracy
 	}
 	if plan.Accuracy&FreeEnergyRule != 0 {
-		c, err := ClassifyExact(ctx, m, s.X, s.N, plan.LabelUnits, labels, plan.Workers)
+		c, err := ClassifyFreeEnergy(ctx, m, s.X, s.N, plan.LabelUnits, labels, plan.Workers)
 		if err != nil {
 			return paper, free, err
 		}

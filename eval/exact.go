@@ -9,8 +9,9 @@ import (
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
-// MaxExactBits is the largest size of the smaller layer ExactLogZ accepts:
-// it sums over 2^MaxExactBits states at most.
+// MaxExactBits is the hard limit of ExactLogZ: the largest smaller layer it
+// accepts, summing over 2^MaxExactBits states at most. LikelihoodAuto
+// chooses the exact sum only up to AutoExactBits.
 const MaxExactBits = 25
 
 const (

@@ -10,14 +10,14 @@ import (
 )
 
 // TestTierSelfCheck holds every assembly tier this CPU runs to the generic
-// kernels on small inputs with guard zones; the differential tests of
-// kernel_test.go then cover each tier in depth.
+// kernels on small inputs with guard zones; the differential tests (run on
+// forEachTier) then cover each tier in depth.
 func TestTierSelfCheck(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		if err := tierSelfCheck(im); err != nil {
 			t.Errorf("%v", err)
 		}
-	}
+	})
 }
 
 // TestSelfCheckHarness tests the self-check itself on any machine: it

@@ -24,6 +24,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 
+	"github.com/ncg-rbm/ncg/internal/kerneltier"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -70,7 +71,7 @@ type Case struct {
 func (c Case) Use() (restore func(), err error) {
 	restoreTier := func() {}
 	if c.Tier != "" {
-		if restoreTier, err = kernel.UseTier(c.Tier); err != nil {
+		if restoreTier, err = kerneltier.Use(c.Tier); err != nil {
 			return func() {}, err
 		}
 	}
