@@ -53,8 +53,7 @@
 //
 // The epoch cases take their repetitions in turn (Case.Group), and so do
 // the machine cases. Kernel and machine cases repeat their work for about
-// the time SetBenchTime sets, as go test -bench does; the others time one
-// call.
+// Options.BenchTime, as go test -bench does; the others time one call.
 // The kernel cases are defined once, in internal/kernelbench, for both
 // this suite and go test -bench Kernel ./kernel.
 package bench
@@ -118,60 +117,61 @@ func IsSkip(err error) bool {
 // directory.
 const ReferenceModel = "reference/mnistvh_CD25.mat"
 
-// benchTime is the time one measurement of a kernel or machine case aims
-// for; SetBenchTime sets it.
-var benchTime = time.Second
-
-// SetBenchTime sets the time one measurement of a kernel or machine case
-// aims for (as go test's -benchtime; default 1s). It is not safe to call
-// while cases run.
-func SetBenchTime(d time.Duration) error {
-	if d <= 0 {
-		return fmt.Errorf("bench time %v is not positive", d)
-	}
-	benchTime = d
-	return nil
+// Options are the settings of a suite's cases.
+type Options struct {
+	DataDir string // as for data.Dir
+	// BenchTime is the time one measurement of a kernel or machine case
+	// aims for, as go test's -benchtime; 0 or less means one second.
+	BenchTime time.Duration
 }
 
-// Suite returns every case, in a stable order; dataDir is as for data.Dir.
-func Suite(dataDir string) []Case {
-	out := Kernels()
-	out = append(out, Machine()...)
-	return append(out, Training(dataDir)...)
+// benchTime returns BenchTime, or one second if it is not positive.
+func (o Options) benchTime() time.Duration {
+	if o.BenchTime <= 0 {
+		return time.Second
+	}
+	return o.BenchTime
+}
+
+// Suite returns every case, in a stable order.
+func Suite(o Options) []Case {
+	out := Kernels(o)
+	out = append(out, Machine(o)...)
+	return append(out, Training(o.DataDir)...)
 }
 
 // measure runs f(n), n calls of the measured work, with n growing until
-// one run takes at least benchTime, as go test -bench does, and returns
+// one run takes at least d, as go test -bench does, and returns
 // the last run's n and time. The heap is collected before every timed
 // run, so that one case's garbage is not collected in another's time.
-func measure(f func(n int)) (int, time.Duration) {
+func measure(d time.Duration, f func(n int)) (int, time.Duration) {
 	n := 1
 	for {
 		runtime.GC()
 		start := time.Now()
 		f(n)
 		took := time.Since(start)
-		if took >= benchTime || n >= 1e9 {
+		if took >= d || n >= 1e9 {
 			return n, took
 		}
 		// Aim 20% past the target from the rate so far, growing at most
 		// 100-fold and at least by one.
-		next := int(1.2 * float64(n) * float64(benchTime) / float64(max(took, time.Microsecond)))
+		next := int(1.2 * float64(n) * float64(d) / float64(max(took, time.Microsecond)))
 		n = min(max(next, n+1), 100*n, 1e9)
 	}
 }
 
-// rate measures f (see measure) and returns work per call × calls per
-// second, in billions.
-func rate(work float64, f func(n int)) float64 {
-	n, took := measure(f)
+// rate measures f for about d (see measure) and returns work per call ×
+// calls per second, in billions.
+func rate(d time.Duration, work float64, f func(n int)) float64 {
+	n, took := measure(d, f)
 	return work * float64(n) / took.Seconds() / 1e9
 }
 
 // Kernels returns the kernel cases of internal/kernelbench on the MNIST
 // shapes (H = 500, X = 784), one per tier this CPU runs, as package
 // kernel's BenchmarkKernel runs them, leaving out its diagnostic cases.
-func Kernels() []Case {
+func Kernels(o Options) []Case {
 	var cs []Case
 	for _, k := range kernelbench.Cases() {
 		if k.Detail {
@@ -183,7 +183,7 @@ func Kernels() []Case {
 				return 0, err
 			}
 			defer restore()
-			return rate(k.Work, func(n int) {
+			return rate(o.benchTime(), k.Work, func(n int) {
 				for range n {
 					k.Call()
 				}
@@ -204,14 +204,11 @@ func Kernels() []Case {
 //
 // On Linux, machine/<work>/cpu<n> runs the one-goroutine work on a thread
 // pinned to CPU n (the first 8 CPUs the process may use). A virtual
-// machine's CPUs need not be equally fast at a given moment: on a shared
-// 2-vCPU Zen 5 VM the slower CPU's rate over the faster's (the spread
-// target, printed with the targets) was 0.82, 0.997 and 0.93 for the
-// stream work in three runs within a minute, and one-worker MNIST epochs
-// pinned with taskset took 2.74 and 2.48 s on the two CPUs, and 2.48 and
-// 2.46 s half a minute later. Two workers then get at most the sum of the
-// two CPUs' rates, whatever the split: 1 + spread times the faster CPU's.
-func Machine() []Case {
+// machine's CPUs need not be equally fast at a given moment; the slower
+// CPU's rate over the faster's is the spread target, printed with the
+// targets. Two workers get at most the sum of the two CPUs' rates,
+// whatever the split: 1 + spread times the faster CPU's.
+func Machine(o Options) []Case {
 	r := rand.New(rand.NewPCG(3, 3))
 	const ch, cx, cc = 64, 96, 8
 	type part struct{ m, in, out, bias []float32 }
@@ -224,10 +221,8 @@ func Machine() []Case {
 	g := make([]float32, nn)
 	// Units of 10–20 ms of work, so that handing a part to the other
 	// goroutine (a channel send that wakes a parked goroutine, then a
-	// WaitGroup: tens of µs on a VM) costs under 1%. With 1–2 ms units, two
-	// goroutines read 1.60–1.82× one goroutine's rate on a 2-vCPU Zen 5 VM,
-	// where the same Affine loop run by two goroutines without hand-offs
-	// gave 1.85–1.99×: the hand-offs, not the machine, made the difference.
+	// WaitGroup) costs under 1% and the cases measure the machine, not the
+	// hand-offs.
 	const creps, sreps = 40000, 200
 	work := map[string]struct {
 		amount float64 // per call, in the unit
@@ -268,7 +263,7 @@ func Machine() []Case {
 						close(start[i])
 					}
 				}()
-				return rate(wk.amount, func(calls int) {
+				return rate(o.benchTime(), wk.amount, func(calls int) {
 					for range calls {
 						wg.Add(n - 1)
 						for i := 1; i < n; i++ {
@@ -286,7 +281,7 @@ func Machine() []Case {
 			wk := work[name]
 			cs = append(cs, Case{Name: fmt.Sprintf("machine/%s/cpu%d", name, cpu), Unit: wk.unit, Count: 5, Group: "machine", Run: func() (v float64, err error) {
 				err = onCPU(cpu, func() {
-					v = rate(wk.amount, func(calls int) {
+					v = rate(o.benchTime(), wk.amount, func(calls int) {
 						for range calls {
 							wk.f(0, 1)
 						}
@@ -343,9 +338,8 @@ func (m *mnist) engineData() (*engine.Data, error) {
 }
 
 // Training returns the epoch, AIS and exact log Z cases. Each runs three
-// times by default and reports the median: on a shared 2-vCPU VM one epoch
-// moves by 10–30% from run to run, and the ratio of two single runs (all
-// workers vs one) ranged from 1.39× to 1.68× for the same build.
+// times by default and reports the median, since one epoch's time varies
+// from run to run on a shared machine.
 func Training(dataDir string) []Case {
 	mn := &mnist{dir: dataDir}
 	epoch := func(name string, cfg engine.Config, sized bool) Case {

@@ -13,7 +13,7 @@ import (
 
 func TestSuiteNames(t *testing.T) {
 	seen := map[string]bool{}
-	for _, c := range Suite(t.TempDir()) {
+	for _, c := range Suite(Options{DataDir: t.TempDir()}) {
 		if seen[c.Name] {
 			t.Errorf("duplicate case %s", c.Name)
 		}
@@ -37,10 +37,7 @@ func TestSuiteNames(t *testing.T) {
 }
 
 func TestKernelCases(t *testing.T) {
-	if err := SetBenchTime(5 * time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range Kernels() {
+	for _, c := range Kernels(Options{BenchTime: 5 * time.Millisecond}) {
 		if !strings.Contains(c.Name, "/c8") && !strings.Contains(c.Name, "sigmoid/") {
 			continue
 		}
@@ -52,10 +49,7 @@ func TestKernelCases(t *testing.T) {
 }
 
 func TestMachineCases(t *testing.T) {
-	if err := SetBenchTime(5 * time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	cs := Machine()
+	cs := Machine(Options{BenchTime: 5 * time.Millisecond})
 	if want := 4 + 2*len(pinCPUs()); len(cs) != want {
 		t.Fatalf("%d machine cases, want %d", len(cs), want)
 	}
@@ -82,12 +76,8 @@ func TestMissingDataSkips(t *testing.T) {
 // bench time, and the time it reports is that of the calls it counts
 // (each call sleeps 1 ms, so n calls take at least n ms).
 func TestMeasure(t *testing.T) {
-	defer func(d time.Duration) { benchTime = d }(benchTime)
-	if err := SetBenchTime(30 * time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
 	calls := 0
-	n, took := measure(func(n int) {
+	n, took := measure(30*time.Millisecond, func(n int) {
 		for range n {
 			calls++
 			time.Sleep(time.Millisecond)
@@ -102,8 +92,10 @@ func TestMeasure(t *testing.T) {
 	if calls <= n {
 		t.Errorf("%d calls in all for a last run of %d: no run before the last", calls, n)
 	}
-	if err := SetBenchTime(0); err == nil {
-		t.Error("SetBenchTime(0) succeeded")
+	for _, d := range []time.Duration{0, -time.Second} {
+		if got := (Options{BenchTime: d}).benchTime(); got != time.Second {
+			t.Errorf("BenchTime %v measures for %v, want 1s", d, got)
+		}
 	}
 }
 

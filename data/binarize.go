@@ -104,18 +104,47 @@ func binarizeStochastic(pix []uint8, src *rand.PCG) {
 // 0..255) and, if labelsPath is not empty, its IDX label file, and returns
 // the binarised set. stream is passed to [Binarize].
 func ReadMNIST(imagesPath, labelsPath string, b Binarization, stream uint64) (*Set, error) {
-	img, err := ReadIDXFile(imagesPath)
+	s, shape, err := readImages(imagesPath)
 	if err != nil {
 		return nil, err
 	}
-	if len(img.Dims) < 2 {
-		return nil, fmt.Errorf("%s: IDX dimensions %v: want images (at least 2 dimensions); is this a labels file?", imagesPath, img.Dims)
-	}
-	s := &Set{Name: filepath.Base(imagesPath), N: img.Dims[0], D: img.ItemSize(), X: img.Data}
 	desc, err := Binarize(s.X, b, stream)
 	if err != nil {
 		return nil, err
 	}
+	s.Source = fmt.Sprintf("IDX %s (%s); %s", imagesPath, shape, desc)
+	if err := readImageLabels(s, imagesPath, labelsPath); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// readGrey reads an IDX image file and its labels (if labelsPath is not
+// empty) like ReadMNIST, but leaves the grey levels in X, unbinarised: the
+// set is not valid until makeReal turns them into real values.
+func readGrey(imagesPath, labelsPath string) (*Set, error) {
+	s, shape, err := readImages(imagesPath)
+	if err != nil {
+		return nil, err
+	}
+	s.Source = fmt.Sprintf("IDX %s (%s)", imagesPath, shape)
+	if err := readImageLabels(s, imagesPath, labelsPath); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// readImages reads an IDX image file into a set whose X holds the grey
+// levels, and returns the shape in words (e.g. "60000×28×28").
+func readImages(imagesPath string) (*Set, string, error) {
+	img, err := ReadIDXFile(imagesPath)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(img.Dims) < 2 {
+		return nil, "", fmt.Errorf("%s: IDX dimensions %v: want images (at least 2 dimensions); is this a labels file?", imagesPath, img.Dims)
+	}
+	s := &Set{Name: filepath.Base(imagesPath), N: img.Dims[0], D: img.ItemSize(), X: img.Data}
 	shape := ""
 	for i, d := range img.Dims {
 		if i > 0 {
@@ -123,21 +152,26 @@ func ReadMNIST(imagesPath, labelsPath string, b Binarization, stream uint64) (*S
 		}
 		shape += strconv.Itoa(d)
 	}
-	s.Source = fmt.Sprintf("IDX %s (%s); %s", imagesPath, shape, desc)
-	if labelsPath != "" {
-		lx, err := ReadIDXFile(labelsPath)
-		if err != nil {
-			return nil, err
-		}
-		labels, nc, names, err := IDXLabels(lx, labelsPath)
-		if err != nil {
-			return nil, err
-		}
-		if len(labels) != s.N {
-			return nil, fmt.Errorf("%s: %d labels, but %s has %d images", labelsPath, len(labels), imagesPath, s.N)
-		}
-		s.Labels, s.NumClasses, s.ClassNames = labels, nc, names
-		s.Source += "; labels " + labelsPath
+	return s, shape, nil
+}
+
+// readImageLabels reads the labels of s from labelsPath, if not empty.
+func readImageLabels(s *Set, imagesPath, labelsPath string) error {
+	if labelsPath == "" {
+		return nil
 	}
-	return s, nil
+	lx, err := ReadIDXFile(labelsPath)
+	if err != nil {
+		return err
+	}
+	labels, nc, names, err := IDXLabels(lx, labelsPath)
+	if err != nil {
+		return err
+	}
+	if len(labels) != s.N {
+		return fmt.Errorf("%s: %d labels, but %s has %d images", labelsPath, len(labels), imagesPath, s.N)
+	}
+	s.Labels, s.NumClasses, s.ClassNames = labels, nc, names
+	s.Source += "; labels " + labelsPath
+	return nil
 }

@@ -38,12 +38,18 @@ func (l *progressLog) phases() map[string]int {
 // would wait for ever fails the test instead of hanging it.
 func fetchShort(t *testing.T, srv *httptest.Server) (error, time.Duration, *progressLog) {
 	t.Helper()
+	return fetchStall(t, srv, 300*time.Millisecond)
+}
+
+// fetchStall is fetchShort with the given stall timeout.
+func fetchStall(t *testing.T, srv *httptest.Server, stall time.Duration) (error, time.Duration, *progressLog) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	log := &progressLog{}
 	start := time.Now()
 	err := Fetch(ctx, "mushrooms", t.TempDir(), FetchOptions{Mirror: srv.URL,
-		AnswerTimeout: 300 * time.Millisecond, StallTimeout: 300 * time.Millisecond,
+		AnswerTimeout: 300 * time.Millisecond, StallTimeout: stall,
 		ProgressEvery: 50 * time.Millisecond, Progress: log.add})
 	return err, time.Since(start), log
 }
@@ -118,7 +124,9 @@ func TestFetchKeepsASlowDownload(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	err, took, log := fetchShort(t, srv)
+	// Gaps of 100 ms against a stall timeout of 600 ms: a margin for a
+	// loaded machine, and still well under the 1.5 s the body takes.
+	err, took, log := fetchStall(t, srv, 600*time.Millisecond)
 	// The whole body arrived, and was refused only for its content.
 	if err == nil || !strings.Contains(err.Error(), "MD5 mismatch") {
 		t.Errorf("err = %v", err)

@@ -51,8 +51,7 @@ func FuzzReadLIBSVM(f *testing.F) {
 	f.Add([]byte("+1 1:1 3:1\n-1 2:1.0\n"), 0)
 	f.Add([]byte("2 5:1\n"), 5)
 	f.Fuzz(func(t *testing.T, b []byte, nf int) {
-		defer func(m int) { MaxFeatures = m }(MaxFeatures)
-		MaxFeatures = 1 << 12
+		defer SetMaxFeatures(1 << 12)()
 		s, err := ReadLIBSVM(bytes.NewReader(b), "in", nf)
 		checkSet(t, s, err)
 		if err == nil && nf > 0 && s.D != nf {
@@ -73,13 +72,39 @@ func FuzzReadSplit(f *testing.F) {
 	})
 }
 
+func FuzzReadNPY(f *testing.F) {
+	f.Add(npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2), }", make([]byte, 16)))
+	f.Add(gz(npyBytes("{'descr': '>f4', 'fortran_order': True, 'shape': (2, 1), }", make([]byte, 8))))
+	f.Add(npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2), }", []byte{1, 2, 3, 4}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ReadNPY(bytes.NewReader(b), "in")
+		checkSet(t, s, err)
+		if err == nil && (s.Real == nil || s.X != nil || s.N < 1 || s.D < 1) {
+			t.Fatalf("%+v", s)
+		}
+	})
+}
+
+func FuzzReadCSV(f *testing.F) {
+	f.Add([]byte("a,b\n1,2.5\n-3,4e2\n"))
+	f.Add([]byte("# c\n1 2 3\n\n4 5 6\n"))
+	f.Add(gz([]byte("1\n2\n")))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ReadCSV(bytes.NewReader(b), "in")
+		checkSet(t, s, err)
+		if err == nil && (s.Real == nil || s.X != nil || s.N < 1 || s.D < 1) {
+			t.Fatalf("%+v", s)
+		}
+	})
+}
+
 // FuzzReadAny goes through format detection and gzip sniffing like LoadFile.
 func FuzzReadAny(f *testing.F) {
 	f.Add(gz([]byte(splitGood)))
 	f.Add([]byte("1 1:1\n"))
+	f.Add(npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (1, 1), }", make([]byte, 4)))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		defer func(m int) { MaxFeatures = m }(MaxFeatures)
-		MaxFeatures = 1 << 12
+		defer SetMaxFeatures(1 << 12)()
 		in, err := sniff(bytes.NewReader(b), "in", int64(len(b)))
 		if err != nil {
 			return
@@ -105,6 +130,8 @@ func FuzzReadAny(f *testing.F) {
 			s, err = ReadLIBSVM(bytes.NewReader(b), "in", 0)
 		case FormatSplit:
 			s, _, err = ReadSplit(bytes.NewReader(b), "in")
+		case FormatNPY:
+			s, err = ReadNPY(bytes.NewReader(b), "in")
 		}
 		checkSet(t, s, err)
 	})

@@ -13,9 +13,9 @@ import (
 	"strings"
 )
 
-// MaxFeatures bounds the feature index a LIBSVM file may use, so that a
+// maxFeatures bounds the feature index a LIBSVM file may use, so that a
 // corrupt file cannot make the reader allocate without limit.
-var MaxFeatures = 1 << 20
+var maxFeatures = 1 << 20
 
 // maxLine bounds the length of a text line.
 const maxLine = 16 << 20
@@ -50,8 +50,8 @@ func ReadLIBSVMFile(path string, numFeatures int) (*Set, error) {
 
 func readLIBSVM(in *input, numFeatures int) (*Set, error) {
 	name := in.name
-	if numFeatures < 0 || numFeatures > MaxFeatures {
-		return nil, fmt.Errorf("%s: number of features %d not in 0..%d", name, numFeatures, MaxFeatures)
+	if numFeatures < 0 || numFeatures > maxFeatures {
+		return nil, fmt.Errorf("%s: number of features %d not in 0..%d", name, numFeatures, maxFeatures)
 	}
 	sc := bufio.NewScanner(in.r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
@@ -100,8 +100,8 @@ func readLIBSVM(in *input, numFeatures int) (*Set, error) {
 			if numFeatures > 0 && j > numFeatures {
 				return nil, fmt.Errorf("%s: line %d: feature index %d > number of features %d", name, line, j, numFeatures)
 			}
-			if j > MaxFeatures {
-				return nil, fmt.Errorf("%s: line %d: feature index %d > limit %d", name, line, j, MaxFeatures)
+			if j > maxFeatures {
+				return nil, fmt.Errorf("%s: line %d: feature index %d > limit %d", name, line, j, maxFeatures)
 			}
 			prev = j
 			v, err := strconv.ParseFloat(string(tok[c+1:]), 64)

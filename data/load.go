@@ -42,12 +42,23 @@ type Options struct {
 	BASSamples int
 	SplitSeed  uint64  // seed of every shuffle-split and hold-out
 	HoldOut    float64 // fraction held out as a test set when no test data exists; 0 means 0.2
-	// For a file path: its Format ("idx", "libsvm", "split"; "" detects),
-	// the number of LIBSVM features (0 infers it) and an optional test
-	// file of the same format.
+	// For a file path: its Format ("idx", "libsvm", "split", "npy", "csv";
+	// "" detects), the number of LIBSVM features (0 infers it) and an
+	// optional test file of the same format.
 	Format      string
 	NumFeatures int
 	TestPath    string
+	// Real makes MNIST and IDX images real-valued instead of binary, and
+	// scales the values of .npy and CSV files (which are real-valued
+	// whatever Real says): see [RealMode]. The scaling is fitted on the
+	// training set and applied unchanged to the test set; it is recorded
+	// in Set.Scaling.
+	Real RealMode
+	// LabelColumn takes a column of a .npy or CSV file out of the units as
+	// the class labels: 0 (the default) none, k ≥ 1 the k-th column, −1
+	// the last. The distinct values of the column (training and test file
+	// together) become labels 0..L−1 in increasing numeric order.
+	LabelColumn int
 }
 
 // Names are the built-in data set names Load knows.
@@ -67,10 +78,28 @@ var Names = []string{"bas", "mnist", "mushrooms", "connect-4"}
 //   - anything else is a file path: train is the file (format
 //     opts.Format or detected), test is opts.TestPath or nil.
 //
+// With opts.Real, MNIST and IDX images are real-valued (grey levels scaled
+// or standardised); .npy and CSV files are always real-valued. The other
+// sets are binary only, and opts.Real is an error for them.
+//
 // Source of each set says exactly which files, seeds and fallbacks made it.
 func Load(name string, opts Options) (train, test *Set, err error) {
 	dir := Dir(opts.Dir)
 	name, _ = Canonical(name)
+	if _, err := ParseRealMode(string(opts.Real)); err != nil {
+		return nil, nil, err
+	}
+	switch name {
+	case "bas", "mushrooms", "connect-4":
+		if opts.Real != RealNone {
+			return nil, nil, fmt.Errorf("data: %s is binary; real-valued mode %q applies to MNIST, IDX images, .npy and CSV files", name, opts.Real)
+		}
+		fallthrough
+	case "mnist":
+		if opts.LabelColumn != 0 {
+			return nil, nil, fmt.Errorf("data: %s has its labels; a label column applies to .npy and CSV files", name)
+		}
+	}
 	switch name {
 	case "bas":
 		n := opts.BASSize
@@ -101,6 +130,11 @@ func Load(name string, opts Options) (train, test *Set, err error) {
 		return nil, nil, fmt.Errorf("data: %q is neither a known data set (%s) nor a readable file: %w",
 			name, strings.Join(Names, ", "), err)
 	}
+	if real, err := isReal(name, opts); err != nil {
+		return nil, nil, err
+	} else if real {
+		return loadRealFiles(name, opts.TestPath, opts)
+	}
 	train, err = LoadFile(name, opts)
 	if err != nil {
 		return nil, nil, err
@@ -129,11 +163,17 @@ func loadMNIST(dir string, opts Options) (train, test *Set, err error) {
 	if err := need("mnist", p(MNISTTrainImages), p(MNISTTrainLabels), p(MNISTTestImages), p(MNISTTestLabels)); err != nil {
 		return nil, nil, err
 	}
-	train, err = ReadMNIST(p(MNISTTrainImages), p(MNISTTrainLabels), opts.Binarization, 1)
+	read := func(images, labels string, stream uint64) (*Set, error) {
+		if opts.Real != RealNone {
+			return readGrey(images, labels)
+		}
+		return ReadMNIST(images, labels, opts.Binarization, stream)
+	}
+	train, err = read(p(MNISTTrainImages), p(MNISTTrainLabels), 1)
 	if err != nil {
 		return nil, nil, err
 	}
-	test, err = ReadMNIST(p(MNISTTestImages), p(MNISTTestLabels), opts.Binarization, 2)
+	test, err = read(p(MNISTTestImages), p(MNISTTestLabels), 2)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -145,6 +185,14 @@ func loadMNIST(dir string, opts Options) (train, test *Set, err error) {
 		s.ClassNames = []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
 	}
 	train.Name, test.Name = "mnist-train", "mnist-test"
+	if opts.Real != RealNone {
+		mode, _ := ParseRealMode(string(opts.Real))
+		err := scaleSets(mode, fmt.Sprintf("the %d MNIST training images", train.N),
+			&rawFile{s: train, path: p(MNISTTrainImages)}, &rawFile{s: test, path: p(MNISTTestImages)})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 	return train, test, nil
 }
 
@@ -336,18 +384,34 @@ const (
 	FormatIDX    = "idx"
 	FormatLIBSVM = "libsvm"
 	FormatSplit  = "split"
+	FormatNPY    = "npy"
+	FormatCSV    = "csv"
 )
 
-// DetectFormat reports the format of a plain or gzip file from its content:
-// "idx" if it starts with the IDX magic 00 00 08, "split" if its first line
-// is a "Key: value" header line starting with a letter, else "libsvm".
+const formatList = "idx, libsvm, split, npy or csv"
+
+// DetectFormat reports the format of a plain or gzip file: "idx" if its
+// content starts with the IDX magic 00 00 08, "npy" if with the .npy magic
+// \x93NUMPY or if its name ends in .npy (or .npy.gz); "csv" if its name ends
+// in .csv or .tsv (or those and .gz); else "split" if its first line is a
+// "Key: value" header line starting with a letter, else "libsvm".
 func DetectFormat(path string) (string, error) {
 	in, err := openInput(path)
 	if err != nil {
 		return "", err
 	}
 	defer in.close()
-	return detect(in.r, path)
+	f, err := detect(in.r, path)
+	if err != nil || f == FormatIDX || f == FormatNPY {
+		return f, err
+	}
+	switch filepath.Ext(strings.TrimSuffix(strings.ToLower(path), ".gz")) {
+	case ".npy":
+		return FormatNPY, nil
+	case ".csv", ".tsv":
+		return FormatCSV, nil
+	}
+	return f, nil
 }
 
 func detect(r io.Reader, name string) (string, error) {
@@ -363,6 +427,9 @@ func detect(r io.Reader, name string) (string, error) {
 	if n >= 3 && head[0] == 0 && head[1] == 0 && head[2] == 0x08 {
 		return FormatIDX, nil
 	}
+	if bytes.HasPrefix(head, npyMagic) {
+		return FormatNPY, nil
+	}
 	first, _, _ := bytes.Cut(head, []byte("\n"))
 	first = bytes.TrimSpace(first)
 	if len(first) > 0 && (first[0]|0x20 >= 'a' && first[0]|0x20 <= 'z') && bytes.Contains(first, []byte(":")) {
@@ -373,9 +440,18 @@ func detect(r io.Reader, name string) (string, error) {
 
 // LoadFile reads one data file of format opts.Format, or of the detected
 // format when that is empty. An IDX image file is binarised by
-// opts.Binarization (PCG stream 1); its labels are read from the file of the
-// same name with "-labels-idx1-ubyte" for "-images-idx3-ubyte", when present.
+// opts.Binarization (PCG stream 1), or made real-valued by opts.Real; its
+// labels are read from the file of the same name with "-labels-idx1-ubyte"
+// for "-images-idx3-ubyte", when present. A .npy or CSV file is
+// real-valued, scaled by opts.Real with its own statistics, and labelled by
+// opts.LabelColumn.
 func LoadFile(path string, opts Options) (*Set, error) {
+	if real, err := isReal(path, opts); err != nil {
+		return nil, err
+	} else if real {
+		s, _, err := loadRealFiles(path, "", opts)
+		return s, err
+	}
 	format := opts.Format
 	if format == "" {
 		var err error
@@ -385,19 +461,12 @@ func LoadFile(path string, opts Options) (*Set, error) {
 	}
 	switch format {
 	case FormatIDX:
-		labels := ""
-		if b := filepath.Base(path); strings.Contains(b, "-images-idx3-ubyte") {
-			l := filepath.Join(filepath.Dir(path), strings.Replace(b, "-images-idx3-ubyte", "-labels-idx1-ubyte", 1))
-			if exists(l) {
-				labels = l
-			}
-		}
-		return ReadMNIST(path, labels, opts.Binarization, 1)
+		return ReadMNIST(path, idxLabelsFor(path), opts.Binarization, 1)
 	case FormatLIBSVM:
 		return ReadLIBSVMFile(path, opts.NumFeatures)
 	case FormatSplit:
 		s, _, err := ReadSplitFile(path)
 		return s, err
 	}
-	return nil, errors.New("data: unknown format " + format + " (want idx, libsvm or split)")
+	return nil, errors.New("data: unknown format " + format + " (want " + formatList + ")")
 }

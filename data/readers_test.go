@@ -221,6 +221,11 @@ func TestDetectFormat(t *testing.T) {
 		"b": {gz([]byte(splitGood)), FormatSplit},
 		"c": {[]byte("1 1:1\n"), FormatLIBSVM},
 		"d": {gz([]byte("-1 1:1\n")), FormatLIBSVM},
+		// .npy by its magic whatever the name; CSV by the name.
+		"e":        {npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }", []byte{0, 0, 0x80, 0x3f}), FormatNPY},
+		"f.txt.gz": {gz(npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }", []byte{0, 0, 0x80, 0x3f})), FormatNPY},
+		"g.csv":    {[]byte("Name: a,b\n1,2\n"), FormatCSV},
+		"h.TSV.gz": {gz([]byte("1\t2\n")), FormatCSV},
 	} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, c.b, 0o644)
@@ -231,12 +236,23 @@ func TestDetectFormat(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	// A name ending in .npy is read as .npy, and its content must be one.
+	os.WriteFile(filepath.Join(dir, "i.npy"), []byte("1 1:1\n"), 0o644)
+	if f, err := DetectFormat(filepath.Join(dir, "i.npy")); f != FormatNPY || err != nil {
+		t.Errorf("i.npy: %q %v", f, err)
+	}
+	if _, err := LoadFile(filepath.Join(dir, "i.npy"), Options{}); err == nil || !strings.Contains(err.Error(), "bad .npy magic") {
+		t.Errorf("i.npy: %v", err)
+	}
+	if _, err := LoadFile(filepath.Join(dir, "c"), Options{Format: FormatCSV}); err == nil || !strings.Contains(err.Error(), "line 1: column 2: \"1:1\" is not a number") {
+		t.Errorf("LIBSVM read as CSV: %v", err)
+	}
 	p := filepath.Join(dir, "empty")
 	os.WriteFile(p, nil, 0o644)
 	if _, err := DetectFormat(p); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("empty: %v", err)
 	}
-	if _, err := LoadFile(filepath.Join(dir, "c"), Options{Format: "csv"}); err == nil {
+	if _, err := LoadFile(filepath.Join(dir, "c"), Options{Format: "xls"}); err == nil {
 		t.Error("unknown format accepted")
 	}
 	// Load with a path and a test path.

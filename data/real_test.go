@@ -1,6 +1,7 @@
 package data
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -224,4 +225,66 @@ func TestDetectFormatShared(t *testing.T) {
 	if err != nil || s.N != 10000 || s.Labels == nil {
 		t.Errorf("LoadFile idx: %v %v", s, err)
 	}
+}
+
+// TestLoadMNISTRealValued: the grey levels of the shared MNIST files,
+// scaled to [0, 1] and standardised with the training set's statistics.
+func TestLoadMNISTRealValued(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads all of MNIST twice")
+	}
+	dir := datatest.Dir(t)
+	datatest.File(t, "mnist/"+MNISTTrainImages)
+	train, test, err := Load("mnist", Options{Dir: dir, Real: RealUnit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*Set{train, test} {
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if s.X != nil || s.D != 784 || s.NumClasses != 10 || s.Scaling != train.Scaling {
+			t.Fatalf("%v", s)
+		}
+		// The mean grey level, about 0.13 like the binarised density.
+		if d := s.Density(); d < 0.12 || d > 0.14 {
+			t.Errorf("%s: mean %v", s.Name, d)
+		}
+		lo, hi := slices.Min(s.Real), slices.Max(s.Real)
+		if lo != 0 || hi != 1 {
+			t.Errorf("%s: values in [%v, %v]", s.Name, lo, hi)
+		}
+	}
+	train, test, err = Load("mnist", Options{Dir: dir, Real: RealStandardise})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := train.Scaling
+	if test.Scaling != c || c.Mode != RealStandardise || c.Validate(784) != nil {
+		t.Fatalf("scaling %+v", c.Mode)
+	}
+	// On the training set every pixel has mean 0 and (unless constant)
+	// standard deviation 1, up to float32 rounding.
+	sums := train.Sums()
+	ss := make([]float64, 784)
+	for i := range train.N {
+		for j, v := range train.RealRow(i) {
+			ss[j] += float64(v) * float64(v)
+		}
+	}
+	constant := map[int]bool{}
+	for _, j := range c.Constant {
+		constant[j] = true
+	}
+	for j := range 784 {
+		m, sd := sums[j]/60000, math.Sqrt(ss[j]/60000)
+		if math.Abs(m) > 1e-6 || (!constant[j] && math.Abs(sd-1) > 1e-5) || (constant[j] && sd != 0) {
+			t.Fatalf("pixel %d: mean %v sd %v (constant %v)", j, m, sd, constant[j])
+		}
+	}
+	// The corner pixels are 0 in every training image.
+	if !constant[0] || !constant[783] || len(c.Constant) < 50 || len(c.Constant) > 100 {
+		t.Errorf("%d constant pixels: %v", len(c.Constant), c.Constant)
+	}
+	t.Logf("%d constant pixels; test mean %.4f", len(c.Constant), test.Density())
 }

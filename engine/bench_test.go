@@ -8,6 +8,7 @@ import (
 
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/internal/datatest"
+	"github.com/ncg-rbm/ncg/internal/kerneltier"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -59,7 +60,8 @@ func BenchmarkEpoch(b *testing.B) {
 // NCG, and NCG with momentum and L2 decay, whose update is the fused
 // kernel UpdateMomentumNCG), and of the paper's SET configuration (H = 2500, ε = 11: 1.8% of the
 // connections, trained on compressed rows; set-h2500-dense trains it on the
-// dense matrices, for the ratio), in steady state; it shows that a
+// dense matrices, for the ratio), and NCG with Gaussian visible units on
+// centred pixels (σ = 1, and learned), in steady state; it shows that a
 // minibatch allocates nothing.
 func BenchmarkMinibatch(b *testing.B) {
 	d := loadMNIST(b)
@@ -67,14 +69,23 @@ func BenchmarkMinibatch(b *testing.B) {
 	set.Method, set.Hidden, set.LR = SET, 2500, 0.01
 	momentum := paperNCG()
 	momentum.Momentum, momentum.L2 = 0.9, 2e-4
+	gauss, gaussSigma := paperNCG(), paperNCG()
+	gauss.Visible, gauss.LR = Gaussian, 0.001
+	gaussSigma.Visible, gaussSigma.LearnSigma, gaussSigma.LR = Gaussian, true, 0.001
+	real := centred(d)
 	for _, c := range []struct {
 		name      string
 		cfg       Config
 		denseRows bool
 	}{{"dense", paperNCG(), false}, {"ncg", paperNCG(), false}, {"ncg-momentum-l2", momentum, false},
-		{"set-h2500", set, false}, {"set-h2500-dense", set, true}} {
+		{"set-h2500", set, false}, {"set-h2500-dense", set, true},
+		{"ncg-gaussian", gauss, false}, {"ncg-gaussian-sigma", gaussSigma, false}} {
 		if c.name == "dense" {
 			c.cfg.Method = Dense
+		}
+		d := d
+		if c.cfg.Visible == Gaussian {
+			d = real
 		}
 		for _, w := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/workers%d", c.name, w), func(b *testing.B) {
@@ -94,6 +105,21 @@ func BenchmarkMinibatch(b *testing.B) {
 	}
 }
 
+// centred returns d's pixels less their means as real-valued data: a
+// stand-in for real-valued MNIST with as many non-zero values as pixels
+// (the Gaussian cases of BenchmarkMinibatch).
+func centred(d *Data) *Data {
+	mean := make([]float64, d.D)
+	for i, v := range d.X {
+		mean[i%d.D] += float64(v)
+	}
+	r := &Data{N: d.N, D: d.D, Real: make([]float32, len(d.X))}
+	for i, v := range d.X {
+		r.Real[i] = float32(float64(v) - mean[i%d.D]/float64(d.N))
+	}
+	return r
+}
+
 // BenchmarkCompressedCrossover is one minibatch of random masks of MNIST
 // at H = 500, on one worker, on compressed rows and on the dense matrices,
 // on every kernel tier: the densities at which the two forms cost the
@@ -105,7 +131,7 @@ func BenchmarkCompressedCrossover(b *testing.B) {
 			for _, form := range []string{"compressed", "dense"} {
 				b.Run(fmt.Sprintf("%s/d%g/%s", tier, dens, form), func(b *testing.B) {
 					defer formHook(form)()
-					restore, err := kernel.UseTier(tier)
+					restore, err := kerneltier.Use(tier)
 					if err != nil {
 						b.Fatal(err)
 					}

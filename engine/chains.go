@@ -26,6 +26,9 @@ func (t *Trainer) chainBlock(blk int) {
 	case t.cfg.SETProcedure == Mocanu:
 		t.mocanuBlock(blk)
 		return
+	case t.m.Gaussian:
+		t.gaussianBlock(blk)
+		return
 	}
 	m := t.m
 	x, h := m.X, m.H
@@ -69,7 +72,7 @@ func (t *Trainer) chainBlock(blk int) {
 			kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 		}
 	}
-	for s := 1; s <= t.cfg.K; s++ {
+	for s := 1; s <= t.cfg.K && !t.stopping(); s++ {
 		if t.sp != nil {
 			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, nil, nil, sc)
 		} else if s == 1 {
@@ -125,14 +128,18 @@ func (t *Trainer) indexLists(c0, c1 int) (tmpIdx, tmpCnt, hIdx, hCnt []int32) {
 // visibleBias may add the blocks' shares instead of every slot's states
 // (one line of each in the other core's cache: 4,900 vectors of 16 floats
 // a minibatch). Not for Mocanu's procedure, whose x̃ are probabilities.
+// Gaussian units sum (x⁰ − x̃)/σ², real values: their blocks are fixed
+// (blockSize chains, never compressed rows), so the order of the sums
+// does not depend on the workers either.
 func (t *Trainer) blockVisibleGrad(blk int) {
 	x := t.m.X
 	c0, c1 := blk*t.block, min((blk+1)*t.block, t.nb)
 	dv := t.dvBlock[blk*x : (blk+1)*x]
 	clear(dv)
+	pos, neg := t.statesScaled()
 	for c := c0; c < c1; c++ {
-		kernel.Axpy(dv, 1, t.x0[c*x:(c+1)*x])
-		kernel.Axpy(dv, -1, t.xs[c*x:(c+1)*x])
+		kernel.Axpy(dv, 1, pos[c*x:(c+1)*x])
+		kernel.Axpy(dv, -1, neg[c*x:(c+1)*x])
 	}
 }
 
@@ -144,8 +151,12 @@ func (t *Trainer) loadSamples(c0, c1 int) {
 	for c := c0; c < c1; c++ {
 		r := int(t.rows[c])
 		dst := t.x0[c*x : (c+1)*x]
-		for j, v := range d.X[r*d.D : (r+1)*d.D] {
-			dst[j] = float32(v)
+		if d.Real != nil && t.m.Gaussian {
+			copy(dst, d.Real[r*d.D:(r+1)*d.D])
+		} else {
+			for j, v := range d.X[r*d.D : (r+1)*d.D] {
+				dst[j] = float32(v)
+			}
 		}
 		if d.Classes > 0 {
 			clear(dst[d.D:])
@@ -181,8 +192,8 @@ func sub(s []float32, i, j int) []float32 {
 }
 
 // blockOffsets sets where each row chunk starts in the index lists of
-// slots c0…c1−1, for the row tasks (a binary search per slot and task
-// cost 5% of an epoch).
+// slots c0…c1−1, once per block, so that the row tasks need no binary
+// search of their own.
 func (t *Trainer) blockOffsets(c0, c1 int) {
 	x, k1 := t.m.X, len(t.rowOK)+1
 	for c := c0; c < c1; c++ {
@@ -224,7 +235,10 @@ func chunkOffsets(off, idx []int32) {
 // blockScratch is one chain block's scratch for its incremental products.
 type blockScratch struct {
 	up, down product
-	u        []float32 // PT: the uniforms of one slot's swaps
+	// sv, sig: Gaussian units' scaled states v/σ² of the block's chains,
+	// and PT's σ/√β.
+	sv, sig []float32
+	u       []float32 // PT: the uniforms of one slot's swaps
 	// upWork, downWork: the scratch of the products on compressed rows.
 	upWork, downWork *kernel.SparseWork
 }
@@ -280,23 +294,15 @@ func (t *Trainer) visibleBias(j0, j1 int) bool {
 			kernel.Axpy(g, 1, t.dvBlock[blk*x+j0:blk*x+j1]) // exact: see blockVisibleGrad
 		}
 	}
-	return t.updateBias(t.m.VisibleBias[j0:j1], g, sub(t.velV, j0, j1))
+	ok := t.updateBias(t.m.VisibleBias[j0:j1], g, sub(t.velV, j0, j1))
+	return t.updateSigma(j0, j1) && ok
 }
 
 // prefetchRow asks for the lines of row j of the arrays its fused update
 // writes (W and C; A′ and A for NCG, A for a fixed mask) before the row's
-// gradient is summed, so that they arrive while the sums run. W, A′, A and
-// C (6 MB on MNIST) do not fit L2, and the fused update, which otherwise
-// waits for each line, took 0.83–1.05 s of 3,000 one-worker NCG minibatches
-// in pprof, 0.22–0.29 s with the prefetch (which took 0.13–0.27 s itself).
-// The update with momentum or decay is not prefetched: with the rows of
-// its five arrays prefetched (the velocity's too), a one-worker minibatch
-// took a median 2.96 against 2.76 ms (8 interleaved rounds of
-// BenchmarkMinibatch/ncg-momentum-l2/workers1, benchstat p = 0.16). With two
-// workers, which prefetch the lines of C's copies (prefetchCopies), the row
-// phase was 5% slower with it as well (0.51–0.52 against 0.54 s an epoch
-// in two pairs of `ncgbench bench -run '^epoch/mnist-ncg'`); one worker's
-// was 12% faster (0.86–0.87 against 0.75–0.77 s).
+// gradient is summed, so that they arrive while the sums run: the arrays
+// do not fit L2, and the update would otherwise wait for each line. The
+// update with momentum or decay is not prefetched (docs/design-notes.md).
 func (t *Trainer) prefetchRow(j int) {
 	m, h := t.m, t.m.H
 	n := (h-1)/lineFloats + 1 // the lines from the row's first float on
@@ -343,18 +349,23 @@ func (t *Trainer) rowTask(k int) {
 	k1 := len(t.rowOK) + 1
 	lists, lens := t.rowList[k*rowChunk*2*b:(k+1)*rowChunk*2*b], t.rowLen[k*rowChunk:(k+1)*rowChunk]
 	clear(lens)
-	for c := 0; c < t.nb; c++ {
-		for _, j := range t.posIdx[c*x+int(t.posOff[c*k1+k]) : c*x+int(t.posOff[c*k1+k+1])] {
-			r := int(j) - j0
-			lists[r*2*b+int(lens[r])] = int32(c)
-			lens[r]++
+	gauss := t.m.Gaussian
+	if gauss {
+		t.gaussGrad(k, j0, j1) // real-valued states: a product, not lists
+	} else {
+		for c := 0; c < t.nb; c++ {
+			for _, j := range t.posIdx[c*x+int(t.posOff[c*k1+k]) : c*x+int(t.posOff[c*k1+k+1])] {
+				r := int(j) - j0
+				lists[r*2*b+int(lens[r])] = int32(c)
+				lens[r]++
+			}
 		}
-	}
-	for c := 0; c < t.nb; c++ {
-		for _, j := range t.negIdx[c*x+int(t.negOff[c*k1+k]) : c*x+int(t.negOff[c*k1+k+1])] {
-			r := int(j) - j0
-			lists[r*2*b+int(lens[r])] = int32(b + c)
-			lens[r]++
+		for c := 0; c < t.nb; c++ {
+			for _, j := range t.negIdx[c*x+int(t.negOff[c*k1+k]) : c*x+int(t.negOff[c*k1+k+1])] {
+				r := int(j) - j0
+				lists[r*2*b+int(lens[r])] = int32(b + c)
+				lens[r]++
+			}
 		}
 	}
 	alpha := t.alpha
@@ -383,7 +394,11 @@ func (t *Trainer) rowTask(k int) {
 		if plain && !prefetch {
 			t.prefetchRow(j)
 		}
-		kernel.SumRows(g, t.hstat, h, lists[r*2*b:r*2*b+int(lens[r])], h)
+		if gauss {
+			g = t.gg[j*h : (j+1)*h]
+		} else {
+			kernel.SumRows(g, t.hstat, h, lists[r*2*b:r*2*b+int(lens[r])], h)
+		}
 		if mocanu {
 			t.meanFieldRows(g, j)
 		}
@@ -406,8 +421,7 @@ func (t *Trainer) rowTask(k int) {
 
 	// Refresh this chunk's columns of the hidden-major copy CH, and its rows
 	// of the padded copy, while its rows of C are in cache (16 floats a
-	// hidden unit: one cache line). A serial transpose of all of C after the
-	// update took 15% of an epoch on two workers.
+	// hidden unit: one cache line), in the parallel row phase.
 	kernel.TransposeStrided(m.ch[j0:], x, m.c[j0*h:j1*h], h, j1-j0, h)
 	m.padC(j0, j1)
 }

@@ -20,13 +20,14 @@ import (
 //	"NCGCKPT\x00"  magic
 //	uint32         version
 //	uint32 n, n bytes of JSON: checkpointHeader
-//	float32 arrays W, A, [A′], B, V, [persistent chains], [velocities of
-//	W, B, V], then the chain streams
+//	float32 arrays W, A, [A′], B, V, [z = log σ²], [persistent chains],
+//	[velocities of W, B, V, [z]], then the chain streams
 //	32 bytes       SHA-256 of everything before
 //
 // Everything a run needs to continue bit-identically is here: parameters,
-// connection strength, chain streams, persistent chains (PCD's, or PT's at
-// every temperature), momentum's velocities, position. C and its
+// connection strength, Gaussian units' log σ² (the configuration says the
+// units' type), chain streams, persistent chains (PCD's, or PT's at every
+// temperature), momentum's velocities, position. C and its
 // copy are recomputed (C = W⊙A exactly as the update computes it). The
 // parameters are written as raw float32, never as text, which would round
 // them (docs/algorithm.md, "Where the authors' code differs").
@@ -50,18 +51,22 @@ type checkpointHeader struct {
 	EpochSeconds float64  `json:"epoch_seconds,omitempty"`
 	PCDInit      bool     `json:"pcd_init"`
 	Tier         string   `json:"kernel_tier"` // informational: results are exact only within a tier
-	// Label is the caller's identification of the run (SetLabel), kept
-	// verbatim so a resume can check it belongs to the run it continues.
-	Label json.RawMessage `json:"label,omitempty"`
+	// Identity is the caller's identity of the run (SetIdentity), kept
+	// verbatim under the key "label" so a resume can check it belongs to
+	// the run it continues.
+	Identity json.RawMessage `json:"label,omitempty"`
 }
 
 // SaveCheckpoint writes the run's state to path atomically (a temporary
 // file in the same directory, fsync, rename).
 func (t *Trainer) SaveCheckpoint(path string) error {
+	if t.broken {
+		return errBroken
+	}
 	t.flush()
 	hdr, err := json.Marshal(checkpointHeader{Config: t.cfg, X: t.m.X, D: t.m.DataUnits, H: t.m.H, Classes: t.data.Classes,
 		DataN: t.data.N, Epoch: t.epoch, Batch: t.batch, EpochRecon: &t.epochRecon, EpochSeconds: t.epochSeconds,
-		PCDInit: t.pcdInit, Tier: kernel.Tier(), Label: t.label})
+		PCDInit: t.pcdInit, Tier: kernel.Tier(), Identity: t.identity})
 	if err != nil {
 		return err
 	}
@@ -96,11 +101,17 @@ func (t *Trainer) arrays() [][]float32 {
 		a = append(a, t.m.AP)
 	}
 	a = append(a, t.m.HiddenBias, t.m.VisibleBias)
+	if t.m.LogVar != nil {
+		a = append(a, t.m.LogVar)
+	}
 	if t.pcd != nil {
 		a = append(a, t.pcd)
 	}
 	if t.velW != nil {
 		a = append(a, t.velW, t.velB, t.velV)
+	}
+	if t.velZ != nil {
+		a = append(a, t.velZ)
 	}
 	return a
 }
@@ -155,6 +166,9 @@ func decodeCheckpoint(b []byte, d *Data) (*Trainer, error) {
 	if err := h.Config.Validate(d.D); err != nil {
 		return nil, err
 	}
+	if err := h.Config.checkData(d); err != nil {
+		return nil, err
+	}
 	if h.X != d.D+d.Classes || h.H != h.Config.Hidden {
 		return nil, errors.New("header shape disagrees with its configuration")
 	}
@@ -163,11 +177,14 @@ func decodeCheckpoint(b []byte, d *Data) (*Trainer, error) {
 		return nil, errors.New("header has a negative or non-finite position or epoch total")
 	}
 	t := &Trainer{cfg: h.Config, data: d, m: newModel(h.X, h.D, h.H, h.Config.Method == NCG), epoch: h.Epoch, batch: h.Batch, pcdInit: h.PCDInit,
-		epochSeconds: h.EpochSeconds, label: h.Label}
+		epochSeconds: h.EpochSeconds, identity: h.Identity}
 	if h.EpochRecon != nil {
 		t.epochRecon = *h.EpochRecon
 	} else {
 		t.reconFrom = h.Batch
+	}
+	if h.Config.Visible == Gaussian {
+		t.m.setGaussian()
 	}
 	t.alloc()
 	for _, a := range t.arrays() {
@@ -193,6 +210,9 @@ func decodeCheckpoint(b []byte, d *Data) (*Trainer, error) {
 		return nil, fmt.Errorf("%d unexpected bytes after the state", r.Len())
 	}
 	t.m.refreshC()
+	if t.m.Gaussian {
+		t.m.refreshSigma(t.invVar, 0, t.m.X)
+	}
 	return t, nil
 }
 

@@ -1,6 +1,7 @@
-// Package engine trains binary RBMs with CD-k, PCD-k or parallel
-// tempering, optionally with momentum, weight decay and a learning-rate
-// schedule: dense, NCG (learned connectivity), line, random and SET models,
+// Package engine trains RBMs with binary hidden units and binary or
+// Gaussian visible units (Config.Visible; Gaussian units with a fixed or
+// learned σ per unit) with CD-k, PCD-k or parallel tempering, optionally
+// with momentum, weight decay and a learning-rate schedule: dense, NCG (learned connectivity), line, random and SET models,
 // with each minibatch's Gibbs chains spread over goroutines. A run is a pure function of its Config:
 // the result is bit-identical whatever the number of workers or GOMAXPROCS.
 //
@@ -76,14 +77,29 @@ const (
 	Mocanu SETProcedure = "mocanu"
 )
 
-// The SET authors' settings, which `ncgbench -set-procedure mocanu` uses
-// where the flags are not given: CD-1, weights from N(0, 0.05²), and a
-// decay of every weight and bias by 2·10⁻⁷ of its value per update, which
-// is L2 = MocanuDecay/LR here (the engine's L2 is scaled by α).
+// The SET authors' settings, which experiment.NewSpec (and so ncgbench
+// -set-procedure mocanu) gives where they are not given: CD-1, weights
+// from N(0, 0.05²), and a decay of every weight and bias by 2·10⁻⁷ of its
+// value per update, which is L2 = MocanuDecay/LR here (the engine's L2 is
+// scaled by α).
 const (
 	MocanuK         = 1
 	MocanuInitScale = 0.05
 	MocanuDecay     = 2e-7
+)
+
+// Visible names the type of the visible units.
+type Visible string
+
+// The visible unit types. The zero value "" is Binary.
+const (
+	// Binary units, v ∈ {0, 1}: the paper's RBM.
+	Binary Visible = ""
+	// Gaussian units, v | h ~ N(b + C h, σ²) per unit, with a fixed σ = 1
+	// (for standardised data) or a learned one (Config.LearnSigma), the
+	// parameterisation of Cho, Ilin & Raiko 2011 (docs/algorithm.md,
+	// "Gaussian visible units"). The data are Data.Real.
+	Gaussian Visible = "gaussian"
 )
 
 // Init names a weight initialisation.
@@ -96,7 +112,8 @@ const (
 	Zero    Init = "zero"    // all weights 0
 )
 
-// Default PT settings (the command's defaults; Config has none of its own).
+// Default PT settings, which experiment.NewSpec and Spec.Normalize give a
+// PT run (Config has none of its own).
 const (
 	DefaultTemperatures = 10
 	DefaultMinBeta      = 0.1
@@ -128,6 +145,12 @@ type Config struct {
 	InitScale float64 `json:"init_scale"` // a of U(−a, a), or σ of N(0, σ²)
 
 	PCD bool `json:"pcd,omitempty"` // persistent chains instead of CD
+
+	// Visible is the type of the visible units ("" binary, or Gaussian).
+	Visible Visible `json:"visible,omitempty"`
+	// LearnSigma learns each Gaussian visible unit's σ through z = log σ²
+	// (from σ = 1); without it σ stays 1.
+	LearnSigma bool `json:"learn_sigma,omitempty"`
 
 	// Sampler of the negative statistics: "" is CD-k, or PCD-k when PCD is
 	// set; ParallelTempering runs Temperatures persistent chains per slot
@@ -244,6 +267,18 @@ func (c Config) Validate(visible int) error {
 	}
 	if c.Workers < 0 {
 		bad("workers = %d is negative", c.Workers)
+	}
+	switch c.Visible {
+	case Binary:
+		if c.LearnSigma {
+			bad("learn-sigma needs visible gaussian")
+		}
+	case Gaussian:
+		if c.SETProcedure == Mocanu {
+			bad("set-procedure %s trains binary visible units only", Mocanu)
+		}
+	default:
+		bad("visible %q is not %q (or empty, binary)", c.Visible, Gaussian)
 	}
 	c.validateTraining(bad, finite)
 	return errors.Join(errs...)
@@ -396,43 +431,3 @@ func (c Config) hasMomentum() bool { return c.Momentum != 0 || c.MomentumStart !
 // plainUpdate reports whether the update is plain gradient ascent (no
 // momentum, no decay): the fused kernels then apply it.
 func (c Config) plainUpdate() bool { return !c.hasMomentum() && c.L1 == 0 && c.L2 == 0 }
-
-// Data is a binary training set as the engine consumes it: N rows of D
-// bytes (0 or 1), and optional labels in 0..Classes−1. With Classes > 0
-// the model gets one visible unit per class after the D data units
-// (classification mode), set one-hot from the label.
-type Data struct {
-	N, D    int
-	X       []uint8 // N×D row-major
-	Labels  []int32 // N labels, or nil
-	Classes int     // label units (0: generative mode)
-}
-
-// Validate checks the shape and values of d; the error names the row.
-func (d *Data) Validate() error {
-	if d.N <= 0 || d.D <= 0 {
-		return fmt.Errorf("data: %d rows of %d units: need at least one of each", d.N, d.D)
-	}
-	if len(d.X) != d.N*d.D {
-		return fmt.Errorf("data: %d bytes for %d rows of %d units", len(d.X), d.N, d.D)
-	}
-	for i, v := range d.X {
-		if v > 1 {
-			return fmt.Errorf("data: row %d, unit %d has value %d, want 0 or 1", i/d.D, i%d.D, v)
-		}
-	}
-	if d.Classes < 0 {
-		return fmt.Errorf("data: %d classes", d.Classes)
-	}
-	if d.Classes > 0 {
-		if len(d.Labels) != d.N {
-			return fmt.Errorf("data: %d labels for %d rows", len(d.Labels), d.N)
-		}
-		for i, l := range d.Labels {
-			if l < 0 || int(l) >= d.Classes {
-				return fmt.Errorf("data: row %d has label %d, want 0..%d", i, l, d.Classes-1)
-			}
-		}
-	}
-	return nil
-}

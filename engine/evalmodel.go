@@ -6,5 +6,5 @@ import "github.com/ncg-rbm/ncg/eval"
 // (eval.Evaluate, ExactLogZ, AIS, …). It shares the model's slices (no
 // copy): evaluate between minibatches only.
 func (m *Model) EvalModel() *eval.Model {
-	return &eval.Model{H: m.H, X: m.X, C: m.C(), HiddenBias: m.HiddenBias, VisibleBias: m.VisibleBias}
+	return &eval.Model{H: m.H, X: m.X, C: m.C(), HiddenBias: m.HiddenBias, VisibleBias: m.VisibleBias, Gaussian: m.Gaussian, Sigma: m.Sigma}
 }

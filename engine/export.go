@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/sbinet/npyio/npz"
 	"gonum.org/v1/gonum/mat"
@@ -12,7 +13,9 @@ import (
 // paper's orientation so that Python code reads it directly:
 //
 //	W (H×X), A (H×X), C (H×X), Aprime (H×X, NCG only): float64 holding the
-//	exact float32 values; b (H), d (X): float32; shape: [X, D, H] int64.
+//	exact float32 values; b (H), d (X): float32; shape: [X, D, H] int64;
+//	for Gaussian visible units, sigma (X): σ, and log_var (X): log σ²,
+//	float32 (a model with sigma is Gaussian; a binary one has neither).
 //
 // Load with numpy.load(path); columns D..X−1 are label units. ReadNPZ
 // reads it back.
@@ -37,6 +40,15 @@ func (m *Model) ExportNPZ(path string) error {
 				name string
 				v    any
 			}{"Aprime", hx(m.AP)})
+		}
+		if m.Gaussian {
+			items = append(items, struct {
+				name string
+				v    any
+			}{"sigma", m.Sigma}, struct {
+				name string
+				v    any
+			}{"log_var", m.LogVar})
 		}
 		for _, it := range items {
 			if err := z.Write(it.name, it.v); err != nil {
@@ -124,8 +136,44 @@ func ReadNPZ(path string) (*Model, error) {
 	if len(m.HiddenBias) != h || len(m.VisibleBias) != x {
 		return nil, fmt.Errorf("%s: b has %d values, d %d; want H = %d and X = %d", path, len(m.HiddenBias), len(m.VisibleBias), h, x)
 	}
+	if has("sigma") {
+		if err := readSigma(r, m, has("log_var")); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	if err := m.SetC(c); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
+}
+
+// readSigma reads a Gaussian model's σ (and log σ², computed from σ when
+// the file lacks it).
+func readSigma(r *npz.Reader, m *Model, logVar bool) error {
+	m.Gaussian = true
+	if err := r.Read("sigma", &m.Sigma); err != nil {
+		return fmt.Errorf("sigma: %w", err)
+	}
+	if len(m.Sigma) != m.X {
+		return fmt.Errorf("sigma has %d values, want X = %d", len(m.Sigma), m.X)
+	}
+	for j, s := range m.Sigma {
+		if !(s > 0) || math.IsInf(float64(s), 0) {
+			return fmt.Errorf("sigma[%d] = %v, want a positive finite number", j, s)
+		}
+	}
+	if logVar {
+		if err := r.Read("log_var", &m.LogVar); err != nil {
+			return fmt.Errorf("log_var: %w", err)
+		}
+		if len(m.LogVar) != m.X {
+			return fmt.Errorf("log_var has %d values, want X = %d", len(m.LogVar), m.X)
+		}
+		return nil
+	}
+	m.LogVar = make([]float32, m.X)
+	for j, s := range m.Sigma {
+		m.LogVar[j] = float32(2 * math.Log(float64(s)))
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -22,6 +23,33 @@ func TestReadNPZ(t *testing.T) {
 		if !reflect.DeepEqual(got, m) {
 			t.Errorf("%s: ReadNPZ(ExportNPZ(m)) differs from m:\n%+v\n%+v", method, got, m)
 		}
+	}
+	// A Gaussian model with learned σ: σ and log σ² come back exactly.
+	cfg := engine.DefaultConfig()
+	cfg.Method, cfg.Hidden, cfg.Batch, cfg.LR, cfg.Epochs = engine.NCG, 5, 2, 0.05, 2
+	cfg.Visible, cfg.LearnSigma = engine.Gaussian, true
+	d := &engine.Data{N: 4, D: 3, Real: []float32{0.5, -1, 2, 1.5, 0, -0.5, -2, 1, 0.25, 0.75, -0.25, 1}}
+	tr, err := engine.New(cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Train(context.Background(), engine.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	m := tr.Model()
+	path := filepath.Join(t.TempDir(), "gauss.npz")
+	if err := m.ExportNPZ(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := engine.ReadNPZ(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, m) {
+		t.Errorf("gaussian: ReadNPZ(ExportNPZ(m)) differs from m:\n%+v\n%+v", got, m)
+	}
+	if !got.Gaussian || got.Sigma[0] == 1 {
+		t.Errorf("gaussian: read back Gaussian = %v, σ = %v (want learned σ)", got.Gaussian, got.Sigma)
 	}
 	if _, err := engine.ReadNPZ(filepath.Join(t.TempDir(), "none.npz")); err == nil {
 		t.Error("no error for a missing file")

@@ -19,11 +19,9 @@ type MemoryPart struct {
 // MemoryBytes returns the memory the arrays of a Trainer of cfg take for
 // visible units in all (data and label units), besides the data set: the
 // sum of MemoryParts. It is a lower bound of what a run needs: the garbage
-// collector's headroom, evaluation and export add to it: `/usr/bin/time -v
-// ncgbench train -data bas -hidden 200000 -epochs 1 -likelihood none`
-// peaked at 2.6 times this in resident memory (Linux, 2 cores,
-// 2026-11-25). Callers compare it with the machine's memory to refuse,
-// before any allocation, a configuration that cannot fit (a failed
+// collector's headroom, evaluation and export add to it. Callers compare it
+// with the machine's memory to refuse, before any allocation, a
+// configuration that cannot fit (a failed
 // allocation is a fatal error in Go, not a panic). It is computed in
 // float64 so that absurd sizes cannot overflow it.
 func MemoryBytes(cfg Config, visible int) float64 {

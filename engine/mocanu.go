@@ -28,7 +28,7 @@ func (t *Trainer) mocanuBlock(blk int) {
 		kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 	}
 	copy(hpos, hs)
-	for s := 1; s <= t.cfg.K; s++ {
+	for s := 1; s <= t.cfg.K && !t.stopping(); s++ {
 		t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt, sc)
 		kernel.Sigmoid(xs, vpre)
 		if s == 1 {

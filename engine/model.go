@@ -26,14 +26,20 @@ type Model struct {
 	HiddenBias  []float32 // hidden biases b (H)
 	VisibleBias []float32 // visible biases d (X)
 
+	// Gaussian visible units (Config.Visible): LogVar holds each unit's
+	// z = log σ² (X; zeros while σ is fixed at 1) and Sigma its σ =
+	// exp(z/2), which the trainer keeps in step with LogVar. Both are nil
+	// for a binary model.
+	Gaussian      bool
+	LogVar, Sigma []float32
+
 	c  []float32 // acting weights W⊙A (X×H)
 	ch []float32 // c hidden-major (H×X), for the down pass
 
 	// cp is c with its rows cpStride() floats apart from a 64-byte
 	// boundary, for the up pass's binary-state products: rows of H = 500
 	// floats start mid-cache-line three times in four, and every load of
-	// such a row spans two lines (binary13 at 64 chains, AVX-512: 330 →
-	// 415 GFLOP/s). Kept equal to c wherever ch is.
+	// such a row spans two lines. Kept equal to c wherever ch is.
 	cp []float32
 }
 
@@ -58,11 +64,33 @@ func newModel(x, d, h int, ncg bool) *Model {
 	return m
 }
 
+// setGaussian makes m a model of Gaussian visible units with σ = 1.
+func (m *Model) setGaussian() {
+	m.Gaussian = true
+	m.LogVar, m.Sigma = make([]float32, m.X), make([]float32, m.X)
+	fill(m.Sigma, 1)
+}
+
+// refreshSigma sets Sigma[j] = exp(LogVar[j]/2) for j0 ≤ j < j1, and, if
+// invVar is not nil, invVar[j] = exp(−LogVar[j]) = 1/σ².
+func (m *Model) refreshSigma(invVar []float32, j0, j1 int) {
+	for j := j0; j < j1; j++ {
+		z := float64(m.LogVar[j])
+		m.Sigma[j] = float32(math.Exp(z / 2))
+		if invVar != nil {
+			invVar[j] = float32(math.Exp(-z))
+		}
+	}
+}
+
 // initModel draws the parameters of a new run from rng (docs/algorithm.md,
 // "Initialisation" and "Connectivity methods"; the paper's section 4.1).
 func initModel(cfg Config, x, d int, rng *rand.Rand) *Model {
 	h := cfg.Hidden
 	m := newModel(x, d, h, cfg.Method == NCG)
+	if cfg.Visible == Gaussian {
+		m.setGaussian()
+	}
 	a := float32(cfg.InitScale)
 	for k := range m.W {
 		switch cfg.Init {
@@ -235,7 +263,7 @@ func (m *Model) rewireSET(zeta, scale float64, regrow, normal bool, rng *rand.Ra
 // Clone returns a deep copy.
 func (m *Model) Clone() *Model {
 	c := *m
-	for _, p := range []*[]float32{&c.W, &c.A, &c.AP, &c.c, &c.ch, &c.HiddenBias, &c.VisibleBias} {
+	for _, p := range []*[]float32{&c.W, &c.A, &c.AP, &c.c, &c.ch, &c.HiddenBias, &c.VisibleBias, &c.LogVar, &c.Sigma} {
 		if *p != nil {
 			*p = append([]float32(nil), (*p)...)
 		}

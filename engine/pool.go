@@ -15,9 +15,7 @@ import (
 //
 // Between phases a helper spins for up to spinFor before it sleeps: phases
 // follow each other within microseconds while training, and waking a
-// sleeping goroutine (through the OS, on another CPU) cost 6–9% of a
-// two-worker minibatch on the Zen 4 VM (BenchmarkMinibatch/ncg/workers2,
-// interleaved runs: 2.22–2.35 → 2.08–2.19 s/epoch).
+// sleeping goroutine goes through the OS.
 //
 // Each worker owns a contiguous share of every phase's tasks and runs it
 // first to last; a worker that runs out takes the tasks left in the other
@@ -25,12 +23,7 @@ import (
 // (and advances the same chains) minibatch after minibatch, and they stay
 // in its core's caches; only what the phases exchange crosses between
 // cores. A single shared counter would hand each row to whichever worker
-// comes first, moving the model between the cores every minibatch; on a
-// 2-vCPU Zen 5 VM, where a cache line takes about 230 ns from one core to
-// the other, that costs a sixth of a two-worker minibatch
-// (BenchmarkMinibatch/ncg/workers2, interleaved runs: 1.86–1.94 ms with a
-// shared counter, 1.57–1.65 ms with shares; one worker 2.52–2.71 ms either
-// way).
+// comes first, moving the model between the cores every minibatch.
 type pool struct {
 	workers int
 	ph      phase        // the current phase; written before gen moves

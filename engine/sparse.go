@@ -6,9 +6,8 @@ import "github.com/ncg-rbm/ncg/kernel"
 // as the configuration sets it) at which a fixed-mask model (line, random,
 // SET) trains on compressed rows instead of the dense matrices, on the
 // kernel tier in use: the density at which a random mask of MNIST at
-// H = 500 costs about the same in both forms (BenchmarkCompressedCrossover;
-// docs/kernels.md, "Compressed rows"). SET's paper setting (H = 2500,
-// ε = 11) is 1.8% dense.
+// H = 500 costs about the same in both forms (BenchmarkCompressedCrossover
+// measures it). SET's paper setting (H = 2500, ε = 11) is 1.8% dense.
 //
 // On compressed rows every product sums the present connections afresh,
 // for up to 32 chains at once (kernel.SparseAffineBinary; SparseAffine for
@@ -30,10 +29,8 @@ func SparseDensity() float64 {
 }
 
 // sparseDensity is SparseDensity per kernel tier: where the two forms'
-// minibatch times cross, interpolated between the densities measured
-// (one worker, Zen 4, 2026-11-27: docs/kernels.md). NEON's is not
-// measured (no arm64 machine has run it) and is 0.1, below every
-// crossover measured.
+// minibatch times cross (docs/design-notes.md). NEON's is 0.1, below the
+// other tiers' crossovers, until an arm64 machine measures it.
 var sparseDensity = map[string]float64{"avx512": 0.2, "avx2": 0.18, "generic": 0.19, "neon": 0.1}
 
 // sparseRows is a compressed-row copy of the acting weights C, in one
@@ -69,10 +66,12 @@ func (t *Trainer) Compressed() bool { return t.sp != nil }
 var rowForm string
 
 // useSparse reports whether the configuration trains on compressed rows.
+// Gaussian visible units never do: they train on the dense matrices
+// (their up pass multiplies real-valued states, see gaussian.go).
 func useSparse(cfg Config, d int) bool {
 	fixed := cfg.Method == Line || cfg.Method == Random || cfg.Method == SET
 	switch {
-	case rowForm == "dense" || !fixed:
+	case rowForm == "dense" || !fixed || cfg.Visible == Gaussian:
 		return false
 	case rowForm == "compressed":
 		return true

@@ -26,6 +26,9 @@ import (
 // data, h sampled from it (slot stream), and the reconstruction σ(d + Cᵀh).
 // Every product is computed afresh: a chain makes one step per round, so
 // CD's incremental products have nothing to reuse.
+//
+// With Gaussian visible units chain m samples v ~ N(b + C h, σ²/β_m) and
+// h from σ(β_m(c + Cᵀ(v/σ²))), and E is gaussEnergy's.
 func (t *Trainer) ptBlock(blk int) {
 	m := t.m
 	x, h, b := m.X, m.H, t.cfg.Batch
@@ -38,24 +41,48 @@ func (t *Trainer) ptBlock(blk int) {
 	sc := &t.scratch[blk]
 	u := sc.u
 
-	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, t.posIdx[c0*x:c1*x], t.posCnt[c0:c1], sc)
+	gauss := m.Gaussian
+	if gauss {
+		t.gaussUp(hpre, x0, sub(t.spos, c0*x, c1*x), nc)
+	} else {
+		t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, t.posIdx[c0*x:c1*x], t.posCnt[c0:c1], sc)
+	}
 	for c := 0; c < nc; c++ {
 		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 	}
 	t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt, sc)
-	kernel.Sigmoid(vprob, vpre)
-	t.reconError(c0, c1, x0, vprob)
+	if gauss { // the reconstruction is the mean b + C h
+		t.reconError(c0, c1, x0, vpre)
+	} else {
+		kernel.Sigmoid(vprob, vpre)
+		t.reconError(c0, c1, x0, vprob)
+	}
 
 	for round := 0; round < t.cfg.K; round++ {
 		for k, beta := range t.betas {
+			if t.stopping() {
+				return
+			}
 			states := t.pcd[(k*b+c0)*x : (k*b+c1)*x]
 			streams := t.streams[b+k*b+c0 : b+k*b+c1]
-			t.up.affineBinary(hpre, m.HiddenBias, states, nc, x, h, tmpIdx, tmpCnt, sc)
+			if gauss {
+				t.gaussUp(hpre, states, sc.sv, nc)
+			} else {
+				t.up.affineBinary(hpre, m.HiddenBias, states, nc, x, h, tmpIdx, tmpCnt, sc)
+			}
 			scale(hprob, hpre, beta)
 			for c := 0; c < nc; c++ {
 				kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hprob[c*h:(c+1)*h], &streams[c])
 			}
 			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt, sc)
+			if gauss { // v ~ N(b + C h, σ²/β)
+				tempSigma(sc.sig, m.Sigma, beta)
+				for c := 0; c < nc; c++ {
+					kernel.GaussianSample(states[c*x:(c+1)*x], vpre[c*x:(c+1)*x], sc.sig, &streams[c])
+					t.energy[k*b+c0+c] = t.gaussEnergy(hs[c*h:(c+1)*h], states[c*x:(c+1)*x], vpre[c*x:(c+1)*x])
+				}
+				continue
+			}
 			scale(vprob, vpre, beta)
 			for c := 0; c < nc; c++ {
 				kernel.SigmoidBernoulli(vprob[c*x:(c+1)*x], states[c*x:(c+1)*x], vprob[c*x:(c+1)*x], &streams[c])
@@ -76,10 +103,18 @@ func (t *Trainer) ptBlock(blk int) {
 
 	// Negative statistics from the β = 1 chains, as CD's.
 	copy(xs, t.pcd[c0*x:c1*x])
-	t.up.affineBinary(hpre, m.HiddenBias, xs, nc, x, h, t.negIdx[c0*x:c1*x], t.negCnt[c0:c1], sc)
+	if gauss {
+		t.gaussUp(hpre, xs, sub(t.sneg, c0*x, c1*x), nc)
+	} else {
+		t.up.affineBinary(hpre, m.HiddenBias, xs, nc, x, h, t.negIdx[c0*x:c1*x], t.negCnt[c0:c1], sc)
+	}
 	kernel.Sigmoid(nhneg, hpre)
 	for i, v := range nhneg {
 		nhneg[i] = -v
+	}
+	if gauss {
+		t.blockSigmaGrad(blk)
+		return
 	}
 	t.blockOffsets(c0, c1)
 }

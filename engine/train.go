@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
@@ -13,31 +12,6 @@ import (
 
 	"github.com/ncg-rbm/ncg/kernel"
 )
-
-// blockSize is the number of chains a task advances together on the dense
-// matrices, so that the tiles of C read for one chain are reused by the
-// others from cache. It is fixed, not derived from the number of workers,
-// because a block's density picks the product's form, and results must
-// not depend on the workers. (Blocks of 6–7, 13 or 25 chains are no faster
-// on Zen 4.) Compressed rows use sparseBlock instead.
-const blockSize = 8
-
-// sparseBlock is the number of chains a task advances together on
-// compressed rows: the minibatch split evenly over the workers, rounded up
-// to a lane count of kernel.SparseAffine (8, 16 or 32), whose cost per
-// connection is mostly shared by the lanes (at SET's paper shape a 32-lane
-// product costs 1.7 times an 8-lane one). Each lane's sums are the same
-// whatever its block, so results do not depend on the workers here.
-func sparseBlock(batch, workers int) int {
-	return kernel.SparseLanes((batch + workers - 1) / max(workers, 1))
-}
-
-// rowChunk is the number of visible rows of the gradient and update a task
-// handles (rows are independent in both).
-const rowChunk = 16
-
-// biasChunk is the number of hidden biases a task sums and updates.
-const biasChunk = 64
 
 // Random-generator keys: every source of randomness of a run is keyed by
 // (Seed, one of these), so none depends on the order of another's use.
@@ -81,39 +55,6 @@ type Options struct {
 	Phases *Phases
 }
 
-// Phases is where training time went, summed over minibatches. A
-// minibatch runs two parallel phases on the workers, one after the
-// other: Chains, the Gibbs chains (CD-k, in blocks of chains), and Rows,
-// the gradient and update of each visible row with its bias, and of the
-// hidden biases. The rest of a minibatch (Serial) runs on one goroutine:
-// the step size, the sum of the reconstruction errors and the checks for
-// NaN and Inf.
-type Phases struct {
-	Workers      int           // goroutines of the phases
-	Minibatches  int           // minibatches measured
-	Total        time.Duration // their wall time
-	Chains, Rows PhaseTime
-}
-
-// PhaseTime is one parallel phase's share of the training time.
-type PhaseTime struct {
-	Wall time.Duration // from the phase's start until its last task ended
-	Busy time.Duration // in its tasks, summed over the workers
-}
-
-// Serial returns the minibatch time outside the parallel phases.
-func (p *Phases) Serial() time.Duration { return p.Total - p.Chains.Wall - p.Rows.Wall }
-
-// Idle returns the fraction of the workers' time in the phase that went
-// to waiting (for a task or for the others to finish):
-// 1 − Busy / (workers × Wall).
-func (pt PhaseTime) Idle(workers int) float64 {
-	if pt.Wall <= 0 || workers <= 0 {
-		return 0
-	}
-	return 1 - float64(pt.Busy)/(float64(workers)*float64(pt.Wall))
-}
-
 // NumericalError reports a NaN or Inf found during training.
 type NumericalError struct {
 	Epoch, Batch int    // both 1-based
@@ -129,6 +70,12 @@ type Trainer struct {
 	cfg  Config
 	data *Data
 	m    *Model
+
+	// stop, set a grace period after Train's context is cancelled, makes
+	// the chain loops of a long minibatch return early; broken records
+	// that one did, leaving chains and streams mid-minibatch.
+	stop   *atomic.Bool
+	broken bool
 
 	epoch int // completed epochs
 	batch int // completed minibatches of the current epoch
@@ -207,8 +154,16 @@ type Trainer struct {
 	spDirty    bool    // sp's weights are newer than the model's (flush)
 	up, down   weights // the products' matrices: C padded (up), CH (down)
 	afterBatch func()  // test hook
+	// Gaussian visible units (gaussian.go): gg, the gradient rows of W
+	// (X×H); gST, each row chunk's columns of the scaled states (rowChunk ×
+	// 2·Batch); with learned σ, invVar = 1/σ² (X), spos and sneg the
+	// slots' x⁰/σ² and x̃/σ² (Batch×X), dzBlock each chain block's share of
+	// z's gradient (X), gZ its sum and velZ its velocity.
+	gg, gST                     []float32
+	invVar, spos, sneg, dzBlock []float32
+	gZ, velZ                    []float32
 
-	label json.RawMessage // SetLabel's; saved in checkpoints
+	identity json.RawMessage // SetIdentity's; saved in checkpoints
 }
 
 // New validates the configuration against the data and draws a new model.
@@ -217,6 +172,9 @@ func New(cfg Config, d *Data) (*Trainer, error) {
 		return nil, err
 	}
 	if err := cfg.Validate(d.D); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkData(d); err != nil {
 		return nil, err
 	}
 	x := d.D + d.Classes
@@ -280,6 +238,7 @@ func (t *Trainer) alloc() {
 	t.rowList, t.rowLen = make([]int32, chunks*rowChunk*2*b), make([]int32, chunks*rowChunk)
 	t.grow = make([]float32, chunks*h)
 	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
+	t.allocGaussian()
 	if sparse {
 		t.sp, t.spStale = &sparseModel{}, true
 		t.spRow = make([]float32, chunks*2*h)
@@ -320,10 +279,18 @@ func (t *Trainer) workers() int {
 
 // Train runs the remaining epochs up to cfg.Epochs. When ctx is cancelled
 // it finishes the current minibatch, writes the checkpoint (if
-// opts.Checkpoint is set) and returns an error wrapping ctx.Err().
+// opts.Checkpoint is set) and returns an error wrapping ctx.Err(). A
+// minibatch still running MinibatchGrace after the cancellation (very many
+// PT temperatures or Gibbs steps) is abandoned instead: the trainer then
+// holds chains of a minibatch half done, which no checkpoint may record,
+// so the checkpoint on disk stays the last one written (a run resumes from
+// it) and the trainer refuses to train or save again.
 func (t *Trainer) Train(ctx context.Context, opts Options) error {
 	if err := kernel.Init(); err != nil {
 		return err
+	}
+	if t.broken {
+		return errBroken
 	}
 	t.Close() // a pool Step started: Train runs its own
 	t.pool = newPool(t.workers())
@@ -338,7 +305,7 @@ func (t *Trainer) Train(ctx context.Context, opts Options) error {
 	for t.epoch < t.cfg.Epochs {
 		rec, err := t.runEpoch(ctx, opts.OnBatch)
 		if err != nil {
-			if ctx.Err() != nil && opts.Checkpoint != "" {
+			if ctx.Err() != nil && opts.Checkpoint != "" && !t.broken {
 				if cerr := t.SaveCheckpoint(opts.Checkpoint); cerr != nil {
 					return errors.Join(err, cerr)
 				}
@@ -361,6 +328,18 @@ func (t *Trainer) Train(ctx context.Context, opts Options) error {
 	return nil
 }
 
+// MinibatchGrace is how long a minibatch may go on after Train's context
+// is cancelled before it is abandoned.
+const MinibatchGrace = time.Second
+
+var (
+	errAbandoned = errors.New("minibatch abandoned")
+	errBroken    = errors.New("engine: the trainer abandoned a minibatch when it was stopped; resume from its checkpoint")
+)
+
+// stopping reports whether the minibatch in progress is to be abandoned.
+func (t *Trainer) stopping() bool { return t.stop != nil && t.stop.Load() }
+
 // shuffle sets perm to the order of the given epoch (0-based): a fresh
 // permutation from (Seed, epoch) for every epoch, the first included.
 func (t *Trainer) shuffle(epoch int) {
@@ -373,6 +352,9 @@ func (t *Trainer) shuffle(epoch int) {
 
 func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batches int)) (Record, error) {
 	start := time.Now()
+	stop := new(atomic.Bool) // this call's: a late timer sets nothing of a later one
+	t.stop = stop
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(MinibatchGrace, func() { stop.Store(true) }) })()
 	t.shuffle(t.epoch)
 	n, bs := t.data.N, t.cfg.Batch
 	batches := (n + bs - 1) / bs
@@ -387,6 +369,9 @@ func (t *Trainer) runEpoch(ctx context.Context, onBatch func(epoch, done, batche
 			mbStart = time.Now()
 		}
 		r, err := t.minibatch(t.perm[lo:min(lo+bs, n)])
+		if errors.Is(err, errAbandoned) {
+			return Record{}, fmt.Errorf("training stopped inside epoch %d, minibatch %d, which was abandoned (the checkpoint on disk is kept): %w", t.epoch+1, t.batch+1, ctx.Err())
+		}
 		if err != nil {
 			return Record{}, err
 		}
@@ -439,127 +424,6 @@ func (t *Trainer) Close() {
 		t.pool = nil
 	}
 }
-
-// minibatch runs CD-k on the given samples and updates the parameters.
-func (t *Trainer) minibatch(rows []int32) (float64, error) {
-	m := t.m
-	x := m.X
-	t.nb, t.rows = len(rows), rows
-	t.alpha = float32(t.cfg.LRAt(t.epoch) / float64(t.nb))
-	if !t.cfg.plainUpdate() {
-		t.step = t.params()
-	}
-	if len(m.cp) != x*m.cpStride() {
-		m.padC(0, x) // before the workers update its rows
-	}
-	if t.sp != nil {
-		t.spDirty = true // the updates write the compressed rows only
-		if t.xsT != nil && t.nb < t.cfg.Batch {
-			// A short minibatch: its missing slots weigh nothing.
-			for j := 0; j < x; j++ {
-				clear(t.xsT[j*t.slotPad+t.nb : (j+1)*t.slotPad])
-			}
-		}
-	}
-	t.up, t.down = weights{m: m.cp, stride: m.cpStride(), up: true}, weights{m: m.ch, stride: x}
-	if t.sp != nil {
-		if t.spStale {
-			t.sp.build(m, t.velW)
-			t.spStale = false
-		}
-		t.up.sp, t.down.sp = t.sp.hid.csr, t.sp.vis.csr
-	}
-	blocks := (t.nb + t.block - 1) / t.block
-	t.phase(blocks, t.blockFn, t.phaseTime(0))
-	if t.pcd != nil && t.nb == t.cfg.Batch {
-		t.pcdInit = true // every slot's chains started (chainBlock)
-	}
-	// The rows, then the hidden bias in chunks (small tasks last, to even
-	// out the phase's end); each visible row's bias goes with its row.
-	t.phase(len(t.rowOK)+len(t.biasOK), t.rowFn, t.phaseTime(1))
-
-	var recon float64
-	for c := 0; c < t.nb; c++ {
-		recon += t.recon[c]
-	}
-	for k, ok := range t.rowOK {
-		if !ok {
-			return 0, &NumericalError{t.epoch + 1, t.batch + 1, fmt.Sprintf("W (visible rows %d–%d)", k*rowChunk, min((k+1)*rowChunk, x)-1)}
-		}
-	}
-	for _, ok := range t.biasOK {
-		if !ok {
-			return 0, &NumericalError{t.epoch + 1, t.batch + 1, "hidden bias b"}
-		}
-	}
-	for _, ok := range t.visOK {
-		if !ok {
-			return 0, &NumericalError{t.epoch + 1, t.batch + 1, "visible bias d"}
-		}
-	}
-	if math.IsNaN(recon) || math.IsInf(recon, 0) {
-		return 0, &NumericalError{t.epoch + 1, t.batch + 1, "reconstruction error"}
-	}
-	return recon, nil
-}
-
-// phaseTime returns the Phases entry of phase i (0 Chains, 1 Rows), or nil
-// when phases are not measured.
-func (t *Trainer) phaseTime(i int) *PhaseTime {
-	switch {
-	case t.phases == nil:
-		return nil
-	case i == 0:
-		return &t.phases.Chains
-	}
-	return &t.phases.Rows
-}
-
-// phase runs fn on the pool for every task and adds its time to pt, if
-// pt is not nil.
-func (t *Trainer) phase(tasks int, fn func(int), pt *PhaseTime) {
-	if pt == nil {
-		t.pool.run(tasks, fn, nil)
-		return
-	}
-	t.busy.Store(0)
-	start := time.Now()
-	t.pool.run(tasks, fn, &t.busy)
-	pt.Wall += time.Since(start)
-	pt.Busy += time.Duration(t.busy.Load())
-}
-
-// updateBias applies the summed gradient g to the bias vector b, with
-// momentum (velocity vel) but never weight decay.
-func (t *Trainer) updateBias(b, g, vel []float32) bool {
-	if t.cfg.plainUpdate() {
-		return kernel.UpdateDense(b, nil, g, t.alpha)
-	}
-	p := t.step
-	p.L1 = 0
-	if t.cfg.SETProcedure != Mocanu { // the SET authors decay the biases too
-		p.L2 = 0
-	}
-	return kernel.UpdateMomentum(b, nil, nil, g, vel, p)
-}
-
-// clearAbsentVelocity zeroes the velocity of every absent connection after
-// a rewiring, as the dense update would at the next minibatch (a removed
-// connection keeps none), since the update on compressed rows visits only
-// present connections.
-func (t *Trainer) clearAbsentVelocity() {
-	if t.velW == nil {
-		return
-	}
-	for k, a := range t.m.A[:t.m.DataUnits*t.m.H] {
-		if a == 0 {
-			t.velW[k] = 0
-		}
-	}
-}
-
-// velRow returns row j of W's velocity.
-func (t *Trainer) velRow(j int) []float32 { return t.velW[j*t.m.H : (j+1)*t.m.H] }
 
 // Batch returns the number of completed minibatches of the current epoch
 // (non-zero only for a run stopped mid-epoch).

@@ -28,7 +28,9 @@ type AISConfig struct {
 	// BaseBias holds the visible biases d_A of the base-rate model (length
 	// X), usually from BaseRate on the training data. Nil means a uniform
 	// base model (d_A = 0), which is valid but has a far larger variance on
-	// data like MNIST (docs/algorithm.md, "Evaluation").
+	// data like MNIST (docs/algorithm.md, "Evaluation"). For a Gaussian
+	// model it holds the means of the Gaussian base model, usually BaseMean
+	// of the training rows (nil: zeros).
 	BaseBias []float32
 
 	// tick, if set, is called with the intervals the chains have done
@@ -136,6 +138,15 @@ var taylorWeights = true
 // depend on its block, so the result is bit-identical for any number of
 // workers (on a given kernel tier).
 //
+// For a Gaussian model (Model.Gaussian) the base model has independent
+// visible units N(d_A_j, σ_j²), with the model's σ and the means d_A =
+// cfg.BaseBias (BaseMean of the training rows; nil: zeros), and free hidden
+// units: log Z_A = H·log 2 + Σ_j ½·log(2πσ_j²). p*_β is then a
+// Gaussian model with the interaction and hidden biases scaled by β, and
+// a Gibbs transition draws v from N((1−β)d_A + β(d + Ch), σ²) (the
+// derivation is in gaussais.go). Runs are blocked and streamed in the same
+// way, so the result is again bit-identical for any number of workers.
+//
 // When ctx is done it stops early, with an error wrapping ctx.Err(): every
 // run looks every stopEvery intervals.
 func AIS(ctx context.Context, m *Model, cfg AISConfig) (*AISResult, error) {
@@ -145,6 +156,9 @@ func AIS(ctx context.Context, m *Model, cfg AISConfig) (*AISResult, error) {
 	runs := cfg.Runs
 	if runs <= 0 {
 		runs = DefaultRuns
+	}
+	if m.Gaussian {
+		return gaussAIS(ctx, m, cfg, runs)
 	}
 	r, logZA, err := newAISRunner(m, cfg.Betas, cfg.BaseBias, cfg.Seed)
 	if err != nil {
@@ -259,9 +273,9 @@ func newAISRunner(m *Model, betas []float64, dA []float32, seed uint64) (*aisRun
 	}
 	r := &aisRunner{m: m, dA: dA, seed: seed}
 	// Rows start on 64-byte boundaries (a row of 500 floats otherwise starts
-	// mid-line in three rows of four: AIS measured 7% faster padded to 512)
-	// an odd number of lines apart (kernel.PadStride: 500 → 528), so that
-	// the column tiles of the lockstep row sums spread over L1's sets.
+	// mid-line in three rows of four, and its loads span two lines) an odd
+	// number of lines apart (kernel.PadStride: 500 → 528), so that the
+	// column tiles of the lockstep row sums spread over L1's sets.
 	r.hs, r.xs = kernel.PadStride(m.H), kernel.PadStride(m.X)
 	r.c = padRows(m.C, m.X, m.H, r.hs)
 	r.ct = padRows(m.transposed(), m.H, m.X, r.xs)
@@ -405,11 +419,10 @@ func incrementalPays(valid bool, since, ones, non, noff int) bool {
 // the sum of the rows of those switched off; otherwise, and after
 // aisRefresh incremental updates in a row, it recomputes from scratch.
 // (Subtracting a sum, rather than adding rows of a negated copy of the
-// matrix, halves the memory the runs stream: 100 MNIST runs took 4.6 s
-// instead of 5.8 s on Zen 4.) Drift: an entry is a float32 sum of a fresh
-// value and at most aisRefresh updates of a few rows each, so its error is
-// at most (terms)·2⁻²⁴·(|bias| + Σ|rows|) as for a fresh sum with that many
-// more terms: about 1e-5 relative for MNIST-sized models, far below the AIS
+// matrix, halves the memory the runs stream.) Drift: an entry is a float32
+// sum of a fresh value and at most aisRefresh updates of a few rows each,
+// so its error is at most (terms)·2⁻²⁴·(|bias| + Σ|rows|) as for a fresh
+// sum with that many more terms: about 1e-5 relative for MNIST-sized models, far below the AIS
 // noise.
 type binProduct struct {
 	old     []float32 // the state out was computed for
@@ -462,7 +475,7 @@ const aisTaylorMax = 0.028
 func softplusDiffTaylor(db float64, a, p []float32) (sum float64, ok bool) {
 	// The three sums in float64, four interleaved partial sums each so
 	// that the additions overlap (kernel.TaylorSums: AVX on x86, NEON on
-	// arm64; 2.6% of AIS's time, where the same loop in Go took 16%).
+	// arm64).
 	S1, S2, S3, lo, hi := kernel.TaylorSums(a, p[:len(a)])
 	sum = db*S1 - db*db*0.5*S2 + db*db*db*(1.0/6)*S3
 	return sum, db*math.Max(-float64(lo), float64(hi)) <= aisTaylorMax

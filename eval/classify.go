@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -21,6 +22,9 @@ type Classification struct {
 func labelled(m *Model, x []uint8, n, L int, labels []int) (D int, err error) {
 	if err := m.Validate(); err != nil {
 		return 0, err
+	}
+	if m.Gaussian {
+		return 0, errors.New("eval: classification with label units needs a binary model (this one has Gaussian visible units)")
 	}
 	if L < 1 || L >= m.X {
 		return 0, fmt.Errorf("eval: %d label units for a model with %d visible units; want 1 ≤ L < X", L, m.X)
@@ -102,10 +106,10 @@ func ClassifyPaper(ctx context.Context, m *Model, x []uint8, n, L int, labels []
 	return res, nil
 }
 
-// ClassifyExact classifies with p(y|x) ∝ exp(−F(x, y)): for each class the
+// ClassifyFreeEnergy classifies with p(y|x) ∝ exp(−F(x, y)): for each class the
 // free energy of the data row with that one-hot label, and the smallest
 // wins (ties: the lowest class). Inputs as for ClassifyPaper.
-func ClassifyExact(ctx context.Context, m *Model, x []uint8, n, L int, labels []int, workers int) (*Classification, error) {
+func ClassifyFreeEnergy(ctx context.Context, m *Model, x []uint8, n, L int, labels []int, workers int) (*Classification, error) {
 	D, err := labelled(m, x, n, L, labels)
 	if err != nil {
 		return nil, err

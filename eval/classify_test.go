@@ -29,7 +29,7 @@ func TestClassifyConstructed(t *testing.T) {
 	x := []uint8{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0}
 	labels := []int{0, 1, 2, 0} // the last row is wrong on purpose
 	for name, f := range map[string]func(context.Context, *Model, []uint8, int, int, []int, int) (*Classification, error){
-		"paper": ClassifyPaper, "exact": ClassifyExact,
+		"paper": ClassifyPaper, "free energy": ClassifyFreeEnergy,
 	} {
 		res, err := f(context.Background(), m, x, 4, L, labels, 2)
 		if err != nil {
@@ -48,7 +48,7 @@ func TestClassifyConstructed(t *testing.T) {
 	if _, err := ClassifyPaper(context.Background(), m, x, 4, L, []int{0, 1, 3, 0}, 1); err == nil || !strings.Contains(err.Error(), "label 3") {
 		t.Errorf("bad label: %v", err)
 	}
-	if _, err := ClassifyExact(context.Background(), m, x, 4, 6, labels, 1); err == nil {
+	if _, err := ClassifyFreeEnergy(context.Background(), m, x, 4, 6, labels, 1); err == nil {
 		t.Error("L = X accepted")
 	}
 }
@@ -72,7 +72,7 @@ func TestClassifyBruteForce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exact, err := ClassifyExact(context.Background(), m, x, n, L, labels, 2)
+		free, err := ClassifyFreeEnergy(context.Background(), m, x, n, L, labels, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,21 +106,21 @@ func TestClassifyBruteForce(t *testing.T) {
 					score[y] += float64(m.C[(D+y)*H+i]) * hi
 				}
 			}
-			if p := exact.Pred[r]; negF[p] < maxOf(negF[:])-1e-5 {
-				t.Errorf("seed %d row %d: exact rule picked %d, −F = %v", seed, r, p, negF)
+			if p := free.Pred[r]; negF[p] < maxOf(negF[:])-1e-5 {
+				t.Errorf("seed %d row %d: free-energy rule picked %d, −F = %v", seed, r, p, negF)
 			}
 			if p := paper.Pred[r]; score[p] < maxOf(score[:])-1e-5 {
 				t.Errorf("seed %d row %d: paper rule picked %d, scores %v", seed, r, p, score)
 			}
-			if exact.Pred[r] == labels[r] {
+			if free.Pred[r] == labels[r] {
 				okE++
 			}
 			if paper.Pred[r] == labels[r] {
 				okP++
 			}
 		}
-		if exact.Accuracy != float64(okE)/float64(n) || paper.Accuracy != float64(okP)/float64(n) {
-			t.Errorf("seed %d: accuracies %v %v, want %v %v", seed, exact.Accuracy, paper.Accuracy, float64(okE)/float64(n), float64(okP)/float64(n))
+		if free.Accuracy != float64(okE)/float64(n) || paper.Accuracy != float64(okP)/float64(n) {
+			t.Errorf("seed %d: accuracies %v %v, want %v %v", seed, free.Accuracy, paper.Accuracy, float64(okE)/float64(n), float64(okP)/float64(n))
 		}
 	}
 }

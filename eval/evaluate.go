@@ -16,9 +16,10 @@ import (
 const (
 	// DefaultIntervals is the number of intervals of DefaultSchedule.
 	DefaultIntervals = 14500
-	// ExactLimit is the largest smaller layer that LikelihoodAuto measures
-	// exactly (2^20 states take about a second); larger models get AIS.
-	ExactLimit = 20
+	// AutoExactBits is the largest smaller layer that LikelihoodAuto
+	// measures exactly; larger models get AIS. It sits below MaxExactBits,
+	// the hard limit of ExactLogZ, to keep the automatic choice fast.
+	AutoExactBits = 20
 )
 
 // Schedule returns the AIS schedule of the given number of intervals:
@@ -36,7 +37,8 @@ type Likelihood string
 
 const (
 	// LikelihoodAuto chooses (Resolve): none for a model with label units,
-	// exact when the smaller layer has at most ExactLimit units, else AIS.
+	// exact when the smaller layer (of a Gaussian model: the hidden layer)
+	// has at most AutoExactBits units, else AIS.
 	LikelihoodAuto  Likelihood = ""
 	LikelihoodExact Likelihood = "exact" // ExactLogZ
 	LikelihoodAIS   Likelihood = "ais"   // AIS
@@ -52,8 +54,19 @@ func (l Likelihood) Check() error {
 	return fmt.Errorf("likelihood %q is not one of exact, ais, none", string(l))
 }
 
-// Resolve returns the method used for a model of x visible units (of which
-// labelUnits are label units) and h hidden units: l itself, or for
+// ResolveModel is Resolve for the model m: for a binary model
+// Resolve(m.X, m.H, labelUnits); for a Gaussian one the exact sum runs over
+// the hidden states whatever X is, so the automatic choice is exact when
+// H ≤ AutoExactBits.
+func (l Likelihood) ResolveModel(m *Model, labelUnits int) Likelihood {
+	if m.Gaussian {
+		return l.Resolve(m.H, m.H, labelUnits)
+	}
+	return l.Resolve(m.X, m.H, labelUnits)
+}
+
+// Resolve returns the method used for a binary model of x visible units (of
+// which labelUnits are label units) and h hidden units: l itself, or for
 // LikelihoodAuto the automatic choice.
 func (l Likelihood) Resolve(x, h, labelUnits int) Likelihood {
 	switch {
@@ -61,7 +74,7 @@ func (l Likelihood) Resolve(x, h, labelUnits int) Likelihood {
 		return l
 	case labelUnits > 0:
 		return LikelihoodNone
-	case min(x, h) <= ExactLimit:
+	case min(x, h) <= AutoExactBits:
 		return LikelihoodExact
 	}
 	return LikelihoodAIS
@@ -72,7 +85,7 @@ type Rule uint8
 
 const (
 	PaperRule      Rule = 1 << iota // ClassifyPaper
-	FreeEnergyRule                  // ClassifyExact
+	FreeEnergyRule                  // ClassifyFreeEnergy
 )
 
 // Plan is what Evaluate measures and how.
@@ -85,7 +98,8 @@ type Plan struct {
 	// UniformBase starts AIS and RAISE from the uniform model (all biases
 	// zero), as the paper's authors' code does, instead of the base rate of
 	// the training data (DataBaseRate). Both are valid; on MNIST the uniform
-	// start is far noisier.
+	// start is far noisier. For a Gaussian model it starts them from
+	// zero means instead of the training rows' means (BaseMean).
 	UniformBase bool
 	// RAISERows > 0 also estimates the NLL from above by RAISE on that many
 	// evenly spaced rows of the measured set, RAISEChains chains each (0: 1).
@@ -142,8 +156,13 @@ type Progress struct {
 
 // Sets are the data an evaluation reads. The measured set is Test, or Train
 // when there is no Test; Train also gives AIS its base rate.
+//
+// A binary model reads the sets' binary rows (X). A Gaussian model reads
+// TrainReal and TestReal instead: the real-valued rows of Train and Test
+// (N×D, row-major, N and D those of the set; the set's X is then unused).
 type Sets struct {
-	Train, Test *data.Set
+	Train, Test         *data.Set
+	TrainReal, TestReal []float32
 }
 
 // Metrics are Evaluate's results; NaN marks a value not measured.
@@ -152,7 +171,9 @@ type Metrics struct {
 	Set        string     // the measured set: "test" or "train"
 	Rows       int        // its number of rows
 	// LogZ and its bounds (exact: all three equal), and the mean NLL of
-	// the measured set (with label units: the joint NLL).
+	// the measured set in nats per row (with label units: the joint NLL;
+	// for a Gaussian model the negative log-density of the real-valued
+	// rows, which can be negative).
 	LogZ, LogZLo, LogZHi, NLL float64
 	AIS                       *AISResult // when AIS ran
 	RAISE                     *RAISEMetrics
@@ -171,7 +192,11 @@ type RAISEMetrics struct {
 }
 
 // Evaluate measures the model on sets as plan says: log Z and the NLL
-// (exact or by AIS), RAISE, and classification accuracy. Every part is
+// (exact or by AIS), RAISE, and classification accuracy. A Gaussian model
+// is measured on the real-valued rows of sets (TrainReal, TestReal), its
+// AIS and RAISE start from the Gaussian base model of BaseMean of the
+// training rows (Plan.UniformBase: zero means), and it can have no label
+// units. Every part is
 // deterministic: the same inputs give the same bits whatever the number of
 // workers. When ctx is done it stops within a second or so with an error
 // wrapping ctx.Err(). A NaN result is an error.
@@ -186,6 +211,7 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 		return nil, fmt.Errorf("eval: negative count in plan %+v", plan)
 	}
 	train, set := sets.Train, sets.Test
+	trainReal, setReal := sets.TrainReal, sets.TestReal
 	nan := math.NaN()
 	out := &Metrics{Set: "test", LogZ: nan, LogZLo: nan, LogZHi: nan, NLL: nan,
 		Accuracy: nan, AccuracyFreeEnergy: nan, TrainAccuracy: nan, TrainAccuracyFreeEnergy: nan}
@@ -193,12 +219,15 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 		return nil, errors.New("eval: no training set")
 	}
 	if set == nil {
-		set, out.Set = train, "train"
+		set, setReal, out.Set = train, trainReal, "train"
 	}
 	out.Rows = set.N
 	L := plan.LabelUnits
 	if train.D+L != m.X || set.D != train.D {
 		return nil, fmt.Errorf("eval: the model has %d visible units; the data has %d (training) and %d (measured) units and the plan %d label units", m.X, train.D, set.D, L)
+	}
+	if m.Gaussian && (L > 0 || plan.Accuracy != 0) {
+		return nil, errGaussianLabels
 	}
 	if L > 0 && train.NumClasses != L {
 		return nil, fmt.Errorf("eval: %d label units for %d classes", L, train.NumClasses)
@@ -206,7 +235,7 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 	if plan.Accuracy != 0 && L == 0 {
 		return nil, errors.New("eval: accuracy needs label units")
 	}
-	out.Likelihood = plan.Likelihood.Resolve(m.X, m.H, L)
+	out.Likelihood = plan.Likelihood.ResolveModel(m, L)
 	if plan.RAISERows > 0 && out.Likelihood == LikelihoodNone {
 		return nil, errors.New("eval: RAISE needs a likelihood (not none)")
 	}
@@ -224,6 +253,14 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 			return nil, err
 		}
 	}
+	trainRows, err := rowsOf(m, lTrain, trainReal, "TrainReal")
+	if err != nil {
+		return nil, err
+	}
+	setRows, err := rowsOf(m, lSet, setReal, "TestReal")
+	if err != nil {
+		return nil, err
+	}
 	// AIS and RAISE share the base model (nil: uniform) and the schedule.
 	var base []float32
 	betas := Schedule(plan.AISIntervals)
@@ -232,8 +269,7 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 		intervals = DefaultIntervals
 	}
 	if (out.Likelihood == LikelihoodAIS || plan.RAISERows > 0) && !plan.UniformBase {
-		var err error
-		if base, err = DataBaseRate(lTrain.X, lTrain.N, lTrain.D); err != nil {
+		if base, err = trainRows.base(); err != nil {
 			return nil, err
 		}
 	}
@@ -241,7 +277,11 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 	switch out.Likelihood {
 	case LikelihoodExact:
 		chunks := int64(1)
-		if n := min(m.X, m.H); n > exactChunkBits {
+		n := min(m.X, m.H)
+		if m.Gaussian {
+			n = m.H // the sum runs over the hidden states
+		}
+		if n > exactChunkBits {
 			chunks <<= n - exactChunkBits
 		}
 		tick := rep.phase(PhaseExact, chunks)
@@ -269,7 +309,7 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 	}
 	if out.Likelihood != LikelihoodNone {
 		rep.phase(PhaseNLL, int64(lSet.N))
-		nll, err := AverageNLL(ctx, m, logZ, lSet.X, lSet.N, plan.Workers)
+		nll, err := setRows.averageNLL(ctx, m, logZ, plan.Workers)
 		if err != nil {
 			return nil, err
 		}
@@ -277,7 +317,7 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 		out.NLL = nll
 	}
 	if plan.RAISERows > 0 {
-		r, err := raiseRows(ctx, m, lSet, logZ, plan, betas, base, rep, intervals)
+		r, err := raiseRows(ctx, m, setRows, logZ, plan, betas, base, rep, intervals)
 		if err != nil {
 			return nil, err
 		}
@@ -312,22 +352,22 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 
 // raiseRows runs RAISE on plan.RAISERows evenly spaced rows of set and
 // compares it with the NLL of the same rows from logZ.
-func raiseRows(ctx context.Context, m *Model, set *data.Set, logZ float64, plan Plan, betas []float64, base []float32, rep *reporter, intervals int64) (*RAISEMetrics, error) {
-	k := min(plan.RAISERows, set.N)
-	rows := make([]uint8, 0, k*set.D)
-	for i := 0; i < k; i++ {
-		j := i * set.N / k
-		rows = append(rows, set.X[j*set.D:(j+1)*set.D]...)
+func raiseRows(ctx context.Context, m *Model, set evalRows, logZ float64, plan Plan, betas []float64, base []float32, rep *reporter, intervals int64) (*RAISEMetrics, error) {
+	k := min(plan.RAISERows, set.n)
+	idx := make([]int, k)
+	for i := range idx {
+		idx[i] = i * set.n / k
 	}
+	rows := set.pick(idx)
 	chains := max(plan.RAISEChains, 1)
 	cfg := RAISEConfig{Chains: chains, Betas: betas, Seed: plan.AISSeed, Workers: plan.Workers, BaseBias: base}
 	cfg.tick = rep.phase(PhaseRAISE, int64(k*chains)*intervals)
-	r, err := RAISE(ctx, m, rows, k, cfg)
+	r, err := rows.raise(ctx, m, cfg)
 	if err != nil {
 		return nil, err
 	}
 	rep.end()
-	fe, err := FreeEnergies(ctx, m, rows, k, plan.Workers)
+	fe, err := rows.freeEnergies(ctx, m, plan.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -377,7 +417,7 @@ func accuracies(ctx context.Context, m *Model, s *data.Set, plan Plan, rep *repo
 		paper = c.Accuracy
 	}
 	if plan.Accuracy&FreeEnergyRule != 0 {
-		c, err := ClassifyExact(ctx, m, s.X, s.N, plan.LabelUnits, labels, plan.Workers)
+		c, err := ClassifyFreeEnergy(ctx, m, s.X, s.N, plan.LabelUnits, labels, plan.Workers)
 		if err != nil {
 			return paper, free, err
 		}

@@ -9,8 +9,9 @@ import (
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
-// MaxExactBits is the largest size of the smaller layer ExactLogZ accepts:
-// it sums over 2^MaxExactBits states at most.
+// MaxExactBits is the hard limit of ExactLogZ: the largest smaller layer it
+// accepts, summing over 2^MaxExactBits states at most. LikelihoodAuto
+// chooses the exact sum only up to AutoExactBits.
 const MaxExactBits = 25
 
 const (
@@ -47,6 +48,14 @@ const (
 // per-state error. For weights of size ~1 this is ~1e-4 nats or less; the
 // typical error is far smaller (rounding errors are not all of one sign).
 //
+// For a Gaussian model (Model.Gaussian) log Z sums over the 2^H hidden
+// states with the integral over the visible units done analytically:
+//
+//	log Z = log Σ_h exp(cᵀh + Σ_i (μ_i(h)² − b_i²)/(2σ_i²)) + Σ_i ½·log(2πσ_i²),
+//
+// μ(h) = b + Ch, in float64 (derivation at gaussExactLogZ); H may be at
+// most MaxExactBits whatever X is.
+//
 // When ctx is done it stops early (it looks between chunks of 4096 states)
 // with an error wrapping ctx.Err().
 func ExactLogZ(ctx context.Context, m *Model, workers int) (float64, error) {
@@ -58,6 +67,9 @@ func ExactLogZ(ctx context.Context, m *Model, workers int) (float64, error) {
 func exactLogZ(ctx context.Context, m *Model, workers int, tick func(done int64)) (float64, error) {
 	if err := m.Validate(); err != nil {
 		return math.NaN(), err
+	}
+	if m.Gaussian {
+		return gaussExactLogZ(ctx, m, workers, tick)
 	}
 	var rows, ebias, obias []float32
 	var n, o int // enumerated and other layer sizes
@@ -151,8 +163,12 @@ func logSumExp(v []float64) float64 {
 }
 
 // ExactNLL returns the exact average negative log-likelihood of the n rows
-// of x: mean F(x) + log Z with log Z from ExactLogZ.
+// of x: mean F(x) + log Z with log Z from ExactLogZ. (ExactNLLReal is its
+// counterpart for a Gaussian model.)
 func ExactNLL(ctx context.Context, m *Model, x []uint8, n, workers int) (float64, error) {
+	if err := m.binaryOnly("ExactNLL", "ExactNLLReal"); err != nil {
+		return math.NaN(), err
+	}
 	lz, err := ExactLogZ(ctx, m, workers)
 	if err != nil {
 		return math.NaN(), err

@@ -74,3 +74,23 @@ func ExampleEvaluate() {
 	// Output:
 	// exact on the test set (1 row): log Z 2.8806, NLL 0.7537
 }
+
+// A Gaussian–Bernoulli model of one visible unit (σ = 1) and one hidden
+// unit, weight 1, biases 0: E(v, h) = v²/2 − vh, so Z = ∫ e^(−v²/2) dv +
+// ∫ e^(−(v−1)²/2 + 1/2) dv = √(2π)·(1 + e^(1/2)), and the density at v = 0
+// is 2/Z. Evaluate reads the real-valued rows beside the set (TrainReal);
+// the NLL is a negative log-density.
+func ExampleEvaluate_gaussian() {
+	m := &eval.Model{H: 1, X: 1, C: []float32{1}, HiddenBias: []float32{0}, VisibleBias: []float32{0}, Gaussian: true}
+	train := &data.Set{Name: "train", N: 1, D: 1}
+	res, err := eval.Evaluate(context.Background(), m, eval.Sets{Train: train, TrainReal: []float32{0}}, eval.Plan{})
+	if err != nil {
+		panic(err)
+	}
+	z := math.Log(math.Sqrt(2*math.Pi) * (1 + math.Exp(0.5)))
+	fmt.Printf("%s: log Z %.4f (closed form %.4f)\n", res.Likelihood, res.LogZ, z)
+	fmt.Printf("NLL of v = 0: %.4f (closed form %.4f)\n", res.NLL, z-math.Log(2))
+	// Output:
+	// exact: log Z 1.8930 (closed form 1.8930)
+	// NLL of v = 0: 1.1999 (closed form 1.1999)
+}

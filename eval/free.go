@@ -18,6 +18,9 @@ func FreeEnergies(ctx context.Context, m *Model, x []uint8, n, workers int) ([]f
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	if err := m.binaryOnly("FreeEnergies", "FreeEnergiesReal"); err != nil {
+		return nil, err
+	}
 	if err := checkData(x, n, m.X); err != nil {
 		return nil, err
 	}

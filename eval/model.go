@@ -12,17 +12,36 @@ import (
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
-// Model is the view of a binary RBM that evaluation needs.
+// Model is the view of an RBM that evaluation needs: binary (the default)
+// or Gaussian–Bernoulli (Gaussian set).
 //
 // C holds the acting weights (W ⊙ A) visible-major, X×H row-major:
 // C[j*H+i] is the weight between visible unit j and hidden unit i. This is
 // the layout the engine stores, so a trained model is passed without a copy.
 // HiddenBias holds the H hidden biases and VisibleBias the X visible biases.
+//
+// A binary model has the energy E(x, h) = −dᵀx − bᵀh − xᵀCh over binary x
+// and h (d = VisibleBias, b = HiddenBias). A Gaussian model has real-valued
+// visible units with standard deviations σ (Sigma) and the energy of Cho,
+// Ilin & Raiko (2011):
+//
+//	E(v, h) = Σ_i (v_i − b_i)²/(2σ_i²) − Σ_j c_j h_j − Σ_ij (v_i/σ_i²) C_ij h_j
+//
+// with b = VisibleBias and c = HiddenBias: given h, v_i ~ N(b_i + Σ_j C_ij h_j,
+// σ_i²); given v, h_j ~ Bernoulli(σ(c_j + Σ_i C_ij v_i/σ_i²)). Its data are
+// real-valued rows ([]float32), measured by the functions named …Real; the
+// functions taking binary rows ([]uint8) refuse it. ExactLogZ and AIS take
+// either kind.
 type Model struct {
 	H, X        int
 	C           []float32
 	HiddenBias  []float32
 	VisibleBias []float32
+	// Gaussian makes the visible units Gaussian (see above).
+	Gaussian bool
+	// Sigma holds the X standard deviations of a Gaussian model's visible
+	// units (nil: all 1). A binary model has none (nil).
+	Sigma []float32
 }
 
 // Validate checks the shapes and that every parameter is finite.
@@ -54,6 +73,34 @@ func (m *Model) Validate() error {
 				return fmt.Errorf("eval: model parameter %s[%d] = %v is not finite", p.name, k, v)
 			}
 		}
+	}
+	if m.Sigma != nil && !m.Gaussian {
+		return errors.New("eval: model has Sigma but binary visible units (Gaussian is false)")
+	}
+	if m.Sigma != nil && len(m.Sigma) != m.X {
+		return fmt.Errorf("eval: model standard deviations Sigma have length %d, want X = %d", len(m.Sigma), m.X)
+	}
+	for k, v := range m.Sigma {
+		if !(v > 0) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("eval: model parameter Sigma[%d] = %v is not positive and finite", k, v)
+		}
+	}
+	return nil
+}
+
+// sigma returns σ_i of a Gaussian model (1 when Sigma is nil).
+func (m *Model) sigma(i int) float64 {
+	if m.Sigma == nil {
+		return 1
+	}
+	return float64(m.Sigma[i])
+}
+
+// binaryOnly returns an error naming what refuses a Gaussian model (fn
+// takes binary rows) and its real-valued counterpart.
+func (m *Model) binaryOnly(fn, real string) error {
+	if m != nil && m.Gaussian {
+		return fmt.Errorf("eval: %s takes binary rows; the model has Gaussian visible units: use %s", fn, real)
 	}
 	return nil
 }

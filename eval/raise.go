@@ -67,6 +67,9 @@ func RAISE(ctx context.Context, m *Model, x []uint8, n int, cfg RAISEConfig) (*R
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	if err := m.binaryOnly("RAISE", "RAISEReal"); err != nil {
+		return nil, err
+	}
 	if err := checkData(x, n, m.X); err != nil {
 		return nil, err
 	}
@@ -93,7 +96,13 @@ func RAISE(ctx context.Context, m *Model, x []uint8, n int, cfg RAISEConfig) (*R
 	if err != nil {
 		return nil, err
 	}
-	res := &RAISEResult{LogP: make([]float64, n), Rows: n, Chains: chains, Intervals: len(r.beta) - 1, Seed: cfg.Seed}
+	return raiseResult(logp, n, chains, len(r.beta)-1, cfg.Seed)
+}
+
+// raiseResult combines the chains' log p̂ (n rows × chains, row-major) into
+// each row's log-mean and their mean and standard error.
+func raiseResult(logp []float64, n, chains, intervals int, seed uint64) (*RAISEResult, error) {
+	res := &RAISEResult{LogP: make([]float64, n), Rows: n, Chains: chains, Intervals: intervals, Seed: seed}
 	for i := range res.LogP {
 		res.LogP[i] = logMeanExp(logp[i*chains : (i+1)*chains])
 		if math.IsNaN(res.LogP[i]) || math.IsInf(res.LogP[i], 0) {

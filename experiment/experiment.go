@@ -52,7 +52,7 @@ type Spec struct {
 	// EvalEvery evaluates every so many epochs (0: after the last only).
 	EvalEvery int `json:"eval_every"`
 	// Likelihood: how the evaluation finds log Z (eval.LikelihoodAuto:
-	// exact when the smaller layer has at most eval.ExactLimit units, else
+	// exact when the smaller layer has at most eval.AutoExactBits units, else
 	// AIS; none when classifying).
 	Likelihood   eval.Likelihood `json:"likelihood"`
 	AISRuns      int             `json:"ais_runs"`      // 0: eval.DefaultRuns
@@ -234,7 +234,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 			return nil, err
 		}
 	}
-	if err := tr.SetLabel(label); err != nil {
+	if err := tr.SetIdentity(label); err != nil {
 		return nil, err
 	}
 	resumed := tr.Epoch() > 0 || tr.Batch() > 0
@@ -369,7 +369,7 @@ func resume(spec Spec, rd RunDir, d *engine.Data, workers int) (*engine.Trainer,
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w; move %s away (or delete it) to start the run over", err, ckpt)
 	}
-	if label := tr.Label(); label != nil {
+	if label := tr.Identity(); label != nil {
 		if err := spec.foreign("checkpoint "+ckpt, label); err != nil {
 			return nil, nil, err
 		}

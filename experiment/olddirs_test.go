@@ -110,7 +110,7 @@ func TestOldStyleCheckpointResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tr.SetLabel(oldJSON); err != nil {
+	if err := tr.SetIdentity(oldJSON); err != nil {
 		t.Fatal(err)
 	}
 	if err := tr.SaveCheckpoint(rd.CheckpointPath()); err != nil {

@@ -72,6 +72,13 @@ var settings = []*Setting{
 		Rules: []Rule{{When: "-set-procedure mocanu", Applies: mocanu, Value: func(Spec) any { return engine.MocanuInitScale }}},
 		Usage: "a of uniform(−a, a) or of normal N(0, a²)", Uses: func(s Spec) bool { return s.Engine.Init != engine.Zero }, UsedBy: "-init uniform or normal",
 		field: func(s *Spec) any { return &s.Engine.InitScale }},
+	{Name: "visible", Key: "engine.visible", Group: ModelGroup, Arg: "gaussian", Default: engine.Visible(""),
+		Usage: "visible units: gaussian for real-valued data, v ~ N(b + C h, σ²) (default binary)",
+		field: func(s *Spec) any { return &s.Engine.Visible }},
+	{Name: "learn-sigma", Key: "engine.learn_sigma", Group: ModelGroup, Arg: "", Default: false,
+		Usage: "gaussian: learn each visible unit's σ (through log σ², Cho, Ilin & Raiko 2011) instead of σ = 1",
+		Uses:  gaussian, UsedBy: "-visible gaussian",
+		field: func(s *Spec) any { return &s.Engine.LearnSigma }},
 
 	// Training.
 	{Name: "k", Required: true, Key: "engine.k", Group: TrainingGroup, Arg: "K", Default: 10,
@@ -168,8 +175,9 @@ func schedule(c engine.Schedule) func(Spec) bool {
 	return func(s Spec) bool { return s.Engine.LRSchedule == c }
 }
 
-func mocanu(s Spec) bool { return s.Engine.SETProcedure == engine.Mocanu }
-func pt(s Spec) bool     { return s.Engine.Sampler == engine.ParallelTempering }
+func mocanu(s Spec) bool   { return s.Engine.SETProcedure == engine.Mocanu }
+func pt(s Spec) bool       { return s.Engine.Sampler == engine.ParallelTempering }
+func gaussian(s Spec) bool { return s.Engine.Visible == engine.Gaussian }
 func dataFile(s Spec) bool {
 	_, named := namedData(s.Data)
 	return !named

@@ -41,8 +41,12 @@ func NewShard(i, n int) (Shard, error) {
 // ShardFromEnv reads the shard of a job array from the environment (getenv
 // is os.Getenv when nil). count > 0 overrides the number of shards.
 //
-//   - Slurm: SLURM_ARRAY_TASK_ID, minus SLURM_ARRAY_TASK_MIN when set
-//     (arrays numbered from 1), of SLURM_ARRAY_TASK_COUNT shards.
+//   - Slurm, with count > 0: SLURM_ARRAY_TASK_ID is the shard index itself
+//     (the array numbered 0 to count-1), so that any part of the array can
+//     be submitted again (sbatch --array=1 runs shard 1 of count).
+//   - Slurm without a count: the array is the whole sweep, shard
+//     SLURM_ARRAY_TASK_ID minus SLURM_ARRAY_TASK_MIN when set (arrays
+//     numbered from 1) of SLURM_ARRAY_TASK_COUNT.
 //   - Kubernetes indexed Jobs: JOB_COMPLETION_INDEX; the count must be given
 //     (the Job's completions).
 //
@@ -64,6 +68,13 @@ func ShardFromEnv(getenv func(string) string, count int) (s Shard, ok bool, err 
 		if err != nil {
 			return Shard{}, true, err
 		}
+		if count > 0 {
+			if id >= count {
+				return Shard{}, true, fmt.Errorf("SLURM_ARRAY_TASK_ID=%d with %d shards: number the array's tasks 0 to %d (sbatch --array=0-%d)", id, count, count-1, count-1)
+			}
+			s, err := NewShard(id, count)
+			return s, true, err
+		}
 		if getenv("SLURM_ARRAY_TASK_MIN") != "" {
 			lo, err := atoi("SLURM_ARRAY_TASK_MIN")
 			if err != nil {
@@ -71,14 +82,12 @@ func ShardFromEnv(getenv func(string) string, count int) (s Shard, ok bool, err 
 			}
 			id -= lo
 		}
-		n := count
-		if n <= 0 {
-			if getenv("SLURM_ARRAY_TASK_COUNT") == "" {
-				return Shard{}, true, fmt.Errorf("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; give -shards")
-			}
-			if n, err = atoi("SLURM_ARRAY_TASK_COUNT"); err != nil {
-				return Shard{}, true, err
-			}
+		if getenv("SLURM_ARRAY_TASK_COUNT") == "" {
+			return Shard{}, true, fmt.Errorf("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; give -shards")
+		}
+		n, err := atoi("SLURM_ARRAY_TASK_COUNT")
+		if err != nil {
+			return Shard{}, true, err
 		}
 		s, err := NewShard(id, n)
 		return s, true, err

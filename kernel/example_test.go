@@ -53,16 +53,3 @@ func ExampleBernoulli() {
 	// Output:
 	// fraction of ones 0.30, same draws for the same key: true
 }
-
-// Tests and benchmarks force a tier; NCG_KERNEL does the same for a
-// whole process.
-func ExampleUseTier() {
-	restore, err := kernel.UseTier("generic")
-	if err != nil {
-		panic(err)
-	}
-	defer restore()
-	fmt.Println(kernel.Tier())
-	// Output:
-	// generic
-}

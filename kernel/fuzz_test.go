@@ -10,8 +10,8 @@ import (
 
 // Fuzz targets that compare every assembly tier this CPU runs (avx512 and
 // avx2 on amd64, neon on arm64) with the generic reference, on shapes,
-// offsets and values the fuzzer chooses. The differential tests of
-// kernel_test.go cover fixed grids of the same; these look between them.
+// offsets and values the fuzzer chooses. The differential tests (run on
+// forEachTier) cover fixed grids of the same; these look between them.
 // Tolerances are those of the differential tests. .ci/run fuzzes every
 // target briefly; `go test -fuzz FuzzTiersSumRows ./kernel` runs one longer.
 
@@ -31,7 +31,7 @@ func FuzzTiersAffine(f *testing.F) {
 	f.Add(uint64(3), uint8(17), uint8(40), uint8(7), true)
 	f.Fuzz(func(t *testing.T, seed uint64, nc8, nin8, nout8 uint8, withBias bool) {
 		nc, nin, nout := int(nc8%24)+1, int(nin8%64), int(nout8)+1
-		for _, im := range asmTiers(t) {
+		forEachTier(t, asmOnly, func(im *impl) {
 			r := rand.New(rand.NewPCG(seed, 1))
 			off := int(seed % 4)
 			in, _ := padded(t, r, nc*nin, off, bits01(0.5))
@@ -55,7 +55,7 @@ func FuzzTiersAffine(f *testing.F) {
 					t.Fatalf("%s affine nc=%d nin=%d nout=%d: out[%d] = %g, want %g", im.name, nc, nin, nout, i, got[i], want[i])
 				}
 			}
-		}
+		})
 	})
 }
 
@@ -76,11 +76,11 @@ func FuzzTiersSumRows(f *testing.F) {
 		for i := range idx {
 			idx[i] = int32(int(rowBytes[i]) % rows)
 		}
-		for _, im := range asmTiers(t) {
+		forEachTier(t, asmOnly, func(im *impl) {
 			r := rand.New(rand.NewPCG(seed, 2))
 			m, _ := padded(t, r, rows*stride, 0, uni(-1, 1))
 			checkSumRows(t, r, im, m, stride, idx, n, int(seed%4))
-		}
+		})
 	})
 }
 
@@ -116,9 +116,9 @@ func FuzzTiersSumRowsBlocked(f *testing.F) {
 		}
 		start := append([]float32(nil), want...)
 		sumRowsBlockedGeneric(m, ldm, nc, nin, nout, rowSums{want, idx, counts}, rowSums{})
-		for _, im := range asmTiers(t) {
+		forEachTier(t, asmOnly, func(im *impl) {
 			if im.sumRowsBlocked == nil {
-				continue
+				return
 			}
 			got, check := padded(t, r, len(want), int(seed%4), uni(0, 0))
 			copy(got, start)
@@ -129,7 +129,7 @@ func FuzzTiersSumRowsBlocked(f *testing.F) {
 					t.Fatalf("%s nc=%d nin=%d nout=%d ldm=%d rows=%d: out[%d] = %g, want %g", im.name, nc, nin, nout, ldm, binaryBlockRows, i, got[i], want[i])
 				}
 			}
-		}
+		})
 	})
 }
 
@@ -146,7 +146,7 @@ func FuzzTiersIndices(f *testing.F) {
 		}
 		want := make([]int32, n)
 		k := indicesGeneric(want, s)
-		for _, im := range asmTiers(t) {
+		forEachTier(t, asmOnly, func(im *impl) {
 			got := make([]int32, n+4)
 			for i := range got {
 				got[i] = -7
@@ -154,7 +154,7 @@ func FuzzTiersIndices(f *testing.F) {
 			if g := im.indices(got[:n], s); g != k || !slices.Equal(got[:k], want[:k]) || !slices.Equal(got[n:], []int32{-7, -7, -7, -7}) {
 				t.Fatalf("%s indices %v: %d %v, want %d %v", im.name, b, g, got, k, want[:k])
 			}
-		}
+		})
 	})
 }
 
@@ -165,7 +165,7 @@ func FuzzTiersChanges(f *testing.F) {
 	f.Add(make([]byte, 70))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		n := len(b)
-		for _, im := range asmTiers(t) {
+		forEachTier(t, asmOnly, func(im *impl) {
 			s, ref := make([]float32, n), make([]float32, n)
 			for i, v := range b {
 				s[i], ref[i] = float32(v&1), float32(v>>1&1)
@@ -181,7 +181,7 @@ func FuzzTiersChanges(f *testing.F) {
 			wo, wn, wf := changesGeneric(want[0], want[1], want[2], wantRef, s)
 			o, on, off := im.changes(got[0][:n], got[1][:n], got[2][:n], ref, s)
 			checkChanges(t, fmt.Sprintf("%s changes %v", im.name, b), got, want, [3]int{o, on, off}, [3]int{wo, wn, wf}, ref, s)
-		}
+		})
 	})
 }
 
@@ -195,7 +195,7 @@ func FuzzTiersUpdates(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, gb []byte) {
 		n := len(gb)
 		const alpha, alphaA, gamma = 0.002, 0.01, 0.5
-		for _, im := range asmTiers(t) {
+		forEachTier(t, asmOnly, func(im *impl) {
 			r := rand.New(rand.NewPCG(seed, 3))
 			off := int(seed % 4)
 			w, _ := padded(t, r, n, off, uni(-1, 1))
@@ -249,7 +249,7 @@ func FuzzTiersUpdates(f *testing.F) {
 			}
 			cmp("updateDense w", w, ww)
 			cmp("updateDense c", c, wc)
-		}
+		})
 	})
 }
 
@@ -262,7 +262,7 @@ func FuzzTiersSampling(f *testing.F) {
 	f.Add(uint64(3), uint64(0), []byte{0, 8, 255})
 	f.Fuzz(func(t *testing.T, seed, id uint64, pb []byte) {
 		n := len(pb)
-		for _, im := range asmTiers(t) {
+		forEachTier(t, asmOnly, func(im *impl) {
 			r := rand.New(rand.NewPCG(seed, 4))
 			pre := make([]float32, n)
 			for i, v := range pb {
@@ -273,6 +273,6 @@ func FuzzTiersSampling(f *testing.F) {
 
 			// Bernoulli from the reference's probabilities: bit-exact.
 			checkBernoulli(t, im, wantP, s0, gotS, checkS)
-		}
+		})
 	})
 }

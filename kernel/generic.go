@@ -257,10 +257,9 @@ const blockTile = 128
 // average, for the block's loads and stores of the chains' sums and its
 // per-chain branches to pay: where the chains add fewer rows (AIS, whose
 // runs switch a few dozen of 784 visible units per interval), the blocks
-// are made taller than binaryBlockRows, up to one block for all rows. AIS
-// on MNIST ran about 7% faster with its visible product in one block than
-// in seven; the training products, about 100 rows a chain in blocks of
-// 112, keep their blocks.
+// are made taller than binaryBlockRows, up to one block for all rows; the
+// training products, about 100 rows a chain in blocks of 112, keep their
+// blocks.
 var blockMinUse = 16
 
 // blockRows is the height of the row blocks for nin rows of which the

@@ -3,7 +3,7 @@ package kernel
 import "testing"
 
 // TestForceRowSums: at 100% ones AffineBinary takes the dense product;
-// under ForceRowSums it sums rows instead, and restore brings the dense
+// under forceRowSums it sums rows instead, and restore brings the dense
 // product back. A tier whose affine records its calls shows which path ran.
 func TestForceRowSums(t *testing.T) {
 	const nc, nin, nout = 2, 8, 5
@@ -52,8 +52,8 @@ func TestForceRowSums(t *testing.T) {
 		}
 	}
 	run("default", 1)
-	restore := ForceRowSums()
-	run("ForceRowSums", 0)
+	restore := forceRowSums()
+	run("forceRowSums", 0)
 	restore()
 	run("restored", 1)
 }

@@ -22,6 +22,7 @@ var neonKernels = &impl{
 	softplus:         softplusNEON,
 	bernoulli:        bernoulliNEON,
 	sigmoidBernoulli: sigmoidBernoulliNEON,
+	gaussian:         gaussianNEON,
 	axpy:             axpyNEON,
 	updateNCG:        updateNCGNEON,
 	updateMasked:     updateMaskedNEON,
@@ -146,6 +147,32 @@ func sigmoidBernoulliNEON(prob, state, pre []float32, s *Stream) {
 //
 //go:noescape
 func sigmoidBernoulliBlocksNEON(prob, state, pre []float32, s *Stream)
+
+// gaussianNEON is bernoulliNEON's split for Gaussian sampling.
+func gaussianNEON(dst, mean, sigma []float32, s *Stream) {
+	n := len(mean) &^ (Lanes - 1)
+	if n > 0 {
+		gaussianBlocksNEON(dst[:n], mean[:n], sigma[:n], s)
+	}
+	if n < len(mean) {
+		var mb, sb, db [Lanes]float32
+		copy(mb[:], mean[n:])
+		copy(sb[:], sigma[n:])
+		gaussianBlocksNEON(db[:], mb[:], sb[:], s)
+		copy(dst[n:], db[:len(mean)-n])
+	}
+}
+
+// gaussianBlocksNEON draws len(mean)/16 blocks (len(mean) a multiple of
+// 16); dst may alias mean or sigma:
+//
+//	for i := 0; i < len(mean); i += 16 {
+//		s.next(&blk)
+//		for l < 16: dst[i+l] = mean[i+l] + sigma[i+l]·normalRef(blk[l])
+//	}
+//
+//go:noescape
+func gaussianBlocksNEON(dst, mean, sigma []float32, s *Stream)
 
 // axpyNEON computes, with a fused multiply-add:
 //

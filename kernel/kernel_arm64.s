@@ -1761,3 +1761,192 @@ drSum:
 
 drDone:
 	RET
+
+// ---------------------------------------------------------------------------
+// Gaussian sampling: package kernel's normalRef and logRef (gaussian.go),
+// one instruction per operation in their order, never fused, so the bits
+// are the generic code's. Both branches of AS 241 are computed and the
+// central one is selected where |q| ≤ 0.425.
+
+// ABS Vd.4S, Vn.4S (int32)
+#define ABS4S(d, n) WORD $(0x4EA0B800 | (n)<<5 | (d))
+// FNEG Vd.4S, Vn.4S
+#define FNEG4S(d, n) WORD $(0x6EA0F800 | (n)<<5 | (d))
+// FABS Vd.4S, Vn.4S
+#define FABS4S(d, n) WORD $(0x4EA0F800 | (n)<<5 | (d))
+// FSQRT Vd.4S, Vn.4S
+#define FSQRT4S(d, n) WORD $(0x6EA1F800 | (n)<<5 | (d))
+
+// func gaussianBlocksNEON(dst, mean, sigma []float32, s *Stream)
+TEXT ·gaussianBlocksNEON(SB), NOSPLIT|NOFRAME, $0-80
+	MOVD dst_base+0(FP), R0
+	MOVD mean_base+24(FP), R1
+	MOVD mean_len+32(FP), R3
+	MOVD sigma_base+48(FP), R2
+	MOVD s+72(FP), R4
+	LSR  $4, R3
+	CBZ  R3, done
+	// Constants: V8 1.0, V9 2^-25, V10–V13 a0–a3, V14–V16 b1–b3, V17–V20
+	// c0–c3, V21–V22 d1–d2, V23–V31 the logarithm's p0–p8; the others are
+	// broadcast where they are used.
+	BCAST(0x3F800000, V8)
+	BCAST(0x33000000, V9)
+	BCAST(0x4058C6C8, V10) // a0 = 3.3871327179
+	BCAST(0x4249BCB2, V11) // a1 = 50.434271938
+	BCAST(0x431F4A88, V12) // a2 = 159.29113202
+	BCAST(0x426C7000, V13) // a3 = 59.109374720
+	BCAST(0x418F294F, V14) // b1 = 17.895169469
+	BCAST(0x429D83F9, V15) // b2 = 78.757757664
+	BCAST(0x42866008, V16) // b3 = 67.187563600
+	BCAST(0x3FB63331, V17) // c0 = 1.4234372777
+	BCAST(0x40306FAA, V18) // c1 = 2.7568153900
+	BCAST(0x3FA742E1, V19) // c2 = 1.3067284816
+	BCAST(0x3E2E52ED, V20) // c3 = 0.17023821103
+	BCAST(0x3F3CAC24, V21) // d1 = 0.73700164250
+	BCAST(0x3DF6315C, V22) // d2 = 0.12021132975
+	BCAST(0x3D9021BB, V23) // p0 = 7.0376836292e-2
+	BCAST(0xBDEBD1B8, V24) // p1
+	BCAST(0x3DEF251A, V25) // p2
+	BCAST(0xBDFE5D4F, V26) // p3
+	BCAST(0x3E11E9BF, V27) // p4
+	BCAST(0xBE2AAE50, V28) // p5
+	BCAST(0x3E4CCEAC, V29) // p6
+	BCAST(0xBE7FFFFC, V30) // p7
+	BCAST(0x3EAAAAAA, V31) // p8
+
+	// The stream state stays in memory and is stepped four lanes at a
+	// time, as in sigmoidBernoulliBlocksNEON: R5–R8 point at words 0–3 of
+	// the current group of lanes.
+block:
+	MOVD R4, R5
+	ADD  $64, R4, R6
+	ADD  $128, R4, R7
+	ADD  $192, R4, R8
+	MOVD $4, R10
+
+group:
+	VLD1   (R5), [V0.S4]
+	VLD1   (R6), [V1.S4]
+	VLD1   (R7), [V2.S4]
+	VLD1   (R8), [V3.S4]
+	XOSTEP(V0, V1, V2, V3, V4, V5)
+	VST1.P [V0.S4], 16(R5)
+	VST1.P [V1.S4], 16(R6)
+	VST1.P [V2.S4], 16(R7)
+	VST1.P [V3.S4], 16(R8)
+
+	// m = 2·(r >> 8) + 1 − 2²⁴ (int32, V4), q = m·2⁻²⁵ (V1).
+	VUSHR $8, V4.S4, V4.S4
+	VSHL  $1, V4.S4, V4.S4
+	BCAST(0xFF000001, V2)
+	VADD  V2.S4, V4.S4, V4.S4
+	SCVTF4S(1, 4)
+	FMUL4S(1, 1, 9)
+
+	// Central: t = 0.180625 − q² (V2), zc = (q·A(t)) / B(t) (V3).
+	FMUL4S(3, 1, 1)
+	BCAST(0x3E38F5C3, V2)  // 0.180625
+	FSUB4S(2, 2, 3)
+	FMUL4S(3, 13, 2)
+	FADD4S(3, 3, 12)
+	FMUL4S(3, 3, 2)
+	FADD4S(3, 3, 11)
+	FMUL4S(3, 3, 2)
+	FADD4S(3, 3, 10)
+	FMUL4S(0, 16, 2)
+	FADD4S(0, 0, 15)
+	FMUL4S(0, 0, 2)
+	FADD4S(0, 0, 14)
+	FMUL4S(0, 0, 2)
+	FADD4S(0, 0, 8)
+	FMUL4S(3, 1, 3)
+	FDIV4S(3, 3, 0)
+
+	// Tail: p = (2²⁴ − |m|)·2⁻²⁵ (V0), log p as logRef (e in V5).
+	ABS4S(0, 4)
+	BCAST(0x01000000, V2)
+	VSUB  V0.S4, V2.S4, V0.S4
+	SCVTF4S(0, 0)
+	FMUL4S(0, 0, 9)
+	VUSHR $23, V0.S4, V5.S4
+	BCAST(126, V2)
+	VSUB  V2.S4, V5.S4, V5.S4
+	SCVTF4S(5, 5)
+	BCAST(0x007FFFFF, V2)
+	VAND  V2.B16, V0.B16, V0.B16
+	BCAST(0x3F000000, V2)
+	VORR  V2.B16, V0.B16, V0.B16 // f in [½, 1)
+	BCAST(0x3F3504F3, V2)        // √½
+	FCMGT4S(2, 2, 0)             // f < √½
+	VAND  V8.B16, V2.B16, V6.B16
+	FSUB4S(5, 5, 6)              // e − 1 there (e − 0 is e)
+	VAND  V0.B16, V2.B16, V6.B16
+	FADD4S(0, 0, 6)              // f + f there (f + 0 is f)
+	FSUB4S(0, 0, 8)
+	FMUL4S(6, 0, 0)              // z
+	FMUL4S(7, 23, 0)
+	FADD4S(7, 7, 24)
+	FMUL4S(7, 7, 0)
+	FADD4S(7, 7, 25)
+	FMUL4S(7, 7, 0)
+	FADD4S(7, 7, 26)
+	FMUL4S(7, 7, 0)
+	FADD4S(7, 7, 27)
+	FMUL4S(7, 7, 0)
+	FADD4S(7, 7, 28)
+	FMUL4S(7, 7, 0)
+	FADD4S(7, 7, 29)
+	FMUL4S(7, 7, 0)
+	FADD4S(7, 7, 30)
+	FMUL4S(7, 7, 0)
+	FADD4S(7, 7, 31)
+	FMUL4S(7, 7, 0)
+	FMUL4S(7, 7, 6)
+	BCAST(0xB95E8083, V2)        // ln2 low part
+	FMUL4S(2, 2, 5)
+	FADD4S(7, 7, 2)
+	BCAST(0x3F000000, V2)        // 0.5
+	FMUL4S(2, 2, 6)
+	FSUB4S(7, 7, 2)
+	FADD4S(0, 0, 7)
+	BCAST(0x3F318000, V2)        // ln2 high part
+	FMUL4S(2, 2, 5)
+	FADD4S(0, 0, 2)              // log p
+
+	// s = √(−log p) − 1.6 (V0), zt = ±C(s)/D(s) with the sign of m (V5).
+	FNEG4S(0, 0)
+	FSQRT4S(0, 0)
+	BCAST(0x3FCCCCCD, V2)        // 1.6
+	FSUB4S(0, 0, 2)
+	FMUL4S(5, 20, 0)
+	FADD4S(5, 5, 19)
+	FMUL4S(5, 5, 0)
+	FADD4S(5, 5, 18)
+	FMUL4S(5, 5, 0)
+	FADD4S(5, 5, 17)
+	FMUL4S(6, 22, 0)
+	FADD4S(6, 6, 21)
+	FMUL4S(6, 6, 0)
+	FADD4S(6, 6, 8)
+	FDIV4S(5, 5, 6)
+	VUSHR $31, V4.S4, V2.S4
+	VSHL  $31, V2.S4, V2.S4
+	VEOR  V2.B16, V5.B16, V5.B16
+
+	// z = zc where |q| ≤ 0.425, else zt; dst = mean + sigma·z.
+	FABS4S(2, 1)
+	BCAST(0x3ED9999A, V6)        // 0.425
+	FCMGE4S(2, 6, 2)
+	VBIT   V2.B16, V3.B16, V5.B16
+	VLD1.P 16(R1), [V0.S4]
+	VLD1.P 16(R2), [V6.S4]
+	FMUL4S(6, 6, 5)
+	FADD4S(0, 0, 6)
+	VST1.P [V0.S4], 16(R0)
+	SUB    $1, R10
+	CBNZ   R10, group
+	SUB    $1, R3
+	CBNZ   R3, block
+
+done:
+	RET

@@ -17,6 +17,7 @@ var avx2Kernels = &impl{
 	softplus:         softplusAVX2,
 	bernoulli:        bernoulliAVX2,
 	sigmoidBernoulli: sigmoidBernoulliAVX2,
+	gaussian:         gaussianAVX2,
 	axpy:             axpyAVX2,
 	updateNCG:        updateNCGAVX2,
 	updateMasked:     updateMaskedAVX2,
@@ -44,15 +45,15 @@ func prefetchWAMD64(s []float32, n, stride int) {
 
 // affineKBlock bounds the rows of m one call of the register tile covers
 // (the panel of m it streams is affineKBlock rows × 24 columns). Whole
-// panels (784 rows at the MNIST shapes) with software prefetch beat blocks
-// of 128–256 rows that keep the panel in L1 (82–86 against 62–73 GFLOP/s on
-// Zen 3); the bound only keeps a huge nin from pushing the panel out of L2.
+// panels (784 rows at the MNIST shapes) are streamed with software
+// prefetch rather than cut into blocks that fit L1; the bound only keeps a
+// huge nin from pushing the panel out of L2.
 const affineKBlock = 1024
 
 // affinePF is how many rows of m ahead the tile prefetches (PREFETCHT0 of
 // the row's three cache lines). The first chain group of a panel reads m
 // from L3 at a 4·nout-byte stride that the hardware prefetchers follow
-// late; 16 rows ahead (≈100 cycles) makes the c8 shape about 30% faster. Prefetches past the end of m are harmless (they never fault).
+// late. Prefetches past the end of m are harmless (they never fault).
 const affinePF = 16
 
 // affineAVX2 is the dense product. Out rows start as the bias; then, per

@@ -624,6 +624,386 @@ DATA popcnt8<>+240(SB)/8, $0x0706060506050504
 DATA popcnt8<>+248(SB)/8, $0x0807070607060605
 GLOBL popcnt8<>(SB), RODATA|NOPTR, $256
 
+DATA gauss_moff<>+0(SB)/4, $0xff000001
+DATA gauss_moff<>+4(SB)/4, $0xff000001
+DATA gauss_moff<>+8(SB)/4, $0xff000001
+DATA gauss_moff<>+12(SB)/4, $0xff000001
+DATA gauss_moff<>+16(SB)/4, $0xff000001
+DATA gauss_moff<>+20(SB)/4, $0xff000001
+DATA gauss_moff<>+24(SB)/4, $0xff000001
+DATA gauss_moff<>+28(SB)/4, $0xff000001
+GLOBL gauss_moff<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_two25<>+0(SB)/4, $0x33000000
+DATA gauss_two25<>+4(SB)/4, $0x33000000
+DATA gauss_two25<>+8(SB)/4, $0x33000000
+DATA gauss_two25<>+12(SB)/4, $0x33000000
+DATA gauss_two25<>+16(SB)/4, $0x33000000
+DATA gauss_two25<>+20(SB)/4, $0x33000000
+DATA gauss_two25<>+24(SB)/4, $0x33000000
+DATA gauss_two25<>+28(SB)/4, $0x33000000
+GLOBL gauss_two25<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_c24<>+0(SB)/4, $0x01000000
+DATA gauss_c24<>+4(SB)/4, $0x01000000
+DATA gauss_c24<>+8(SB)/4, $0x01000000
+DATA gauss_c24<>+12(SB)/4, $0x01000000
+DATA gauss_c24<>+16(SB)/4, $0x01000000
+DATA gauss_c24<>+20(SB)/4, $0x01000000
+DATA gauss_c24<>+24(SB)/4, $0x01000000
+DATA gauss_c24<>+28(SB)/4, $0x01000000
+GLOBL gauss_c24<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_const1<>+0(SB)/4, $0x3e38f5c3
+DATA gauss_const1<>+4(SB)/4, $0x3e38f5c3
+DATA gauss_const1<>+8(SB)/4, $0x3e38f5c3
+DATA gauss_const1<>+12(SB)/4, $0x3e38f5c3
+DATA gauss_const1<>+16(SB)/4, $0x3e38f5c3
+DATA gauss_const1<>+20(SB)/4, $0x3e38f5c3
+DATA gauss_const1<>+24(SB)/4, $0x3e38f5c3
+DATA gauss_const1<>+28(SB)/4, $0x3e38f5c3
+GLOBL gauss_const1<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_a0<>+0(SB)/4, $0x4058c6c8
+DATA gauss_a0<>+4(SB)/4, $0x4058c6c8
+DATA gauss_a0<>+8(SB)/4, $0x4058c6c8
+DATA gauss_a0<>+12(SB)/4, $0x4058c6c8
+DATA gauss_a0<>+16(SB)/4, $0x4058c6c8
+DATA gauss_a0<>+20(SB)/4, $0x4058c6c8
+DATA gauss_a0<>+24(SB)/4, $0x4058c6c8
+DATA gauss_a0<>+28(SB)/4, $0x4058c6c8
+GLOBL gauss_a0<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_a1<>+0(SB)/4, $0x4249bcb2
+DATA gauss_a1<>+4(SB)/4, $0x4249bcb2
+DATA gauss_a1<>+8(SB)/4, $0x4249bcb2
+DATA gauss_a1<>+12(SB)/4, $0x4249bcb2
+DATA gauss_a1<>+16(SB)/4, $0x4249bcb2
+DATA gauss_a1<>+20(SB)/4, $0x4249bcb2
+DATA gauss_a1<>+24(SB)/4, $0x4249bcb2
+DATA gauss_a1<>+28(SB)/4, $0x4249bcb2
+GLOBL gauss_a1<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_a2<>+0(SB)/4, $0x431f4a88
+DATA gauss_a2<>+4(SB)/4, $0x431f4a88
+DATA gauss_a2<>+8(SB)/4, $0x431f4a88
+DATA gauss_a2<>+12(SB)/4, $0x431f4a88
+DATA gauss_a2<>+16(SB)/4, $0x431f4a88
+DATA gauss_a2<>+20(SB)/4, $0x431f4a88
+DATA gauss_a2<>+24(SB)/4, $0x431f4a88
+DATA gauss_a2<>+28(SB)/4, $0x431f4a88
+GLOBL gauss_a2<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_a3<>+0(SB)/4, $0x426c7000
+DATA gauss_a3<>+4(SB)/4, $0x426c7000
+DATA gauss_a3<>+8(SB)/4, $0x426c7000
+DATA gauss_a3<>+12(SB)/4, $0x426c7000
+DATA gauss_a3<>+16(SB)/4, $0x426c7000
+DATA gauss_a3<>+20(SB)/4, $0x426c7000
+DATA gauss_a3<>+24(SB)/4, $0x426c7000
+DATA gauss_a3<>+28(SB)/4, $0x426c7000
+GLOBL gauss_a3<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_b1<>+0(SB)/4, $0x418f294f
+DATA gauss_b1<>+4(SB)/4, $0x418f294f
+DATA gauss_b1<>+8(SB)/4, $0x418f294f
+DATA gauss_b1<>+12(SB)/4, $0x418f294f
+DATA gauss_b1<>+16(SB)/4, $0x418f294f
+DATA gauss_b1<>+20(SB)/4, $0x418f294f
+DATA gauss_b1<>+24(SB)/4, $0x418f294f
+DATA gauss_b1<>+28(SB)/4, $0x418f294f
+GLOBL gauss_b1<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_b2<>+0(SB)/4, $0x429d83f9
+DATA gauss_b2<>+4(SB)/4, $0x429d83f9
+DATA gauss_b2<>+8(SB)/4, $0x429d83f9
+DATA gauss_b2<>+12(SB)/4, $0x429d83f9
+DATA gauss_b2<>+16(SB)/4, $0x429d83f9
+DATA gauss_b2<>+20(SB)/4, $0x429d83f9
+DATA gauss_b2<>+24(SB)/4, $0x429d83f9
+DATA gauss_b2<>+28(SB)/4, $0x429d83f9
+GLOBL gauss_b2<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_b3<>+0(SB)/4, $0x42866008
+DATA gauss_b3<>+4(SB)/4, $0x42866008
+DATA gauss_b3<>+8(SB)/4, $0x42866008
+DATA gauss_b3<>+12(SB)/4, $0x42866008
+DATA gauss_b3<>+16(SB)/4, $0x42866008
+DATA gauss_b3<>+20(SB)/4, $0x42866008
+DATA gauss_b3<>+24(SB)/4, $0x42866008
+DATA gauss_b3<>+28(SB)/4, $0x42866008
+GLOBL gauss_b3<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_c0<>+0(SB)/4, $0x3fb63331
+DATA gauss_c0<>+4(SB)/4, $0x3fb63331
+DATA gauss_c0<>+8(SB)/4, $0x3fb63331
+DATA gauss_c0<>+12(SB)/4, $0x3fb63331
+DATA gauss_c0<>+16(SB)/4, $0x3fb63331
+DATA gauss_c0<>+20(SB)/4, $0x3fb63331
+DATA gauss_c0<>+24(SB)/4, $0x3fb63331
+DATA gauss_c0<>+28(SB)/4, $0x3fb63331
+GLOBL gauss_c0<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_c1<>+0(SB)/4, $0x40306faa
+DATA gauss_c1<>+4(SB)/4, $0x40306faa
+DATA gauss_c1<>+8(SB)/4, $0x40306faa
+DATA gauss_c1<>+12(SB)/4, $0x40306faa
+DATA gauss_c1<>+16(SB)/4, $0x40306faa
+DATA gauss_c1<>+20(SB)/4, $0x40306faa
+DATA gauss_c1<>+24(SB)/4, $0x40306faa
+DATA gauss_c1<>+28(SB)/4, $0x40306faa
+GLOBL gauss_c1<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_c2<>+0(SB)/4, $0x3fa742e1
+DATA gauss_c2<>+4(SB)/4, $0x3fa742e1
+DATA gauss_c2<>+8(SB)/4, $0x3fa742e1
+DATA gauss_c2<>+12(SB)/4, $0x3fa742e1
+DATA gauss_c2<>+16(SB)/4, $0x3fa742e1
+DATA gauss_c2<>+20(SB)/4, $0x3fa742e1
+DATA gauss_c2<>+24(SB)/4, $0x3fa742e1
+DATA gauss_c2<>+28(SB)/4, $0x3fa742e1
+GLOBL gauss_c2<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_c3<>+0(SB)/4, $0x3e2e52ed
+DATA gauss_c3<>+4(SB)/4, $0x3e2e52ed
+DATA gauss_c3<>+8(SB)/4, $0x3e2e52ed
+DATA gauss_c3<>+12(SB)/4, $0x3e2e52ed
+DATA gauss_c3<>+16(SB)/4, $0x3e2e52ed
+DATA gauss_c3<>+20(SB)/4, $0x3e2e52ed
+DATA gauss_c3<>+24(SB)/4, $0x3e2e52ed
+DATA gauss_c3<>+28(SB)/4, $0x3e2e52ed
+GLOBL gauss_c3<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_d1<>+0(SB)/4, $0x3f3cac24
+DATA gauss_d1<>+4(SB)/4, $0x3f3cac24
+DATA gauss_d1<>+8(SB)/4, $0x3f3cac24
+DATA gauss_d1<>+12(SB)/4, $0x3f3cac24
+DATA gauss_d1<>+16(SB)/4, $0x3f3cac24
+DATA gauss_d1<>+20(SB)/4, $0x3f3cac24
+DATA gauss_d1<>+24(SB)/4, $0x3f3cac24
+DATA gauss_d1<>+28(SB)/4, $0x3f3cac24
+GLOBL gauss_d1<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_d2<>+0(SB)/4, $0x3df6315c
+DATA gauss_d2<>+4(SB)/4, $0x3df6315c
+DATA gauss_d2<>+8(SB)/4, $0x3df6315c
+DATA gauss_d2<>+12(SB)/4, $0x3df6315c
+DATA gauss_d2<>+16(SB)/4, $0x3df6315c
+DATA gauss_d2<>+20(SB)/4, $0x3df6315c
+DATA gauss_d2<>+24(SB)/4, $0x3df6315c
+DATA gauss_d2<>+28(SB)/4, $0x3df6315c
+GLOBL gauss_d2<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_split<>+0(SB)/4, $0x3ed9999a
+DATA gauss_split<>+4(SB)/4, $0x3ed9999a
+DATA gauss_split<>+8(SB)/4, $0x3ed9999a
+DATA gauss_split<>+12(SB)/4, $0x3ed9999a
+DATA gauss_split<>+16(SB)/4, $0x3ed9999a
+DATA gauss_split<>+20(SB)/4, $0x3ed9999a
+DATA gauss_split<>+24(SB)/4, $0x3ed9999a
+DATA gauss_split<>+28(SB)/4, $0x3ed9999a
+GLOBL gauss_split<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_const2<>+0(SB)/4, $0x3fcccccd
+DATA gauss_const2<>+4(SB)/4, $0x3fcccccd
+DATA gauss_const2<>+8(SB)/4, $0x3fcccccd
+DATA gauss_const2<>+12(SB)/4, $0x3fcccccd
+DATA gauss_const2<>+16(SB)/4, $0x3fcccccd
+DATA gauss_const2<>+20(SB)/4, $0x3fcccccd
+DATA gauss_const2<>+24(SB)/4, $0x3fcccccd
+DATA gauss_const2<>+28(SB)/4, $0x3fcccccd
+GLOBL gauss_const2<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_one<>+0(SB)/4, $0x3f800000
+DATA gauss_one<>+4(SB)/4, $0x3f800000
+DATA gauss_one<>+8(SB)/4, $0x3f800000
+DATA gauss_one<>+12(SB)/4, $0x3f800000
+DATA gauss_one<>+16(SB)/4, $0x3f800000
+DATA gauss_one<>+20(SB)/4, $0x3f800000
+DATA gauss_one<>+24(SB)/4, $0x3f800000
+DATA gauss_one<>+28(SB)/4, $0x3f800000
+GLOBL gauss_one<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_half<>+0(SB)/4, $0x3f000000
+DATA gauss_half<>+4(SB)/4, $0x3f000000
+DATA gauss_half<>+8(SB)/4, $0x3f000000
+DATA gauss_half<>+12(SB)/4, $0x3f000000
+DATA gauss_half<>+16(SB)/4, $0x3f000000
+DATA gauss_half<>+20(SB)/4, $0x3f000000
+DATA gauss_half<>+24(SB)/4, $0x3f000000
+DATA gauss_half<>+28(SB)/4, $0x3f000000
+GLOBL gauss_half<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_sign<>+0(SB)/4, $0x80000000
+DATA gauss_sign<>+4(SB)/4, $0x80000000
+DATA gauss_sign<>+8(SB)/4, $0x80000000
+DATA gauss_sign<>+12(SB)/4, $0x80000000
+DATA gauss_sign<>+16(SB)/4, $0x80000000
+DATA gauss_sign<>+20(SB)/4, $0x80000000
+DATA gauss_sign<>+24(SB)/4, $0x80000000
+DATA gauss_sign<>+28(SB)/4, $0x80000000
+GLOBL gauss_sign<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_abs<>+0(SB)/4, $0x7fffffff
+DATA gauss_abs<>+4(SB)/4, $0x7fffffff
+DATA gauss_abs<>+8(SB)/4, $0x7fffffff
+DATA gauss_abs<>+12(SB)/4, $0x7fffffff
+DATA gauss_abs<>+16(SB)/4, $0x7fffffff
+DATA gauss_abs<>+20(SB)/4, $0x7fffffff
+DATA gauss_abs<>+24(SB)/4, $0x7fffffff
+DATA gauss_abs<>+28(SB)/4, $0x7fffffff
+GLOBL gauss_abs<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_mant<>+0(SB)/4, $0x007fffff
+DATA gauss_mant<>+4(SB)/4, $0x007fffff
+DATA gauss_mant<>+8(SB)/4, $0x007fffff
+DATA gauss_mant<>+12(SB)/4, $0x007fffff
+DATA gauss_mant<>+16(SB)/4, $0x007fffff
+DATA gauss_mant<>+20(SB)/4, $0x007fffff
+DATA gauss_mant<>+24(SB)/4, $0x007fffff
+DATA gauss_mant<>+28(SB)/4, $0x007fffff
+GLOBL gauss_mant<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_halfbits<>+0(SB)/4, $0x3f000000
+DATA gauss_halfbits<>+4(SB)/4, $0x3f000000
+DATA gauss_halfbits<>+8(SB)/4, $0x3f000000
+DATA gauss_halfbits<>+12(SB)/4, $0x3f000000
+DATA gauss_halfbits<>+16(SB)/4, $0x3f000000
+DATA gauss_halfbits<>+20(SB)/4, $0x3f000000
+DATA gauss_halfbits<>+24(SB)/4, $0x3f000000
+DATA gauss_halfbits<>+28(SB)/4, $0x3f000000
+GLOBL gauss_halfbits<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_e126<>+0(SB)/4, $0x0000007e
+DATA gauss_e126<>+4(SB)/4, $0x0000007e
+DATA gauss_e126<>+8(SB)/4, $0x0000007e
+DATA gauss_e126<>+12(SB)/4, $0x0000007e
+DATA gauss_e126<>+16(SB)/4, $0x0000007e
+DATA gauss_e126<>+20(SB)/4, $0x0000007e
+DATA gauss_e126<>+24(SB)/4, $0x0000007e
+DATA gauss_e126<>+28(SB)/4, $0x0000007e
+GLOBL gauss_e126<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_sqrth<>+0(SB)/4, $0x3f3504f3
+DATA gauss_sqrth<>+4(SB)/4, $0x3f3504f3
+DATA gauss_sqrth<>+8(SB)/4, $0x3f3504f3
+DATA gauss_sqrth<>+12(SB)/4, $0x3f3504f3
+DATA gauss_sqrth<>+16(SB)/4, $0x3f3504f3
+DATA gauss_sqrth<>+20(SB)/4, $0x3f3504f3
+DATA gauss_sqrth<>+24(SB)/4, $0x3f3504f3
+DATA gauss_sqrth<>+28(SB)/4, $0x3f3504f3
+GLOBL gauss_sqrth<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_p0<>+0(SB)/4, $0x3d9021bb
+DATA gauss_p0<>+4(SB)/4, $0x3d9021bb
+DATA gauss_p0<>+8(SB)/4, $0x3d9021bb
+DATA gauss_p0<>+12(SB)/4, $0x3d9021bb
+DATA gauss_p0<>+16(SB)/4, $0x3d9021bb
+DATA gauss_p0<>+20(SB)/4, $0x3d9021bb
+DATA gauss_p0<>+24(SB)/4, $0x3d9021bb
+DATA gauss_p0<>+28(SB)/4, $0x3d9021bb
+GLOBL gauss_p0<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_p1<>+0(SB)/4, $0xbdebd1b8
+DATA gauss_p1<>+4(SB)/4, $0xbdebd1b8
+DATA gauss_p1<>+8(SB)/4, $0xbdebd1b8
+DATA gauss_p1<>+12(SB)/4, $0xbdebd1b8
+DATA gauss_p1<>+16(SB)/4, $0xbdebd1b8
+DATA gauss_p1<>+20(SB)/4, $0xbdebd1b8
+DATA gauss_p1<>+24(SB)/4, $0xbdebd1b8
+DATA gauss_p1<>+28(SB)/4, $0xbdebd1b8
+GLOBL gauss_p1<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_p2<>+0(SB)/4, $0x3def251a
+DATA gauss_p2<>+4(SB)/4, $0x3def251a
+DATA gauss_p2<>+8(SB)/4, $0x3def251a
+DATA gauss_p2<>+12(SB)/4, $0x3def251a
+DATA gauss_p2<>+16(SB)/4, $0x3def251a
+DATA gauss_p2<>+20(SB)/4, $0x3def251a
+DATA gauss_p2<>+24(SB)/4, $0x3def251a
+DATA gauss_p2<>+28(SB)/4, $0x3def251a
+GLOBL gauss_p2<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_p3<>+0(SB)/4, $0xbdfe5d4f
+DATA gauss_p3<>+4(SB)/4, $0xbdfe5d4f
+DATA gauss_p3<>+8(SB)/4, $0xbdfe5d4f
+DATA gauss_p3<>+12(SB)/4, $0xbdfe5d4f
+DATA gauss_p3<>+16(SB)/4, $0xbdfe5d4f
+DATA gauss_p3<>+20(SB)/4, $0xbdfe5d4f
+DATA gauss_p3<>+24(SB)/4, $0xbdfe5d4f
+DATA gauss_p3<>+28(SB)/4, $0xbdfe5d4f
+GLOBL gauss_p3<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_p4<>+0(SB)/4, $0x3e11e9bf
+DATA gauss_p4<>+4(SB)/4, $0x3e11e9bf
+DATA gauss_p4<>+8(SB)/4, $0x3e11e9bf
+DATA gauss_p4<>+12(SB)/4, $0x3e11e9bf
+DATA gauss_p4<>+16(SB)/4, $0x3e11e9bf
+DATA gauss_p4<>+20(SB)/4, $0x3e11e9bf
+DATA gauss_p4<>+24(SB)/4, $0x3e11e9bf
+DATA gauss_p4<>+28(SB)/4, $0x3e11e9bf
+GLOBL gauss_p4<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_p5<>+0(SB)/4, $0xbe2aae50
+DATA gauss_p5<>+4(SB)/4, $0xbe2aae50
+DATA gauss_p5<>+8(SB)/4, $0xbe2aae50
+DATA gauss_p5<>+12(SB)/4, $0xbe2aae50
+DATA gauss_p5<>+16(SB)/4, $0xbe2aae50
+DATA gauss_p5<>+20(SB)/4, $0xbe2aae50
+DATA gauss_p5<>+24(SB)/4, $0xbe2aae50
+DATA gauss_p5<>+28(SB)/4, $0xbe2aae50
+GLOBL gauss_p5<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_p6<>+0(SB)/4, $0x3e4cceac
+DATA gauss_p6<>+4(SB)/4, $0x3e4cceac
+DATA gauss_p6<>+8(SB)/4, $0x3e4cceac
+DATA gauss_p6<>+12(SB)/4, $0x3e4cceac
+DATA gauss_p6<>+16(SB)/4, $0x3e4cceac
+DATA gauss_p6<>+20(SB)/4, $0x3e4cceac
+DATA gauss_p6<>+24(SB)/4, $0x3e4cceac
+DATA gauss_p6<>+28(SB)/4, $0x3e4cceac
+GLOBL gauss_p6<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_p7<>+0(SB)/4, $0xbe7ffffc
+DATA gauss_p7<>+4(SB)/4, $0xbe7ffffc
+DATA gauss_p7<>+8(SB)/4, $0xbe7ffffc
+DATA gauss_p7<>+12(SB)/4, $0xbe7ffffc
+DATA gauss_p7<>+16(SB)/4, $0xbe7ffffc
+DATA gauss_p7<>+20(SB)/4, $0xbe7ffffc
+DATA gauss_p7<>+24(SB)/4, $0xbe7ffffc
+DATA gauss_p7<>+28(SB)/4, $0xbe7ffffc
+GLOBL gauss_p7<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_p8<>+0(SB)/4, $0x3eaaaaaa
+DATA gauss_p8<>+4(SB)/4, $0x3eaaaaaa
+DATA gauss_p8<>+8(SB)/4, $0x3eaaaaaa
+DATA gauss_p8<>+12(SB)/4, $0x3eaaaaaa
+DATA gauss_p8<>+16(SB)/4, $0x3eaaaaaa
+DATA gauss_p8<>+20(SB)/4, $0x3eaaaaaa
+DATA gauss_p8<>+24(SB)/4, $0x3eaaaaaa
+DATA gauss_p8<>+28(SB)/4, $0x3eaaaaaa
+GLOBL gauss_p8<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_loghi<>+0(SB)/4, $0x3f318000
+DATA gauss_loghi<>+4(SB)/4, $0x3f318000
+DATA gauss_loghi<>+8(SB)/4, $0x3f318000
+DATA gauss_loghi<>+12(SB)/4, $0x3f318000
+DATA gauss_loghi<>+16(SB)/4, $0x3f318000
+DATA gauss_loghi<>+20(SB)/4, $0x3f318000
+DATA gauss_loghi<>+24(SB)/4, $0x3f318000
+DATA gauss_loghi<>+28(SB)/4, $0x3f318000
+GLOBL gauss_loghi<>(SB), RODATA|NOPTR, $32
+
+DATA gauss_loglo<>+0(SB)/4, $0xb95e8083
+DATA gauss_loglo<>+4(SB)/4, $0xb95e8083
+DATA gauss_loglo<>+8(SB)/4, $0xb95e8083
+DATA gauss_loglo<>+12(SB)/4, $0xb95e8083
+DATA gauss_loglo<>+16(SB)/4, $0xb95e8083
+DATA gauss_loglo<>+20(SB)/4, $0xb95e8083
+DATA gauss_loglo<>+24(SB)/4, $0xb95e8083
+DATA gauss_loglo<>+28(SB)/4, $0xb95e8083
+GLOBL gauss_loglo<>(SB), RODATA|NOPTR, $32
+
 // func sigmoidAVX2(dst []float32, src []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·sigmoidAVX2(SB), NOSPLIT|NOFRAME, $0-48
@@ -1348,6 +1728,458 @@ sbTail:
 	VMASKMOVPS   Y8, Y14, 32(R8)(AX*4)
 
 sbDone:
+	VMOVDQU Y0, (BX)
+	VMOVDQU Y1, 32(BX)
+	VMOVDQU Y2, 64(BX)
+	VMOVDQU Y3, 96(BX)
+	VMOVDQU Y4, 128(BX)
+	VMOVDQU Y5, 160(BX)
+	VMOVDQU Y6, 192(BX)
+	VMOVDQU Y7, 224(BX)
+	VZEROUPPER
+	RET
+
+// func gaussianAVX2(dst []float32, mean []float32, sigma []float32, s *Stream)
+// Requires: AVX, AVX2
+TEXT ·gaussianAVX2(SB), NOSPLIT|NOFRAME, $0-80
+	MOVQ    dst_base+0(FP), DI
+	MOVQ    mean_base+24(FP), SI
+	MOVQ    sigma_base+48(FP), R9
+	MOVQ    mean_len+32(FP), CX
+	MOVQ    s+72(FP), BX
+	VMOVDQU (BX), Y0
+	VMOVDQU 32(BX), Y1
+	VMOVDQU 64(BX), Y2
+	VMOVDQU 96(BX), Y3
+	VMOVDQU 128(BX), Y4
+	VMOVDQU 160(BX), Y5
+	VMOVDQU 192(BX), Y6
+	VMOVDQU 224(BX), Y7
+	XORQ    AX, AX
+
+ga16:
+	LEAQ      16(AX), DX
+	CMPQ      DX, CX
+	JGT       gaTail
+	VPADDD    Y6, Y0, Y8
+	VPSLLD    $0x07, Y8, Y9
+	VPSRLD    $0x19, Y8, Y8
+	VPOR      Y9, Y8, Y8
+	VPADDD    Y0, Y8, Y8
+	VPSLLD    $0x09, Y2, Y9
+	VPXOR     Y0, Y4, Y4
+	VPXOR     Y2, Y6, Y6
+	VPXOR     Y4, Y2, Y2
+	VPXOR     Y6, Y0, Y0
+	VPXOR     Y9, Y4, Y4
+	VPSLLD    $0x0b, Y6, Y9
+	VPSRLD    $0x15, Y6, Y6
+	VPOR      Y9, Y6, Y6
+	VPSRLD    $0x08, Y8, Y8
+	VPSLLD    $0x01, Y8, Y8
+	VPADDD    gauss_moff<>+0(SB), Y8, Y8
+	VCVTDQ2PS Y8, Y9
+	VMULPS    gauss_two25<>+0(SB), Y9, Y9
+	VMULPS    Y9, Y9, Y11
+	VMOVUPS   gauss_const1<>+0(SB), Y10
+	VSUBPS    Y11, Y10, Y10
+	VMULPS    gauss_a3<>+0(SB), Y10, Y11
+	VADDPS    gauss_a2<>+0(SB), Y11, Y11
+	VMULPS    Y10, Y11, Y11
+	VADDPS    gauss_a1<>+0(SB), Y11, Y11
+	VMULPS    Y10, Y11, Y11
+	VADDPS    gauss_a0<>+0(SB), Y11, Y11
+	VMULPS    gauss_b3<>+0(SB), Y10, Y12
+	VADDPS    gauss_b2<>+0(SB), Y12, Y12
+	VMULPS    Y10, Y12, Y12
+	VADDPS    gauss_b1<>+0(SB), Y12, Y12
+	VMULPS    Y10, Y12, Y12
+	VADDPS    gauss_one<>+0(SB), Y12, Y12
+	VMULPS    Y11, Y9, Y11
+	VDIVPS    Y12, Y11, Y11
+	VPABSD    Y8, Y12
+	VMOVDQU   gauss_c24<>+0(SB), Y10
+	VPSUBD    Y12, Y10, Y12
+	VCVTDQ2PS Y12, Y12
+	VMULPS    gauss_two25<>+0(SB), Y12, Y12
+	VPSRLD    $0x17, Y12, Y13
+	VPSUBD    gauss_e126<>+0(SB), Y13, Y13
+	VCVTDQ2PS Y13, Y13
+	VANDPS    gauss_mant<>+0(SB), Y12, Y12
+	VORPS     gauss_halfbits<>+0(SB), Y12, Y12
+	VCMPPS    $0x01, gauss_sqrth<>+0(SB), Y12, Y8
+	VANDPS    gauss_one<>+0(SB), Y8, Y10
+	VSUBPS    Y10, Y13, Y13
+	VANDPS    Y12, Y8, Y10
+	VADDPS    Y10, Y12, Y12
+	VSUBPS    gauss_one<>+0(SB), Y12, Y12
+	VMULPS    Y12, Y12, Y14
+	VMULPS    gauss_p0<>+0(SB), Y12, Y15
+	VADDPS    gauss_p1<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p2<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p3<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p4<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p5<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p6<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p7<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p8<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VMULPS    Y14, Y15, Y15
+	VMULPS    gauss_loglo<>+0(SB), Y13, Y10
+	VADDPS    Y10, Y15, Y15
+	VMULPS    gauss_half<>+0(SB), Y14, Y10
+	VSUBPS    Y10, Y15, Y15
+	VADDPS    Y15, Y12, Y12
+	VMULPS    gauss_loghi<>+0(SB), Y13, Y10
+	VADDPS    Y10, Y12, Y12
+	VXORPS    gauss_sign<>+0(SB), Y12, Y12
+	VSQRTPS   Y12, Y12
+	VSUBPS    gauss_const2<>+0(SB), Y12, Y12
+	VMULPS    gauss_c3<>+0(SB), Y12, Y13
+	VADDPS    gauss_c2<>+0(SB), Y13, Y13
+	VMULPS    Y12, Y13, Y13
+	VADDPS    gauss_c1<>+0(SB), Y13, Y13
+	VMULPS    Y12, Y13, Y13
+	VADDPS    gauss_c0<>+0(SB), Y13, Y13
+	VMULPS    gauss_d2<>+0(SB), Y12, Y14
+	VADDPS    gauss_d1<>+0(SB), Y14, Y14
+	VMULPS    Y12, Y14, Y14
+	VADDPS    gauss_one<>+0(SB), Y14, Y14
+	VDIVPS    Y14, Y13, Y13
+	VANDPS    gauss_sign<>+0(SB), Y9, Y10
+	VXORPS    Y10, Y13, Y13
+	VANDPS    gauss_abs<>+0(SB), Y9, Y10
+	VCMPPS    $0x02, gauss_split<>+0(SB), Y10, Y10
+	VBLENDVPS Y10, Y11, Y13, Y13
+	VMULPS    (R9)(AX*4), Y13, Y13
+	VADDPS    (SI)(AX*4), Y13, Y13
+	VMOVUPS   Y13, (DI)(AX*4)
+	VPADDD    Y7, Y1, Y8
+	VPSLLD    $0x07, Y8, Y9
+	VPSRLD    $0x19, Y8, Y8
+	VPOR      Y9, Y8, Y8
+	VPADDD    Y1, Y8, Y8
+	VPSLLD    $0x09, Y3, Y9
+	VPXOR     Y1, Y5, Y5
+	VPXOR     Y3, Y7, Y7
+	VPXOR     Y5, Y3, Y3
+	VPXOR     Y7, Y1, Y1
+	VPXOR     Y9, Y5, Y5
+	VPSLLD    $0x0b, Y7, Y9
+	VPSRLD    $0x15, Y7, Y7
+	VPOR      Y9, Y7, Y7
+	VPSRLD    $0x08, Y8, Y8
+	VPSLLD    $0x01, Y8, Y8
+	VPADDD    gauss_moff<>+0(SB), Y8, Y8
+	VCVTDQ2PS Y8, Y9
+	VMULPS    gauss_two25<>+0(SB), Y9, Y9
+	VMULPS    Y9, Y9, Y11
+	VMOVUPS   gauss_const1<>+0(SB), Y10
+	VSUBPS    Y11, Y10, Y10
+	VMULPS    gauss_a3<>+0(SB), Y10, Y11
+	VADDPS    gauss_a2<>+0(SB), Y11, Y11
+	VMULPS    Y10, Y11, Y11
+	VADDPS    gauss_a1<>+0(SB), Y11, Y11
+	VMULPS    Y10, Y11, Y11
+	VADDPS    gauss_a0<>+0(SB), Y11, Y11
+	VMULPS    gauss_b3<>+0(SB), Y10, Y12
+	VADDPS    gauss_b2<>+0(SB), Y12, Y12
+	VMULPS    Y10, Y12, Y12
+	VADDPS    gauss_b1<>+0(SB), Y12, Y12
+	VMULPS    Y10, Y12, Y12
+	VADDPS    gauss_one<>+0(SB), Y12, Y12
+	VMULPS    Y11, Y9, Y11
+	VDIVPS    Y12, Y11, Y11
+	VPABSD    Y8, Y12
+	VMOVDQU   gauss_c24<>+0(SB), Y10
+	VPSUBD    Y12, Y10, Y12
+	VCVTDQ2PS Y12, Y12
+	VMULPS    gauss_two25<>+0(SB), Y12, Y12
+	VPSRLD    $0x17, Y12, Y13
+	VPSUBD    gauss_e126<>+0(SB), Y13, Y13
+	VCVTDQ2PS Y13, Y13
+	VANDPS    gauss_mant<>+0(SB), Y12, Y12
+	VORPS     gauss_halfbits<>+0(SB), Y12, Y12
+	VCMPPS    $0x01, gauss_sqrth<>+0(SB), Y12, Y8
+	VANDPS    gauss_one<>+0(SB), Y8, Y10
+	VSUBPS    Y10, Y13, Y13
+	VANDPS    Y12, Y8, Y10
+	VADDPS    Y10, Y12, Y12
+	VSUBPS    gauss_one<>+0(SB), Y12, Y12
+	VMULPS    Y12, Y12, Y14
+	VMULPS    gauss_p0<>+0(SB), Y12, Y15
+	VADDPS    gauss_p1<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p2<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p3<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p4<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p5<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p6<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p7<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VADDPS    gauss_p8<>+0(SB), Y15, Y15
+	VMULPS    Y12, Y15, Y15
+	VMULPS    Y14, Y15, Y15
+	VMULPS    gauss_loglo<>+0(SB), Y13, Y10
+	VADDPS    Y10, Y15, Y15
+	VMULPS    gauss_half<>+0(SB), Y14, Y10
+	VSUBPS    Y10, Y15, Y15
+	VADDPS    Y15, Y12, Y12
+	VMULPS    gauss_loghi<>+0(SB), Y13, Y10
+	VADDPS    Y10, Y12, Y12
+	VXORPS    gauss_sign<>+0(SB), Y12, Y12
+	VSQRTPS   Y12, Y12
+	VSUBPS    gauss_const2<>+0(SB), Y12, Y12
+	VMULPS    gauss_c3<>+0(SB), Y12, Y13
+	VADDPS    gauss_c2<>+0(SB), Y13, Y13
+	VMULPS    Y12, Y13, Y13
+	VADDPS    gauss_c1<>+0(SB), Y13, Y13
+	VMULPS    Y12, Y13, Y13
+	VADDPS    gauss_c0<>+0(SB), Y13, Y13
+	VMULPS    gauss_d2<>+0(SB), Y12, Y14
+	VADDPS    gauss_d1<>+0(SB), Y14, Y14
+	VMULPS    Y12, Y14, Y14
+	VADDPS    gauss_one<>+0(SB), Y14, Y14
+	VDIVPS    Y14, Y13, Y13
+	VANDPS    gauss_sign<>+0(SB), Y9, Y10
+	VXORPS    Y10, Y13, Y13
+	VANDPS    gauss_abs<>+0(SB), Y9, Y10
+	VCMPPS    $0x02, gauss_split<>+0(SB), Y10, Y10
+	VBLENDVPS Y10, Y11, Y13, Y13
+	VMULPS    32(R9)(AX*4), Y13, Y13
+	VADDPS    32(SI)(AX*4), Y13, Y13
+	VMOVUPS   Y13, 32(DI)(AX*4)
+	MOVQ      DX, AX
+	JMP       ga16
+
+gaTail:
+	MOVQ         CX, DX
+	SUBQ         AX, DX
+	JZ           gaDone
+	VPADDD       Y6, Y0, Y8
+	VPSLLD       $0x07, Y8, Y9
+	VPSRLD       $0x19, Y8, Y8
+	VPOR         Y9, Y8, Y8
+	VPADDD       Y0, Y8, Y8
+	VPSLLD       $0x09, Y2, Y9
+	VPXOR        Y0, Y4, Y4
+	VPXOR        Y2, Y6, Y6
+	VPXOR        Y4, Y2, Y2
+	VPXOR        Y6, Y0, Y0
+	VPXOR        Y9, Y4, Y4
+	VPSLLD       $0x0b, Y6, Y9
+	VPSRLD       $0x15, Y6, Y6
+	VPOR         Y9, Y6, Y6
+	VPSRLD       $0x08, Y8, Y8
+	VPSLLD       $0x01, Y8, Y8
+	VPADDD       gauss_moff<>+0(SB), Y8, Y8
+	VCVTDQ2PS    Y8, Y9
+	VMULPS       gauss_two25<>+0(SB), Y9, Y9
+	VMULPS       Y9, Y9, Y11
+	VMOVUPS      gauss_const1<>+0(SB), Y10
+	VSUBPS       Y11, Y10, Y10
+	VMULPS       gauss_a3<>+0(SB), Y10, Y11
+	VADDPS       gauss_a2<>+0(SB), Y11, Y11
+	VMULPS       Y10, Y11, Y11
+	VADDPS       gauss_a1<>+0(SB), Y11, Y11
+	VMULPS       Y10, Y11, Y11
+	VADDPS       gauss_a0<>+0(SB), Y11, Y11
+	VMULPS       gauss_b3<>+0(SB), Y10, Y12
+	VADDPS       gauss_b2<>+0(SB), Y12, Y12
+	VMULPS       Y10, Y12, Y12
+	VADDPS       gauss_b1<>+0(SB), Y12, Y12
+	VMULPS       Y10, Y12, Y12
+	VADDPS       gauss_one<>+0(SB), Y12, Y12
+	VMULPS       Y11, Y9, Y11
+	VDIVPS       Y12, Y11, Y11
+	VPABSD       Y8, Y12
+	VMOVDQU      gauss_c24<>+0(SB), Y10
+	VPSUBD       Y12, Y10, Y12
+	VCVTDQ2PS    Y12, Y12
+	VMULPS       gauss_two25<>+0(SB), Y12, Y12
+	VPSRLD       $0x17, Y12, Y13
+	VPSUBD       gauss_e126<>+0(SB), Y13, Y13
+	VCVTDQ2PS    Y13, Y13
+	VANDPS       gauss_mant<>+0(SB), Y12, Y12
+	VORPS        gauss_halfbits<>+0(SB), Y12, Y12
+	VCMPPS       $0x01, gauss_sqrth<>+0(SB), Y12, Y8
+	VANDPS       gauss_one<>+0(SB), Y8, Y10
+	VSUBPS       Y10, Y13, Y13
+	VANDPS       Y12, Y8, Y10
+	VADDPS       Y10, Y12, Y12
+	VSUBPS       gauss_one<>+0(SB), Y12, Y12
+	VMULPS       Y12, Y12, Y14
+	VMULPS       gauss_p0<>+0(SB), Y12, Y15
+	VADDPS       gauss_p1<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p2<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p3<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p4<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p5<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p6<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p7<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p8<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VMULPS       Y14, Y15, Y15
+	VMULPS       gauss_loglo<>+0(SB), Y13, Y10
+	VADDPS       Y10, Y15, Y15
+	VMULPS       gauss_half<>+0(SB), Y14, Y10
+	VSUBPS       Y10, Y15, Y15
+	VADDPS       Y15, Y12, Y12
+	VMULPS       gauss_loghi<>+0(SB), Y13, Y10
+	VADDPS       Y10, Y12, Y12
+	VXORPS       gauss_sign<>+0(SB), Y12, Y12
+	VSQRTPS      Y12, Y12
+	VSUBPS       gauss_const2<>+0(SB), Y12, Y12
+	VMULPS       gauss_c3<>+0(SB), Y12, Y13
+	VADDPS       gauss_c2<>+0(SB), Y13, Y13
+	VMULPS       Y12, Y13, Y13
+	VADDPS       gauss_c1<>+0(SB), Y13, Y13
+	VMULPS       Y12, Y13, Y13
+	VADDPS       gauss_c0<>+0(SB), Y13, Y13
+	VMULPS       gauss_d2<>+0(SB), Y12, Y14
+	VADDPS       gauss_d1<>+0(SB), Y14, Y14
+	VMULPS       Y12, Y14, Y14
+	VADDPS       gauss_one<>+0(SB), Y14, Y14
+	VDIVPS       Y14, Y13, Y13
+	VANDPS       gauss_sign<>+0(SB), Y9, Y10
+	VXORPS       Y10, Y13, Y13
+	VANDPS       gauss_abs<>+0(SB), Y9, Y10
+	VCMPPS       $0x02, gauss_split<>+0(SB), Y10, Y10
+	VBLENDVPS    Y10, Y11, Y13, Y13
+	VMOVQ        DX, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     iota<>+0(SB), Y10, Y10
+	VMASKMOVPS   (SI)(AX*4), Y10, Y11
+	VMASKMOVPS   (R9)(AX*4), Y10, Y12
+	VMULPS       Y12, Y13, Y13
+	VADDPS       Y11, Y13, Y13
+	VMASKMOVPS   Y13, Y10, (DI)(AX*4)
+	VPADDD       Y7, Y1, Y8
+	VPSLLD       $0x07, Y8, Y9
+	VPSRLD       $0x19, Y8, Y8
+	VPOR         Y9, Y8, Y8
+	VPADDD       Y1, Y8, Y8
+	VPSLLD       $0x09, Y3, Y9
+	VPXOR        Y1, Y5, Y5
+	VPXOR        Y3, Y7, Y7
+	VPXOR        Y5, Y3, Y3
+	VPXOR        Y7, Y1, Y1
+	VPXOR        Y9, Y5, Y5
+	VPSLLD       $0x0b, Y7, Y9
+	VPSRLD       $0x15, Y7, Y7
+	VPOR         Y9, Y7, Y7
+	VPSRLD       $0x08, Y8, Y8
+	VPSLLD       $0x01, Y8, Y8
+	VPADDD       gauss_moff<>+0(SB), Y8, Y8
+	VCVTDQ2PS    Y8, Y9
+	VMULPS       gauss_two25<>+0(SB), Y9, Y9
+	VMULPS       Y9, Y9, Y11
+	VMOVUPS      gauss_const1<>+0(SB), Y10
+	VSUBPS       Y11, Y10, Y10
+	VMULPS       gauss_a3<>+0(SB), Y10, Y11
+	VADDPS       gauss_a2<>+0(SB), Y11, Y11
+	VMULPS       Y10, Y11, Y11
+	VADDPS       gauss_a1<>+0(SB), Y11, Y11
+	VMULPS       Y10, Y11, Y11
+	VADDPS       gauss_a0<>+0(SB), Y11, Y11
+	VMULPS       gauss_b3<>+0(SB), Y10, Y12
+	VADDPS       gauss_b2<>+0(SB), Y12, Y12
+	VMULPS       Y10, Y12, Y12
+	VADDPS       gauss_b1<>+0(SB), Y12, Y12
+	VMULPS       Y10, Y12, Y12
+	VADDPS       gauss_one<>+0(SB), Y12, Y12
+	VMULPS       Y11, Y9, Y11
+	VDIVPS       Y12, Y11, Y11
+	VPABSD       Y8, Y12
+	VMOVDQU      gauss_c24<>+0(SB), Y10
+	VPSUBD       Y12, Y10, Y12
+	VCVTDQ2PS    Y12, Y12
+	VMULPS       gauss_two25<>+0(SB), Y12, Y12
+	VPSRLD       $0x17, Y12, Y13
+	VPSUBD       gauss_e126<>+0(SB), Y13, Y13
+	VCVTDQ2PS    Y13, Y13
+	VANDPS       gauss_mant<>+0(SB), Y12, Y12
+	VORPS        gauss_halfbits<>+0(SB), Y12, Y12
+	VCMPPS       $0x01, gauss_sqrth<>+0(SB), Y12, Y8
+	VANDPS       gauss_one<>+0(SB), Y8, Y10
+	VSUBPS       Y10, Y13, Y13
+	VANDPS       Y12, Y8, Y10
+	VADDPS       Y10, Y12, Y12
+	VSUBPS       gauss_one<>+0(SB), Y12, Y12
+	VMULPS       Y12, Y12, Y14
+	VMULPS       gauss_p0<>+0(SB), Y12, Y15
+	VADDPS       gauss_p1<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p2<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p3<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p4<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p5<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p6<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p7<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VADDPS       gauss_p8<>+0(SB), Y15, Y15
+	VMULPS       Y12, Y15, Y15
+	VMULPS       Y14, Y15, Y15
+	VMULPS       gauss_loglo<>+0(SB), Y13, Y10
+	VADDPS       Y10, Y15, Y15
+	VMULPS       gauss_half<>+0(SB), Y14, Y10
+	VSUBPS       Y10, Y15, Y15
+	VADDPS       Y15, Y12, Y12
+	VMULPS       gauss_loghi<>+0(SB), Y13, Y10
+	VADDPS       Y10, Y12, Y12
+	VXORPS       gauss_sign<>+0(SB), Y12, Y12
+	VSQRTPS      Y12, Y12
+	VSUBPS       gauss_const2<>+0(SB), Y12, Y12
+	VMULPS       gauss_c3<>+0(SB), Y12, Y13
+	VADDPS       gauss_c2<>+0(SB), Y13, Y13
+	VMULPS       Y12, Y13, Y13
+	VADDPS       gauss_c1<>+0(SB), Y13, Y13
+	VMULPS       Y12, Y13, Y13
+	VADDPS       gauss_c0<>+0(SB), Y13, Y13
+	VMULPS       gauss_d2<>+0(SB), Y12, Y14
+	VADDPS       gauss_d1<>+0(SB), Y14, Y14
+	VMULPS       Y12, Y14, Y14
+	VADDPS       gauss_one<>+0(SB), Y14, Y14
+	VDIVPS       Y14, Y13, Y13
+	VANDPS       gauss_sign<>+0(SB), Y9, Y10
+	VXORPS       Y10, Y13, Y13
+	VANDPS       gauss_abs<>+0(SB), Y9, Y10
+	VCMPPS       $0x02, gauss_split<>+0(SB), Y10, Y10
+	VBLENDVPS    Y10, Y11, Y13, Y13
+	VMOVQ        DX, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     iota<>+32(SB), Y10, Y10
+	VMASKMOVPS   32(SI)(AX*4), Y10, Y11
+	VMASKMOVPS   32(R9)(AX*4), Y10, Y12
+	VMULPS       Y12, Y13, Y13
+	VADDPS       Y11, Y13, Y13
+	VMASKMOVPS   Y13, Y10, 32(DI)(AX*4)
+
+gaDone:
 	VMOVDQU Y0, (BX)
 	VMOVDQU Y1, 32(BX)
 	VMOVDQU Y2, 64(BX)

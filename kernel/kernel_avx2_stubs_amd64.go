@@ -32,6 +32,15 @@ func bernoulliAVX2(dst []float32, p []float32, s *Stream)
 //go:noescape
 func sigmoidBernoulliAVX2(prob []float32, state []float32, pre []float32, s *Stream)
 
+// gaussianAVX2 computes, one 16-lane block of s per 16 elements,
+//
+//	dst[i] = mean[i] + sigma[i]·normalRef(r_i)
+//
+// with the generic code's bits; dst may be mean or sigma.
+//
+//go:noescape
+func gaussianAVX2(dst []float32, mean []float32, sigma []float32, s *Stream)
+
 // affine4x24AVX2 computes, for r < 4 and o < 24,
 //
 //	or[o] += Σ_{j<nin} ir[j] * m[j*ldm+o]

@@ -6,7 +6,7 @@ package kernel
 // _asm/avx512). kernel_amd64.go offers it only on CPUs with
 // AVX512F+DQ+BW+VL. The element-wise kernels are the assembly functions
 // themselves: they take n from the slice lengths and return at once for
-// n = 0; the exported functions in kernel.go have checked the lengths of
+// n = 0; the package's exported functions have checked the lengths of
 // the other slices.
 var avx512Kernels = &impl{
 	name:             "avx512",
@@ -19,15 +19,16 @@ var avx512Kernels = &impl{
 	softplus:         softplusAVX512,
 	bernoulli:        bernoulliAVX512,
 	sigmoidBernoulli: sigmoidBernoulliAVX512,
+	gaussian:         gaussianAVX512,
 	axpy:             axpyAVX512,
 	updateNCG:        updateNCGAVX512,
 	updateMasked:     updateMaskedAVX512,
 	updateDense:      updateDenseAVX512,
 	updateMom:        updateMomAVX512Wrap,
 	updateMomNCG:     updateMomNCGAVX512Wrap,
-	// The AVX2 transpose (8×8 blocks of shuffles): a gather per 16 rows of
-	// a source column runs at under a third of its speed on the engine's
-	// bands of 16 rows of C. The tier's CPUs all have AVX2 (checked by archTiers).
+	// The AVX2 transpose (8×8 blocks of shuffles): shuffles move the
+	// engine's bands of 16 rows of C faster than a gather per 16 rows of a
+	// source column. The tier's CPUs all have AVX2 (checked by archTiers).
 	transpose:    transposeAVX2Wrap,
 	taylorSums:   taylorSumsAVX2Wrap,
 	prefetchW:    prefetchWAMD64,

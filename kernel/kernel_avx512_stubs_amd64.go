@@ -29,6 +29,13 @@ func bernoulliAVX512(dst []float32, p []float32, s *Stream)
 //go:noescape
 func sigmoidBernoulliAVX512(prob []float32, state []float32, pre []float32, s *Stream)
 
+// gaussianAVX512: for each block of 16 of mean (the last one partial):
+// s.next(&blk); dst[i] = mean[i] + sigma[i]·normalRef(blk[i%16]).
+// len(dst), len(sigma) ≥ len(mean); dst may be mean or sigma.
+//
+//go:noescape
+func gaussianAVX512(dst []float32, mean []float32, sigma []float32, s *Stream)
+
 // indicesAVX512: for i < len(s): if s[i] != 0 { idx[count] = i; count++ }; returns count.
 // len(idx) ≥ len(s). It may write garbage to idx[count:len(s)] (never past it).
 //

@@ -197,18 +197,18 @@ func momCheck(t testing.TB, k momKernels, lens []int) error {
 }
 
 func TestUpdateMomentumTiers(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		if err := momCheck(t, tierMom(im), lengths()); err != nil {
 			t.Error(err)
 		}
-	}
+	})
 }
 
 // TestUpdateMomentumSpecial: every special weight against every special
 // gradient and velocity, one element each, at each position of a vector.
 func TestUpdateMomentumSpecial(t *testing.T) {
 	ref := tierMom(generic)
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		k := tierMom(im)
 		for _, n := range []int{1, 4, 8, 16, 17} {
 			for _, w0 := range momSpecial {
@@ -226,7 +226,7 @@ func TestUpdateMomentumSpecial(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestMomentumHarness: variants of the generic kernels with the mistakes
@@ -367,7 +367,7 @@ func FuzzTiersMomentum(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, b []byte) {
 		n := len(b) / 2
 		ref := tierMom(generic)
-		for _, im := range asmTiers(t) {
+		forEachTier(t, asmOnly, func(im *impl) {
 			r := rand.New(rand.NewPCG(seed, 6))
 			p := momSteps[int(seed%uint64(len(momSteps)))]
 			in := newMomInput(r, n, 0, p.Gamma)
@@ -379,6 +379,6 @@ func FuzzTiersMomentum(f *testing.F) {
 					t.Fatalf("%s %s n=%d: %s", im.name, m.name, n, d)
 				}
 			}
-		}
+		})
 	})
 }

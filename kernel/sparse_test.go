@@ -89,7 +89,7 @@ func TestSparseAffineIntegers(t *testing.T) {
 		for i := range in {
 			in[i] = float32(r.IntN(2))
 		}
-		for _, im := range append(asmTiers(t), generic) {
+		forEachTier(t, withGeneric, func(im *impl) {
 			out := make([]float32, rows*lanes)
 			im.sparseAffine(out, bias, in, lanes, m.ptr, m.col, m.Val)
 			for o := 0; o < rows; o++ {
@@ -103,7 +103,7 @@ func TestSparseAffineIntegers(t *testing.T) {
 					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -113,7 +113,7 @@ func TestSparseAffineIntegers(t *testing.T) {
 // nothing outside out.
 func TestSparseAffineTiers(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		for _, lanes := range []int{8, 16, 32} {
 			for _, shape := range [][2]int{{1, 1}, {5, 3}, {40, 17}, {300, 120}, {64, 784}} {
 				for _, dens := range []float64{0.02, 0.2, 1} {
@@ -139,7 +139,7 @@ func TestSparseAffineTiers(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestSparseAffineOrder: the terms are added in the order of the
@@ -157,7 +157,7 @@ func TestSparseAffineOrder(t *testing.T) {
 		for i := range in {
 			in[i] = 1
 		}
-		for _, im := range append(asmTiers(t), generic) {
+		forEachTier(t, withGeneric, func(im *impl) {
 			out := make([]float32, lanes)
 			im.sparseAffine(out, nil, in, lanes, m.ptr, m.col, m.Val)
 			for l, v := range out {
@@ -165,7 +165,7 @@ func TestSparseAffineOrder(t *testing.T) {
 					t.Errorf("%s lane %d of %d: %g, want 1 (the entries summed in order)", im.name, l, lanes, v)
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -180,7 +180,7 @@ func TestGatherSumIntegers(t *testing.T) {
 		src[i] = float32(r.IntN(21) - 10)
 	}
 	rows := []int32{3, 0, 11, 3, 7}
-	for _, im := range append(asmTiers(t), generic) {
+	forEachTier(t, withGeneric, func(im *impl) {
 		for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 33, 64} {
 			cols := make([]int32, n)
 			for k := range cols {
@@ -198,14 +198,14 @@ func TestGatherSumIntegers(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestGatherSumTiers: every assembly tier gives the generic kernel's bits
 // on real values and writes nothing outside dst.
 func TestGatherSumTiers(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		for _, n := range []int{0, 1, 3, 8, 13, 16, 31, 32, 100} {
 			for _, nr := range []int{0, 1, 2, 25, 100} {
 				stride := 150
@@ -230,7 +230,7 @@ func TestGatherSumTiers(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestDotRowsOrder holds every tier to the stated order of the sums, with
@@ -256,7 +256,7 @@ func TestDotRowsOrder(t *testing.T) {
 	m[16+0], m[16+2], m[16+6] = 1, tiny, tiny
 	m[32+0], m[32+1], m[32+9] = 1, tiny, tiny
 	want := []float32{1 + 2*tiny, 1, 1 + 2*tiny}
-	for _, im := range append(asmTiers(t), generic) {
+	forEachTier(t, withGeneric, func(im *impl) {
 		dst := make([]float32, 3)
 		im.dotRows(dst, a, m, []int32{0, 16, 32})
 		for k := range want {
@@ -264,7 +264,7 @@ func TestDotRowsOrder(t *testing.T) {
 				t.Errorf("%s row %d: %.9g, want %.9g", im.name, k, dst[k], want[k])
 			}
 		}
-	}
+	})
 }
 
 // TestDotRowsTiers: every assembly tier gives the generic kernel's bits on
@@ -272,7 +272,7 @@ func TestDotRowsOrder(t *testing.T) {
 // writes nothing outside dst.
 func TestDotRowsTiers(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		for _, na := range []int{0, 8, 16, 48, 64} {
 			for _, n := range []int{0, 1, 5, 17} {
 				a, _ := padded(t, r, na, 1, uni(0, 1))
@@ -293,7 +293,7 @@ func TestDotRowsTiers(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestSparseChecks: the exported functions refuse inputs too short for
@@ -366,7 +366,7 @@ func TestSparseAffineBinary(t *testing.T) {
 			inT := interleave(in, nc, cols, 32)
 			outT := make([]float32, rows*32)
 			sparseAffineGeneric(outT, bias, inT, 32, m.ptr, m.col, m.Val)
-			for _, im := range append(asmTiers(t), generic) {
+			forEachTier(t, withGeneric, func(im *impl) {
 				out, check := padded(t, r, nc*rows, 1, uni(-9, 9))
 				im.sparseBinary(out, bias, in, nc, m, w)
 				check(im.name + " sparseBinary")
@@ -392,7 +392,7 @@ func TestSparseAffineBinary(t *testing.T) {
 						}
 					}
 				}
-			}
+			})
 		}
 	}
 }
@@ -406,7 +406,7 @@ func TestNegativeZeroBias(t *testing.T) {
 	}
 	negz := float32(math.Copysign(0, -1))
 	bias := []float32{negz, negz}
-	for _, im := range append(asmTiers(t), generic) {
+	forEachTier(t, withGeneric, func(im *impl) {
 		for _, lanes := range []int{8, 16, 32} {
 			out := make([]float32, 2*lanes)
 			im.sparseAffine(out, bias, make([]float32, 2*lanes), lanes, m.ptr, m.col, m.Val)
@@ -423,7 +423,7 @@ func TestNegativeZeroBias(t *testing.T) {
 				t.Errorf("%s binary: out[%d] = %g (bits %#x), want +0", im.name, i, v, math.Float32bits(v))
 			}
 		}
-	}
+	})
 }
 
 // TestSparseBitsReference: the packed-bits reference (packBitsGeneric,

@@ -13,7 +13,7 @@ import (
 func TestUpdateNCGThreshold(t *testing.T) {
 	const gamma = float32(0.375)
 	below, above := math.Nextafter32(gamma, 0), math.Nextafter32(gamma, 1)
-	for _, im := range available {
+	forEachTier(t, withGeneric, func(im *impl) {
 		for _, n := range []int{1, 7, 16, 33, 100} {
 			w, ap, a, c, g := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
 			wantAP, wantA := make([]float32, n), make([]float32, n)
@@ -42,5 +42,5 @@ func TestUpdateNCGThreshold(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }

@@ -29,6 +29,8 @@ type impl struct {
 	bernoulli func(dst, p []float32, s *Stream)
 	// sigmoidBernoulli: prob = σ(pre); state = 1 if u_i < prob[i].
 	sigmoidBernoulli func(prob, state, pre []float32, s *Stream)
+	// gaussian: dst[i] = mean[i] + sigma[i]·Φ⁻¹(u_i) (see GaussianSample).
+	gaussian func(dst, mean, sigma []float32, s *Stream)
 	// axpy: y[i] += a·x[i].
 	axpy func(y []float32, a float32, x []float32)
 	// updates: see the exported functions. They return a value that is 0 when
@@ -68,6 +70,7 @@ var (
 		softplus:         softplusGeneric,
 		bernoulli:        bernoulliGeneric,
 		sigmoidBernoulli: sigmoidBernoulliGeneric,
+		gaussian:         gaussianGeneric,
 		axpy:             axpyGeneric,
 		updateNCG:        updateNCGGeneric,
 		updateMasked:     updateMaskedGeneric,
@@ -130,6 +133,9 @@ func fillGeneric(t *impl) {
 	}
 	if t.sigmoidBernoulli == nil {
 		t.sigmoidBernoulli = generic.sigmoidBernoulli
+	}
+	if t.gaussian == nil {
+		t.gaussian = generic.gaussian
 	}
 	if t.taylorSums == nil {
 		t.taylorSums = generic.taylorSums

@@ -10,14 +10,14 @@ import (
 )
 
 // TestTierSelfCheck holds every assembly tier this CPU runs to the generic
-// kernels on small inputs with guard zones; the differential tests of
-// kernel_test.go then cover each tier in depth.
+// kernels on small inputs with guard zones; the differential tests (run on
+// forEachTier) then cover each tier in depth.
 func TestTierSelfCheck(t *testing.T) {
-	for _, im := range asmTiers(t) {
+	forEachTier(t, asmOnly, func(im *impl) {
 		if err := tierSelfCheck(im); err != nil {
 			t.Errorf("%v", err)
 		}
-	}
+	})
 }
 
 // TestSelfCheckHarness tests the self-check itself on any machine: it
@@ -155,6 +155,7 @@ func tierSelfCheck(t *impl) (err error) {
 	for _, n := range []int{1, 15, 16, 17, 33, 100} {
 		sc.elementwise(t, n)
 		sc.sampling(t, n)
+		sc.gaussian(t, n)
 		sc.rows(t, n)
 		sc.updates(t, n)
 		if sc.err != nil {
@@ -404,6 +405,29 @@ func (sc *tierChecker) sampling(t *impl, n int) {
 			return
 		}
 	}
+}
+
+// gaussian checks GaussianSample's kernel against the generic one, bit for
+// bit, with σ = 0 and 1 among the standard deviations.
+func (sc *tierChecker) gaussian(t *impl, n int) {
+	mean := sc.fill(make([]float32, n), -4, 4)
+	sigma := sc.fill(make([]float32, n), 0, 3)
+	sigma[0] = 0
+	if n > 1 {
+		sigma[n-1] = 1
+	}
+	s1 := NewStream(uint64(n), 3)
+	s2 := s1
+	want := make([]float32, n)
+	gaussianGeneric(want, mean, sigma, &s1)
+	got, check := sc.guarded(n)
+	t.gaussian(got, mean, sigma, &s2)
+	check("gaussian")
+	if s1 != s2 {
+		sc.fail("gaussian n=%d: stream state differs", n)
+		return
+	}
+	sc.compare("gaussian", n, got, want, selfCheckExact)
 }
 
 func (sc *tierChecker) rows(t *impl, n int) {

@@ -63,11 +63,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := kernel.Init(); err != nil {
 		return usageError{err}
 	}
-	if err := bench.SetBenchTime(*benchTime); err != nil {
-		return err
-	}
 	var cases []bench.Case
-	for _, c := range bench.Suite(*dataDir) {
+	for _, c := range bench.Suite(bench.Options{DataDir: *dataDir, BenchTime: *benchTime}) {
 		if re.MatchString(c.Name) {
 			cases = append(cases, c)
 		}

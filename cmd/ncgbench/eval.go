@@ -25,25 +25,25 @@ func init() {
 // evalResult is what eval prints (-json: one object). Metrics not measured
 // are null.
 type evalResult struct {
-	Model         string          `json:"model"`
-	Data          string          `json:"data"`
-	Set           string          `json:"set"` // the rows measured: test, or train when there is no test set
-	Rows          int             `json:"rows"`
-	X             int             `json:"x"`
-	H             int             `json:"h"`
-	LabelUnits    int             `json:"label_units"`
-	Likelihood    eval.Likelihood `json:"likelihood"` // exact, ais or none
-	LogZ          *float64        `json:"log_z"`
-	LogZLo        *float64        `json:"log_z_lo"`
-	LogZHi        *float64        `json:"log_z_hi"`
-	NLL           *float64        `json:"nll"`
-	Accuracy      *float64        `json:"accuracy"`       // the paper's rule
-	AccuracyExact *float64        `json:"accuracy_exact"` // argmin of the free energy
-	Seconds       float64         `json:"seconds"`
-	Seed          uint64          `json:"seed"`
-	Runs          int             `json:"runs"`
-	Intervals     int             `json:"intervals"`
-	AISBase       string          `json:"ais_base"` // rate or uniform
+	Model              string          `json:"model"`
+	Data               string          `json:"data"`
+	Set                string          `json:"set"` // the rows measured: test, or train when there is no test set
+	Rows               int             `json:"rows"`
+	X                  int             `json:"x"`
+	H                  int             `json:"h"`
+	LabelUnits         int             `json:"label_units"`
+	Likelihood         eval.Likelihood `json:"likelihood"` // exact, ais or none
+	LogZ               *float64        `json:"log_z"`
+	LogZLo             *float64        `json:"log_z_lo"`
+	LogZHi             *float64        `json:"log_z_hi"`
+	NLL                *float64        `json:"nll"`
+	Accuracy           *float64        `json:"accuracy"`             // the paper's rule
+	AccuracyFreeEnergy *float64        `json:"accuracy_free_energy"` // argmin of the free energy
+	Seconds            float64         `json:"seconds"`
+	Seed               uint64          `json:"seed"`
+	Runs               int             `json:"runs"`
+	Intervals          int             `json:"intervals"`
+	AISBase            string          `json:"ais_base"` // rate or uniform
 	// RAISE (-raise N): the NLL of N evenly spaced rows estimated from
 	// above in expectation, with its standard error over those rows.
 	RaiseNLL    *float64 `json:"raise_nll"`
@@ -72,7 +72,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	given := experiment.Settings{}
 	registerSettings(fs, given, false, func(st experiment.Setting) bool { return st.Eval })
 	for _, name := range []string{"data", "test-data", "format", "data-seed"} {
-		fs.Lookup(name).Usage += " (default: the run's)"
+		st, _ := experiment.Lookup(name)
+		fs.Lookup(name).Usage = usageWith(st, false, "the run's")
 	}
 	fs.Lookup("classify").Usage = "accuracy by the paper's rule and by free energy (the model's last L visible units are labels; default: when it has label units)"
 	dataDir := dataDirFlag(fs)
@@ -241,7 +242,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	res := evalResult{Model: *modelPath, Data: spec.Data, Set: mt.Set, Rows: mt.Rows, X: m.X, H: m.H, LabelUnits: L, Likelihood: mt.Likelihood,
 		LogZ: finite(mt.LogZ), LogZLo: finite(mt.LogZLo), LogZHi: finite(mt.LogZHi), NLL: finite(mt.NLL),
-		Accuracy: finite(mt.Accuracy), AccuracyExact: finite(mt.AccuracyFreeEnergy), Seconds: time.Since(start).Seconds(), AISBase: *aisBase}
+		Accuracy: finite(mt.Accuracy), AccuracyFreeEnergy: finite(mt.AccuracyFreeEnergy), Seconds: time.Since(start).Seconds(), AISBase: *aisBase}
 	if r := mt.AIS; r != nil {
 		res.Seed, res.Runs, res.Intervals = r.Seed, r.Runs, r.Intervals
 	}

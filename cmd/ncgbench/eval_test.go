@@ -43,7 +43,7 @@ type evalJSON struct {
 	LogZHi                       *float64 `json:"log_z_hi"`
 	NLL                          *float64 `json:"nll"`
 	Accuracy                     *float64 `json:"accuracy"`
-	AccuracyExact                *float64 `json:"accuracy_exact"`
+	AccuracyFreeEnergy           *float64 `json:"accuracy_free_energy"`
 	Seconds                      *float64 `json:"seconds"`
 	Seed                         *uint64  `json:"seed"`
 	Runs                         *int     `json:"runs"`
@@ -118,8 +118,8 @@ func TestEvalTrainedModel(t *testing.T) {
 	if r.Seed == nil || *r.Seed != 7 || *r.Runs != 20 || *r.Intervals != 2000 || r.Seconds == nil || r.LogZHi == nil {
 		t.Errorf("AIS fields: %+v", r)
 	}
-	if r.Accuracy != nil || r.AccuracyExact != nil {
-		t.Errorf("accuracy without labels: %v %v", r.Accuracy, r.AccuracyExact)
+	if r.Accuracy != nil || r.AccuracyFreeEnergy != nil {
+		t.Errorf("accuracy without labels: %v %v", r.Accuracy, r.AccuracyFreeEnergy)
 	}
 	// Text output.
 	out, _, code := ncgbench(t, dir, "eval", "-model", "r", "-quiet")

@@ -79,6 +79,11 @@ func registerSettings(fs *flag.FlagSet, given experiment.Settings, lists bool, k
 // settingUsage is a setting's help: its usage, the list it takes in a
 // sweep and its defaults.
 func settingUsage(st experiment.Setting, lists bool) string {
+	return usageWith(st, lists, defaultText(st))
+}
+
+// usageWith is a setting's help with the given words on its default.
+func usageWith(st experiment.Setting, lists bool, def string) string {
 	u := st.Usage
 	if st.Arg != "" {
 		u = "`" + st.Arg + "`: " + u
@@ -86,8 +91,8 @@ func settingUsage(st experiment.Setting, lists bool) string {
 	if lists && st.Axis != "" {
 		u += " (a sweep takes a comma list)"
 	}
-	if d := defaultText(st); d != "" {
-		u += " (default " + d + ")"
+	if def != "" {
+		u += " (default " + def + ")"
 	}
 	return u
 }

@@ -85,7 +85,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	lock, err := dirlock.Acquire(out, shardLockName(shard))
 	if err != nil {
-		return err
+		return shardInUse(err, out, shard)
 	}
 	defer lock.Unlock()
 	ctx, cancel := interruptible()
@@ -210,4 +210,17 @@ func checkAll(specs []experiment.Spec, runs []experiment.Point, dataDir string, 
 		}
 	}
 	return nil
+}
+
+// shardInUse says which shard of which sweep is already running when the
+// shard's lock is held: two array tasks given the same index.
+func shardInUse(err error, out string, shard experiment.Shard) error {
+	var inUse *dirlock.InUseError
+	if !errors.As(err, &inUse) {
+		return err
+	}
+	if shard == experiment.All {
+		return fmt.Errorf("the sweep in %s is already running: %w", out, err)
+	}
+	return fmt.Errorf("shard %s of the sweep in %s is already running: %w", shard, out, err)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
@@ -21,6 +22,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	var rf runFlags
 	var prof profiling
 	rf.register(fs)
+	fs.Lookup("data").Usage = strings.Replace(fs.Lookup("data").Usage, " (default bas)", " (none, and no -method: the demo, NCG and a dense RBM on bas)", 1)
 	prof.register(fs)
 	asJSON := fs.Bool("json", false, "print the results as a JSON array on stdout: one run's result, or the demo's two")
 	ckptEvery := checkpointEveryFlag(fs)

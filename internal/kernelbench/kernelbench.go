@@ -24,6 +24,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 
+	"github.com/ncg-rbm/ncg/internal/kerneltier"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -70,7 +71,7 @@ type Case struct {
 func (c Case) Use() (restore func(), err error) {
 	restoreTier := func() {}
 	if c.Tier != "" {
-		if restoreTier, err = kernel.UseTier(c.Tier); err != nil {
+		if restoreTier, err = kerneltier.Use(c.Tier); err != nil {
 			return func() {}, err
 		}
 	}
@@ -246,6 +247,7 @@ func Cases() []Case {
 	dst := make([]float32, EW)
 	st := make([]float32, EW)
 	s := kernel.NewStream(1, 2)
+	sigma := RandSlice(r, EW, 0.5, 2)
 	pos := make([]int32, EW)
 	on, off := make([]int32, EW), make([]int32, EW)
 	states2 := [2][]float32{BinarySlice(r, EW, 0.25), make([]float32, EW)}
@@ -265,6 +267,7 @@ func Cases() []Case {
 		{"softplus", 1, func() { kernel.Softplus(dst, src) }},
 		{"bernoulli", 1, func() { kernel.Bernoulli(st, dst, &s) }},
 		{"sigmoidbernoulli", 1, func() { kernel.SigmoidBernoulli(dst, st, src, &s) }},
+		{"gaussian", 2, func() { kernel.GaussianSample(dst, src, sigma, &s) }},
 		{"indices", 1, func() { kernel.Indices(pos, st) }},
 		// Changes from one state to another that differs in a tenth of
 		// the units, a quarter of them on (as MNIST's visible states

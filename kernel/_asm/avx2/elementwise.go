@@ -42,7 +42,7 @@ func elementwise(p string, f mapFunc) {
 	g.MOVQ(n, RDX)
 	g.SUBQ(i, RDX)
 	g.JZ(lbl(p + "Done"))
-	tailmask(RDX, 0, X10, Y10)
+	tailMask(RDX, 0, X10, Y10)
 	g.VMASKMOVPS(ix(src, i, 4), Y10, Y0)
 	f(Y0, Y1, Y2, Y3, Y4, Y15)
 	g.VMASKMOVPS(Y0, Y10, ix(dst, i, 4))
@@ -101,8 +101,8 @@ func bernoulli() {
 	g.MOVQ(n, RDX)
 	g.SUBQ(i, RDX)
 	g.JZ(lbl("bernDone"))
-	tailmask(RDX, 0, X12, Y12)
-	tailmask(RDX, 32, X13, Y13)
+	tailMask(RDX, 0, X12, Y12)
+	tailMask(RDX, 32, X13, Y13)
 	xoshiro(Y0, Y2, Y4, Y6, Y8, Y9)
 	xoshiro(Y1, Y3, Y5, Y7, Y10, Y11)
 	uniform(Y8)
@@ -161,7 +161,7 @@ func sigmoidBernoulli() {
 	// blocks); masks keep loads and stores inside the slices.
 	for h := 0; h < 2; h++ {
 		d := 32 * h
-		tailmask(RDX, d, X14, Y14)
+		tailMask(RDX, d, X14, Y14)
 		g.VMASKMOVPS(ixd(pre, i, 4, d), Y14, Y9)
 		sigmoidV(Y9, Y10, Y11, Y12, Y13, Y15)
 		xoshiro(state[h], state[h+2], state[h+4], state[h+6], Y8, Y10)
@@ -173,6 +173,54 @@ func sigmoidBernoulli() {
 	}
 	g.Label("sbDone")
 	storeState(st)
+	g.VZEROUPPER()
+	g.RET()
+}
+
+func axpy() {
+	text("axpyAVX2", "func(y []float32, a float32, x []float32)",
+		"axpyAVX2 computes y[i] += a*x[i] for i < len(x).")
+	yp, xp, n, i := RDI, RSI, RCX, RAX
+	loadBase("y", yp)
+	g.VBROADCASTSS(arg("a"), Y8)
+	loadBase("x", xp)
+	loadLen("x", n)
+	g.XORQ(i, i)
+	g.Label("ax32")
+	g.LEAQ(atd(i, 32), RDX)
+	g.CMPQ(RDX, n)
+	g.JGT(lbl("ax8"))
+	acc := []VecPhysical{Y0, Y1, Y2, Y3}
+	for q, y := range acc {
+		g.VMOVUPS(ixd(yp, i, 4, 32*q), y)
+	}
+	for q, y := range acc {
+		g.VFMADD231PS(ixd(xp, i, 4, 32*q), Y8, y)
+	}
+	for q, y := range acc {
+		g.VMOVUPS(y, ixd(yp, i, 4, 32*q))
+	}
+	g.MOVQ(RDX, i)
+	g.JMP(lbl("ax32"))
+	g.Label("ax8")
+	g.LEAQ(atd(i, 8), RDX)
+	g.CMPQ(RDX, n)
+	g.JGT(lbl("axTail"))
+	g.VMOVUPS(ix(yp, i, 4), Y0)
+	g.VFMADD231PS(ix(xp, i, 4), Y8, Y0)
+	g.VMOVUPS(Y0, ix(yp, i, 4))
+	g.MOVQ(RDX, i)
+	g.JMP(lbl("ax8"))
+	g.Label("axTail")
+	g.MOVQ(n, RDX)
+	g.SUBQ(i, RDX)
+	g.JZ(lbl("axDone"))
+	tailMask(RDX, 0, X15, Y15)
+	g.VMASKMOVPS(ix(yp, i, 4), Y15, Y0)
+	g.VMASKMOVPS(ix(xp, i, 4), Y15, Y1)
+	g.VFMADD231PS(Y1, Y8, Y0)
+	g.VMASKMOVPS(Y0, Y15, ix(yp, i, 4))
+	g.Label("axDone")
 	g.VZEROUPPER()
 	g.RET()
 }

@@ -26,8 +26,6 @@ func affine4x24() {
 	// prefetches) per 12 FMAs stay under its load ports. Row j+pfd of m is
 	// prefetched (its 96 bytes span at most three cache lines: offsets 0,
 	// 64, 95) because the first chain group of a panel reads m from L3.
-	// Measured 92 GFLOP/s of a 100 GFLOP/s peak with m in cache, 82–86 at
-	// the MNIST shapes (thread CPU time).
 	acc := []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11}
 	in := []Register{RSI, RDI, R8, R9}
 	m, ldm, j, nin := R10, R11, RAX, RCX
@@ -88,8 +86,8 @@ func affine4x16Mask() {
 	in := []Register{RSI, RDI, R8, R9}
 	m, ldm, j, nin := R10, R11, RAX, RCX
 	load("w", RDX)
-	tailmask(RDX, 0, X13, Y13)
-	tailmask(RDX, 32, X14, Y14)
+	tailMask(RDX, 0, X13, Y13)
+	tailMask(RDX, 32, X14, Y14)
 	for r, o := range outs {
 		loadBase(o, RDX)
 		for k := 0; k < 2; k++ {
@@ -199,7 +197,7 @@ func sumRows() {
 	g.MOVQ(n, R11)
 	g.SUBQ(o, R11)
 	g.JZ(lbl("srDone"))
-	tailmask(R11, 0, X15, Y15)
+	tailMask(R11, 0, X15, Y15)
 	g.VMASKMOVPS(ix(out, o, 4), Y15, Y0)
 	g.LEAQ(ix(mb, o, 4), R12)
 	g.XORQ(k, k)
@@ -285,54 +283,6 @@ func sumRowsBlock() {
 	g.LEAQ(ix(RDI, RCX, 4), RDI)
 	g.DECQ(R13)
 	g.JNZ(lbl("sbaChain"))
-	g.VZEROUPPER()
-	g.RET()
-}
-
-func axpy() {
-	text("axpyAVX2", "func(y []float32, a float32, x []float32)",
-		"axpyAVX2 computes y[i] += a*x[i] for i < len(x).")
-	yp, xp, n, i := RDI, RSI, RCX, RAX
-	loadBase("y", yp)
-	g.VBROADCASTSS(arg("a"), Y8)
-	loadBase("x", xp)
-	loadLen("x", n)
-	g.XORQ(i, i)
-	g.Label("ax32")
-	g.LEAQ(atd(i, 32), RDX)
-	g.CMPQ(RDX, n)
-	g.JGT(lbl("ax8"))
-	acc := []VecPhysical{Y0, Y1, Y2, Y3}
-	for q, y := range acc {
-		g.VMOVUPS(ixd(yp, i, 4, 32*q), y)
-	}
-	for q, y := range acc {
-		g.VFMADD231PS(ixd(xp, i, 4, 32*q), Y8, y)
-	}
-	for q, y := range acc {
-		g.VMOVUPS(y, ixd(yp, i, 4, 32*q))
-	}
-	g.MOVQ(RDX, i)
-	g.JMP(lbl("ax32"))
-	g.Label("ax8")
-	g.LEAQ(atd(i, 8), RDX)
-	g.CMPQ(RDX, n)
-	g.JGT(lbl("axTail"))
-	g.VMOVUPS(ix(yp, i, 4), Y0)
-	g.VFMADD231PS(ix(xp, i, 4), Y8, Y0)
-	g.VMOVUPS(Y0, ix(yp, i, 4))
-	g.MOVQ(RDX, i)
-	g.JMP(lbl("ax8"))
-	g.Label("axTail")
-	g.MOVQ(n, RDX)
-	g.SUBQ(i, RDX)
-	g.JZ(lbl("axDone"))
-	tailmask(RDX, 0, X15, Y15)
-	g.VMASKMOVPS(ix(yp, i, 4), Y15, Y0)
-	g.VMASKMOVPS(ix(xp, i, 4), Y15, Y1)
-	g.VFMADD231PS(Y1, Y8, Y0)
-	g.VMASKMOVPS(Y0, Y15, ix(yp, i, 4))
-	g.Label("axDone")
 	g.VZEROUPPER()
 	g.RET()
 }

@@ -9,6 +9,21 @@
 // Registers are physical, chosen by hand: the generator writes the
 // instruction sequence it is given, nothing is allocated. The scalar meaning
 // of each function is its Doc, which becomes the stub's doc comment.
+//
+// Helpers have the same names and meanings in both generators (avx2 and
+// avx512): text starts a function; at, atd, ix and ixd are the memory
+// operands (base), disp(base), (base)(index*scale) and
+// disp(base)(index*scale); arg is the stack slot of a parameter or of the
+// result ("ret"); ymm and zmm return a vector register by number; tailMask
+// masks the lanes of a vector that lie before the end of the data; expV,
+// sigmoidV, softplusV and logV compute a function on vector registers;
+// elementwise is the loop of the element-wise kernels; loadState,
+// storeState, xoshiro and uniform draw from the random streams; constants
+// defines the read-only tables. A kernel's generator is named after the
+// function it emits, less the tier suffix (sigmoid emits sigmoidAVX2 and
+// sigmoidAVX512), and each sits in the file of its theme: elementwise.go,
+// linear.go (products and row sums), math.go, momentum.go, sparse.go,
+// tables.go, update.go (updates, index lists) and, for AVX2, prefetch.go.
 package main
 
 import (
@@ -98,10 +113,12 @@ func main() {
 	g.ConstraintExpr("!purego,!noasm,gc") // !purego && !noasm && gc
 
 	constants()
+	gaussTable()
 	sigmoid()
 	softplus()
 	bernoulli()
 	sigmoidBernoulli()
+	gaussian()
 	affine4x24()
 	affine4x16Mask()
 	sumRows()

@@ -8,20 +8,20 @@ import (
 // The building blocks shared by several kernels, each a fixed instruction
 // sequence on the registers it is given.
 
-// tailmask sets m to the lane mask "lane+off/4 < count" (count in a GPR),
+// tailMask sets m to the lane mask "lane+off/4 < count" (count in a GPR),
 // using x as scratch for the broadcast (x may be m's low half). VEX
 // encodings only (VMOVQ, not MOVQ): legacy SSE instructions with dirty
 // upper YMM halves are slow on Intel CPUs.
-func tailmask(count reg.Register, off int, x, m reg.VecPhysical) {
+func tailMask(count reg.Register, off int, x, m reg.VecPhysical) {
 	g.VMOVQ(count, x)
 	g.VPBROADCASTD(x, m)
 	g.VPCMPGTD(iota.Offset(off), m, m)
 }
 
-// expf: e = e^t for t in [-87, 88] (t, n, r2 clobbered).
+// expV: e = e^t for t in [-87, 88] (t, n, r2 clobbered).
 // n = round(t·log2e); r = t − n·ln2 (two-part, Cephes); e^r = 1 + r + r²·P(r);
 // 2^n is built in the exponent field (n ∈ [−126, 127] thanks to the clamp).
-func expf(t, n, e, r2 reg.VecPhysical) {
+func expV(t, n, e, r2 reg.VecPhysical) {
 	g.VMULPS(log2e, t, n)
 	g.VROUNDPS(operand.U8(8), n, n)
 	g.VFNMADD231PS(ln2hi, n, t)
@@ -47,7 +47,7 @@ func sigmoidV(x, t0, t1, t2, t3, o reg.VecPhysical) {
 	g.VXORPS(signbit, x, t0)
 	g.VMAXPS(expLo, t0, t0)
 	g.VMINPS(expHi, t0, t0)
-	expf(t0, t1, t2, t3)
+	expV(t0, t1, t2, t3)
 	g.VADDPS(o, t2, t2)
 	g.VDIVPS(t2, o, t2)
 	g.VCMPPS(operand.U8(1), sigFloor, x, t0)
@@ -64,7 +64,7 @@ func softplusV(x, t0, t1, t2, t3, o reg.VecPhysical) {
 	g.VANDPS(absmask, x, t0)
 	g.VXORPS(signbit, t0, t0)
 	g.VMAXPS(expLo, t0, t0)
-	expf(t0, t1, t2, t3)
+	expV(t0, t1, t2, t3)
 	g.VADDPS(o, t2, t2)
 	g.VCMPPS(operand.U8(14), sqrt2, t2, t1)
 	g.VMULPS(half, t2, t3)

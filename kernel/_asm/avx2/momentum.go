@@ -60,7 +60,7 @@ func momLoop(p, done string, body func(m memOps)) {
 	g.MOVQ(n, RDX)
 	g.SUBQ(i, RDX)
 	g.JZ(lbl(done))
-	tailmask(RDX, 0, X7, Y7)
+	tailMask(RDX, 0, X7, Y7)
 	body(tailOps)
 	g.JMP(lbl(done))
 }

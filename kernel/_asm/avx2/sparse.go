@@ -140,7 +140,7 @@ func gatherSum() {
 	g.MOVQ(n, p)
 	g.SUBQ(k, p)
 	g.JZ(lbl("gsDone"))
-	tailmask(p, 0, X9, Y9)
+	tailMask(p, 0, X9, Y9)
 	g.VMASKMOVPS(ix(cols, k, 4), Y9, Y2) // masked-off lanes read as 0
 	body("gsPart")
 	g.VMASKMOVPS(Y0, Y9, ix(dst, k, 4))

@@ -13,7 +13,7 @@ import (
 var (
 	one, half, mhalf, signbit, absmask, eight, expBias, twoM24 mem
 
-	// expf: Cephes' range reduction and polynomial (1 ulp in float32).
+	// expV: Cephes' range reduction and polynomial (1 ulp in float32).
 	log2e, ln2hi, ln2lo                      mem
 	expP0, expP1, expP2, expP3, expP4, expP5 mem
 	expLo, expHi, sigFloor                   mem

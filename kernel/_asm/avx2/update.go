@@ -52,7 +52,7 @@ func indices() {
 	g.MOVQ(n, R10)
 	g.SUBQ(i, R10)
 	g.JZ(lbl("ixDone"))
-	tailmask(R10, 0, X2, Y2)
+	tailMask(R10, 0, X2, Y2)
 	g.VMASKMOVPS(ix(s, i, 4), Y2, Y0) // masked lanes read as 0
 	g.VCMPPS(operand.U8(4), Y0, Y15, Y0)
 	g.VMOVMSKPS(Y0, EDX)
@@ -141,7 +141,7 @@ func update(p string, loads []pr, step func(), stores []pr) {
 	g.MOVQ(n, RDX)
 	g.SUBQ(i, RDX)
 	g.JZ(lbl(p + "Done"))
-	tailmask(RDX, 0, X9, Y9)
+	tailMask(RDX, 0, X9, Y9)
 	for _, l := range loads {
 		g.VMASKMOVPS(ix(l.p, i, 4), Y9, l.y)
 	}
@@ -235,7 +235,7 @@ func updateDense() {
 	g.MOVQ(n, RDX)
 	g.SUBQ(i, RDX)
 	g.JZ(lbl("dnsDone"))
-	tailmask(RDX, 0, X9, Y9)
+	tailMask(RDX, 0, X9, Y9)
 	g.VMASKMOVPS(ix(w, i, 4), Y9, Y0)
 	g.VMASKMOVPS(ix(gr, i, 4), Y9, Y1)
 	g.VFMADD231PS(Y1, Y10, Y0)

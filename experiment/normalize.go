@@ -1,0 +1,101 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Normalize returns s as a run stores and compares it: the sampler and
+// schedule in one spelling (pcd as the pcd flag, cd and constant as ""), a
+// data set's canonical name, every setting a run cannot leave at zero
+// (Setting.Required) that is zero set to its default, and every setting
+// the run does not use zeroed (and so left out of its JSON). Run,
+// Validate's callers and every comparison of run identities go through
+// it, so two Specs that train the same model are the same run.
+func (s Spec) Normalize() Spec {
+	e := &s.Engine
+	switch e.Sampler {
+	case "cd":
+		e.Sampler = ""
+	case "pcd":
+		e.Sampler, e.PCD = "", true
+	}
+	if e.LRSchedule == "constant" {
+		e.LRSchedule = ""
+	}
+	if name, ok := namedData(s.Data); ok {
+		s.Data = name
+	}
+	for _, st := range settings {
+		if st.Required && st.isZero(&s) {
+			st.assign(&s, st.DefaultFor(s))
+		}
+	}
+	for _, st := range settings {
+		if st.Uses != nil && !st.Uses(s) {
+			st.assign(&s, nil)
+		}
+	}
+	if e.Sampler == "pt" {
+		e.PCD = false
+	}
+	return s
+}
+
+// RunName is a run's name: <data>-<method>[-<axis><value>…]-seed<seed>,
+// with the data file's name without its extension, and the value of each
+// setting in varied (named by Setting.Name, in table order).
+func RunName(s Spec, varied ...string) string {
+	name := filepath.Base(s.Data)
+	if ext := filepath.Ext(name); ext != "" && ext != name {
+		name = strings.TrimSuffix(name, ext)
+	}
+	parts := []string{name, string(s.Engine.Method)}
+	for _, st := range settings {
+		if st.Axis != "" && st.Name != "method" && st.Name != "seed" && slices.Contains(varied, st.Name) {
+			parts = append(parts, st.Axis+st.Value(s))
+		}
+	}
+	parts = append(parts, fmt.Sprintf("seed%d", s.Engine.Seed))
+	for k := range parts {
+		parts[k] = SafeName(parts[k])
+	}
+	return strings.Join(parts, "-")
+}
+
+// keyName is the flag name of a dotted JSON key of a Spec, for messages.
+func keyName(key string) string {
+	if key == "engine.pcd" {
+		return "-sampler (pcd)"
+	}
+	for _, st := range settings {
+		if st.Key == key {
+			return "-" + st.Name
+		}
+	}
+	return key
+}
+
+// identity is the JSON of the normalised Spec, which checkpoints carry and
+// resumes compare. It fails only for a value JSON cannot hold (NaN, ±Inf)
+// in a setting Validate does not check.
+func (s Spec) identity() (json.RawMessage, error) {
+	b, err := json.Marshal(s.Normalize())
+	if err != nil {
+		return nil, fmt.Errorf("run settings: %w", err)
+	}
+	return b, nil
+}
+
+// normalIdentity reads a stored identity (a checkpoint's, a config.json's
+// or result.json's spec, of any version) and returns it normalised.
+func normalIdentity(stored json.RawMessage) (json.RawMessage, error) {
+	var s Spec
+	if err := json.Unmarshal(stored, &s); err != nil {
+		return nil, err
+	}
+	return s.identity()
+}
