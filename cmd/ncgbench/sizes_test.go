@@ -124,6 +124,8 @@ func TestSampleStopsOnInterrupt(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done // the one Wait (a second one, by start's cleanup, returns at once)
 		t.Fatal("sample still running 10 s after Ctrl-C")
 	}
 	if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.Contains(errb.String(), "interrupted") {
