@@ -59,6 +59,33 @@ func (m *Model) ExportNPZ(path string) error {
 	})
 }
 
+// NPZShape reads only the shape of a model file of ExportNPZ's layout:
+// visible units X, data units D and hidden units H, so that a caller can
+// check the memory ReadNPZ will need (NPZBytes) before it allocates.
+func NPZShape(path string) (x, d, h int, err error) {
+	r, err := npz.Open(path)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	defer r.Close()
+	return npzShape(r, path)
+}
+
+// NPZBytes is at least the memory ReadNPZ takes for a model of X × H
+// units: a float64 matrix read and the float32 matrices kept.
+func NPZBytes(x, h int) float64 { return float64(x) * float64(h) * (8 + 4*4) }
+
+func npzShape(r *npz.Reader, path string) (x, d, h int, err error) {
+	var shape []int64
+	if err := r.Read("shape", &shape); err != nil {
+		return 0, 0, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(shape) != 3 || shape[0] < 1 || shape[1] < 1 || shape[1] > shape[0] || shape[2] < 1 || shape[0]*shape[2] > 1<<31 {
+		return 0, 0, 0, fmt.Errorf("%s: shape %v is not [X, D, H] with 1 ≤ D ≤ X, H ≥ 1 and X·H ≤ 2³¹", path, shape)
+	}
+	return int(shape[0]), int(shape[1]), int(shape[2]), nil
+}
+
 // ReadNPZ reads a model in the layout ExportNPZ writes, back into the
 // engine's visible-major layout; what ExportNPZ wrote comes back exactly.
 // A file written elsewhere needs shape, b, d and either C or both W and A:
@@ -70,14 +97,10 @@ func ReadNPZ(path string) (*Model, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer r.Close()
-	var shape []int64
-	if err := r.Read("shape", &shape); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	x, d, h, err := npzShape(r, path)
+	if err != nil {
+		return nil, err
 	}
-	if len(shape) != 3 || shape[0] < 1 || shape[1] < 1 || shape[1] > shape[0] || shape[2] < 1 || shape[0]*shape[2] > 1<<31 {
-		return nil, fmt.Errorf("%s: shape %v is not [X, D, H] with 1 ≤ D ≤ X, H ≥ 1 and X·H ≤ 2³¹", path, shape)
-	}
-	x, d, h := int(shape[0]), int(shape[1]), int(shape[2])
 	m := &Model{X: x, DataUnits: d, H: h}
 	has := func(name string) bool { return r.Header(name) != nil }
 	readHX := func(name string) ([]float32, error) {

@@ -307,7 +307,7 @@ func loadRunModel(dir string, train *data.Set, classify bool, workers int) (*eva
 // model.npz copied into another run's directory is refused. (The data
 // units are checked against the data measured, by the caller.)
 func loadNPZModel(path string) (*eval.Model, error) {
-	m, err := engine.ReadNPZ(path)
+	m, err := readNPZ(path)
 	if err != nil {
 		return nil, err
 	}
@@ -384,4 +384,19 @@ func ignoredEvalFlags(set map[string]bool, likelihood eval.Likelihood, how strin
 		}
 	}
 	return nil
+}
+
+// readNPZ reads a model file after checking that its declared shape fits
+// in memory: a small file can declare matrices of many gigabytes.
+func readNPZ(path string) (*engine.Model, error) {
+	x, _, h, err := engine.NPZShape(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := experiment.CheckMemory("reading "+path, []experiment.MemoryPart{
+		{Setting: "hidden units of " + path, Value: h, Bytes: engine.NPZBytes(x, h), What: fmt.Sprintf("its %d × %d matrices", x, h)},
+	}); err != nil {
+		return nil, err
+	}
+	return engine.ReadNPZ(path)
 }

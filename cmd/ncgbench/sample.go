@@ -69,7 +69,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		runDir = experiment.RunDir(npzPath)
 		npzPath = runDir.ModelPath()
 	}
-	m, err := engine.ReadNPZ(npzPath)
+	m, err := readNPZ(npzPath)
 	if err != nil {
 		return err
 	}

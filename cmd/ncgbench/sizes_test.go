@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sbinet/npyio/npz"
+	"golang.org/x/sys/unix"
 )
 
 // TestSizesRefusedBeforeAllocation: every size a flag decides is checked
@@ -134,4 +137,47 @@ func TestSampleStopsOnInterrupt(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "s.png")); err == nil {
 		t.Error("an interrupted sample wrote its image")
 	}
+}
+
+// TestHugeModelFileRefused: a model file of a few hundred bytes that
+// declares 65,536 × 32,768 units (X·H = 2³¹, the most a shape may say;
+// 48 GiB of matrices to read, more than any machine we run on) is refused
+// by eval and sample with exit 2 before anything is allocated, naming the
+// file.
+func TestHugeModelFileRefused(t *testing.T) {
+	if m := physicalMemoryForTest(); m == 0 || m >= 48<<30 {
+		t.Skipf("machine memory %d: not enough to tell the refusal apart", m)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "huge.npz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := npz.NewWriter(f)
+	if err := w.Write("shape", []int64{65536, 784, 32768}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, args := range [][]string{
+		{"eval", "-model", path, "-data", "bas"},
+		{"sample", "-model", path, "-data", "bas", "-out", filepath.Join(dir, "s.png")},
+	} {
+		_, errb, code := ncgbench(t, dir, args...)
+		if code != 2 || !strings.Contains(errb, "reading "+path+" needs at least") {
+			t.Errorf("%v: exit %d, %q; want exit 2 naming the file and its memory", args, code, errb)
+		}
+	}
+}
+
+// physicalMemoryForTest is the machine's memory in bytes (0 if unknown).
+func physicalMemoryForTest() uint64 {
+	var si unix.Sysinfo_t
+	if unix.Sysinfo(&si) != nil {
+		return 0
+	}
+	return uint64(si.Totalram) * uint64(si.Unit)
 }
