@@ -159,7 +159,8 @@ type Progress struct {
 //
 // A binary model reads the sets' binary rows (X). A Gaussian model reads
 // TrainReal and TestReal instead: the real-valued rows of Train and Test
-// (N×D, row-major, N and D those of the set; the set's X is then unused).
+// (N×D, row-major, N and D those of the set; the set's X is then unused);
+// left nil, they are the sets' own real values (data.Set.Real).
 type Sets struct {
 	Train, Test         *data.Set
 	TrainReal, TestReal []float32
@@ -212,6 +213,12 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 	}
 	train, set := sets.Train, sets.Test
 	trainReal, setReal := sets.TrainReal, sets.TestReal
+	if trainReal == nil && train != nil {
+		trainReal = train.Real
+	}
+	if setReal == nil && set != nil {
+		setReal = set.Real
+	}
 	nan := math.NaN()
 	out := &Metrics{Set: "test", LogZ: nan, LogZLo: nan, LogZHi: nan, NLL: nan,
 		Accuracy: nan, AccuracyFreeEnergy: nan, TrainAccuracy: nan, TrainAccuracyFreeEnergy: nan}

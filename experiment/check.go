@@ -45,6 +45,9 @@ func (s Spec) Validate() error {
 	if s.AISIntervals < 0 { // 0: the paper's schedule
 		bad("ais-betas = %d is negative", s.AISIntervals)
 	}
+	if _, err := data.ParseRealMode(string(s.Real)); err != nil {
+		errs = append(errs, err)
+	}
 	switch s.Format {
 	case "", "idx", "libsvm", "split":
 	default:
@@ -339,6 +342,9 @@ func checkAll(specs []Spec, dataDir string, memory uint64) ([]error, []float64, 
 // engineData views the training set as the engine's data; -classify on a
 // set without labels is a ConfigError.
 func engineData(s Spec, train *data.Set) (*engine.Data, error) {
+	if train.Real != nil && s.Engine.Visible != engine.Gaussian {
+		return nil, &ConfigError{fmt.Errorf("data %s is real-valued: train it with -visible gaussian", s.Data)}
+	}
 	if s.Classify && (train.Labels == nil || train.NumClasses <= 0) {
 		return nil, &ConfigError{fmt.Errorf("classify: data %s has no labels", s.Data)}
 	}

@@ -45,6 +45,9 @@ type Spec struct {
 	TestData string `json:"test_data,omitempty"` // a file path, for a file Data
 	Format   string `json:"format,omitempty"`    // idx, libsvm or split; "" detects
 	DataSeed uint64 `json:"data_seed"`           // binarisation and split seed
+	// Real makes the data real-valued (for Gaussian visible units): grey
+	// levels in [0, 1] or standardised per unit (data.RealMode).
+	Real data.RealMode `json:"real,omitempty"`
 
 	Engine   engine.Config `json:"engine"`
 	Classify bool          `json:"classify"`
@@ -79,6 +82,9 @@ type Meta struct {
 	// engine.SparseDensity() dense), whose rounding can differ from the dense
 	// form's in the last bit.
 	Compressed bool `json:"compressed_rows"`
+	// Scaling is how real-valued data were made from the input (nil for
+	// binary data and for values used as read), to map samples back.
+	Scaling *data.Scaling `json:"scaling,omitempty"`
 	// FromEpoch is the number of epochs done when this invocation started
 	// (0: it started the run).
 	FromEpoch int    `json:"from_epoch,omitempty"`
@@ -141,7 +147,7 @@ func Load(s Spec, dataDir string) (train, test *data.Set, err error) {
 			return nil, nil, err
 		}
 	}
-	opts := data.Options{Dir: dataDir, Format: s.Format, TestPath: s.TestData, SplitSeed: s.DataSeed}
+	opts := data.Options{Dir: dataDir, Format: s.Format, TestPath: s.TestData, SplitSeed: s.DataSeed, Real: s.Real}
 	opts.Binarization.Seed = s.DataSeed
 	return data.Load(s.Data, opts)
 }
@@ -243,6 +249,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if test != nil {
 		meta.TestInfo = test.Source
 	}
+	meta.Scaling = train.Scaling
 	if resumed {
 		meta.Earlier = rd.earlier()
 	}

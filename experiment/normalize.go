@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ncg-rbm/ncg/data"
 )
 
 // Normalize returns s as a run stores and compares it: the sampler and
@@ -28,6 +30,9 @@ func (s Spec) Normalize() Spec {
 	}
 	if name, ok := namedData(s.Data); ok {
 		s.Data = name
+	}
+	if m, err := data.ParseRealMode(string(s.Real)); err == nil {
+		s.Real = m // one spelling: "binary" is "", "standardize" "standardise"
 	}
 	for _, st := range settings {
 		if st.Required && st.isZero(&s) {

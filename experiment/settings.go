@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
 )
@@ -22,6 +23,9 @@ var settings = []*Setting{
 	{Name: "format", Key: "format", Group: DataGroup, Arg: "F", Eval: true,
 		Usage: "format of a data file: idx, libsvm or split (default: detected; plain or gzip)", Uses: dataFile, UsedBy: "a data file",
 		field: func(s *Spec) any { return &s.Format }},
+	{Name: "real", Key: "real", Group: DataGroup, Arg: "MODE", Eval: true, Default: data.RealNone,
+		Usage: "real-valued data, for -visible gaussian: unit (MNIST's grey levels in [0, 1]; a matrix file's columns scaled to [0, 1]) or standardise (each unit to mean 0 and deviation 1 on the training set); .npy and CSV files are real-valued as read (default binary)",
+		field: func(s *Spec) any { return &s.Real }},
 	{Name: "data-seed", Key: "data_seed", Group: DataGroup, Arg: "S", Eval: true, Default: uint64(0),
 		Usage: "seed of MNIST's stochastic binarisation and of seeded splits",
 		field: func(s *Spec) any { return &s.DataSeed }},

@@ -156,6 +156,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		if !set["data-seed"] {
 			spec.DataSeed = rs.DataSeed
 		}
+		if !set["real"] {
+			spec.Real = rs.Real
+		}
 	}
 	if spec.Data == "" {
 		return usagef("-data is required for a model file without a run's config.json beside it")

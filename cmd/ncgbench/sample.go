@@ -73,12 +73,15 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if m.Gaussian {
+		return usagef("%s has Gaussian visible units: sample draws binary models only", npzPath)
+	}
 	spec, err := runDir.Spec()
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	if *dataName != "" {
-		spec.Data, spec.TestData, spec.Format = *dataName, "", ""
+		spec.Data, spec.TestData, spec.Format, spec.Real = *dataName, "", "", ""
 	}
 	if spec.Data == "" {
 		return usagef("%s has no config.json beside it: give -data", npzPath)
@@ -90,6 +93,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	set, from := test, "test"
 	if set == nil {
 		set, from = train, "training"
+	}
+	if set.IsReal() {
+		return usagef("data %s is real-valued: sample starts a binary model's chains from binary images", spec.Data)
 	}
 	if set.D != m.DataUnits {
 		return fmt.Errorf("%s has %d data units, the model %d", spec.Data, set.D, m.DataUnits)
