@@ -165,27 +165,42 @@ func AIS(ctx context.Context, m *Model, cfg AISConfig) (*AISResult, error) {
 		return nil, err
 	}
 	r.done, r.tick = ctx.Done(), cfg.tick
-	logw := make([]float64, runs)
-	workers := workerCount(cfg.Workers, runs)
-	// One block of runs per worker (at most maxBlockRuns a block); a run's
-	// result does not depend on its block, only on its number.
-	size := min((runs+workers-1)/workers, maxBlockRuns)
-	blocks := (runs + size - 1) / size
-	sc := make([]*aisBlock, workerCount(workers, blocks))
-	for w := range sc {
-		sc[w] = newAISBlock(size, m.H, m.X)
-	}
-	err = parallel(ctx, blocks, len(sc), func(w, blk int) error {
-		first := blk * size
-		r.runBlock(sc[w], first, logw[first:min(first+size, runs)])
-		return r.stopErr(ctx)
-	})
+	logw, err := runInBlocks(ctx, runs, cfg.Workers, func(size int) *aisBlock { return newAISBlock(size, m.H, m.X) },
+		r.runBlock, r.stopErr)
 	if err != nil {
 		return nil, err
 	}
-	res := &AISResult{LogZBase: logZA, LogWeights: logw, Seed: cfg.Seed, Runs: runs, Intervals: len(r.beta) - 1}
+	return aisResult(logw, logZA, cfg.Seed, len(r.beta)-1), nil
+}
+
+// runInBlocks runs AIS runs 0…runs−1 in blocks, one block of runs per
+// worker (at most maxBlockRuns a block), each worker with its own scratch
+// from newBlock; a run's log weight does not depend on its block, only on
+// its number. stop is checked after every block.
+func runInBlocks[B any](ctx context.Context, runs, workers int, newBlock func(size int) B,
+	run func(b B, first int, logw []float64), stop func(context.Context) error) ([]float64, error) {
+	logw := make([]float64, runs)
+	workers = workerCount(workers, runs)
+	size := min((runs+workers-1)/workers, maxBlockRuns)
+	blocks := (runs + size - 1) / size
+	sc := make([]B, workerCount(workers, blocks))
+	for w := range sc {
+		sc[w] = newBlock(size)
+	}
+	err := parallel(ctx, blocks, len(sc), func(w, blk int) error {
+		first := blk * size
+		run(sc[w], first, logw[first:min(first+size, runs)])
+		return stop(ctx)
+	})
+	return logw, err
+}
+
+// aisResult is the estimate of the log weights of runs from a base model
+// of log partition function logZA.
+func aisResult(logw []float64, logZA float64, seed uint64, intervals int) *AISResult {
+	res := &AISResult{LogZBase: logZA, LogWeights: logw, Seed: seed, Runs: len(logw), Intervals: intervals}
 	res.LogZ, res.LogZLo, res.LogZHi = aisEstimate(logw, logZA)
-	return res, nil
+	return res
 }
 
 // schedule returns betas (nil: DefaultSchedule) after checking it.

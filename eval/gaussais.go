@@ -207,23 +207,10 @@ func gaussAIS(ctx context.Context, m *Model, cfg AISConfig, runs int) (*AISResul
 		return nil, err
 	}
 	r.done, r.tick = ctx.Done(), cfg.tick
-	logw := make([]float64, runs)
-	workers := workerCount(cfg.Workers, runs)
-	size := min((runs+workers-1)/workers, maxBlockRuns)
-	blocks := (runs + size - 1) / size
-	sc := make([]*gaussBlock, workerCount(workers, blocks))
-	for w := range sc {
-		sc[w] = newGaussBlock(size, m.H, m.X)
-	}
-	err = parallel(ctx, blocks, len(sc), func(w, blk int) error {
-		first := blk * size
-		r.runBlock(sc[w], first, logw[first:min(first+size, runs)])
-		return r.stopErr(ctx)
-	})
+	logw, err := runInBlocks(ctx, runs, cfg.Workers, func(size int) *gaussBlock { return newGaussBlock(size, m.H, m.X) },
+		r.runBlock, r.stopErr)
 	if err != nil {
 		return nil, err
 	}
-	res := &AISResult{LogZBase: logZA, LogWeights: logw, Seed: cfg.Seed, Runs: runs, Intervals: len(r.beta) - 1}
-	res.LogZ, res.LogZLo, res.LogZHi = aisEstimate(logw, logZA)
-	return res, nil
+	return aisResult(logw, logZA, cfg.Seed, len(r.beta)-1), nil
 }
