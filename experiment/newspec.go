@@ -140,7 +140,7 @@ func resolve(given map[string]string) (Spec, error) {
 	// SET authors' decay is a fraction of -lr).
 	for _, st := range settings {
 		if _, ok := given[st.Name]; !ok {
-			st.assign(&s, Setting{Default: st.Default, PerData: st.PerData}.DefaultFor(s))
+			st.assign(&s, st.dataDefault(s))
 		}
 	}
 	for _, st := range settings {

@@ -1,9 +1,7 @@
 package experiment
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -171,6 +169,3 @@ func (m Meta) Tiers() []string {
 	}
 	return tiers
 }
-
-// IsNotRun reports whether err says a directory holds no run.
-func IsNotRun(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -105,6 +105,12 @@ func (st Setting) DefaultFor(spec Spec) any {
 			return r.Value(spec)
 		}
 	}
+	return st.dataDefault(spec)
+}
+
+// dataDefault is the default without the rules: the data set's value,
+// else Default.
+func (st Setting) dataDefault(spec Spec) any {
 	if name, ok := namedData(spec.Data); ok {
 		if v, ok := st.PerData[name]; ok {
 			return v
