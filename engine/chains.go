@@ -282,6 +282,13 @@ func (p *product) update(out, bias []float32, w weights, ref, s []float32, idx [
 // x̃ every slot in slot order, x⁰ then −x̃ of each), updates them and
 // reports whether they are finite.
 func (t *Trainer) visibleBias(j0, j1 int) bool {
+	t.visibleGrad(j0, j1)
+	return t.updateVisible(j0, j1)
+}
+
+// visibleGrad sums the gradient of the visible biases j0…j1−1 into gV
+// (see visibleBias).
+func (t *Trainer) visibleGrad(j0, j1 int) {
 	x := t.m.X
 	g := t.gV[j0:j1]
 	if t.cfg.SETProcedure == Mocanu {
@@ -294,7 +301,12 @@ func (t *Trainer) visibleBias(j0, j1 int) bool {
 			kernel.Axpy(g, 1, t.dvBlock[blk*x+j0:blk*x+j1]) // exact: see blockVisibleGrad
 		}
 	}
-	ok := t.updateBias(t.m.VisibleBias[j0:j1], g, sub(t.velV, j0, j1))
+}
+
+// updateVisible updates the visible biases j0…j1−1 (and their σ) from
+// their summed gradient in gV and reports whether they are finite.
+func (t *Trainer) updateVisible(j0, j1 int) bool {
+	ok := t.updateBias(t.m.VisibleBias[j0:j1], t.gV[j0:j1], sub(t.velV, j0, j1))
 	return t.updateSigma(j0, j1) && ok
 }
 
@@ -345,7 +357,14 @@ func (t *Trainer) rowTask(k int) {
 	m := t.m
 	x, h, b := m.X, m.H, t.cfg.Batch
 	j0, j1 := k*rowChunk, min((k+1)*rowChunk, x)
-	dOK := t.visibleBias(j0, j1)
+	if t.ctr != nil {
+		// Centred, the rows need g_d, and the visible biases shift by the
+		// rows' changes after their step (centre.go).
+		t.visibleGrad(j0, j1)
+		clear(t.ctr.part[k*h : (k+1)*h])
+		defer func() { t.visOK[k] = t.updateVisible(j0, j1) && t.centreVisible(j0, j1) }()
+	}
+	dOK := t.ctr != nil || t.visibleBias(j0, j1)
 	k1 := len(t.rowOK) + 1
 	lists, lens := t.rowList[k*rowChunk*2*b:(k+1)*rowChunk*2*b], t.rowLen[k*rowChunk:(k+1)*rowChunk]
 	clear(lens)
@@ -404,6 +423,9 @@ func (t *Trainer) rowTask(k int) {
 		}
 		lo, hi := j*h, (j+1)*h
 		ap, a := t.rowMask(j)
+		if t.ctr != nil {
+			t.centreRow(g, m.c[lo:hi], nil, j)
+		}
 		switch {
 		case !plain && ap != nil:
 			ok = kernel.UpdateMomentumNCG(m.W[lo:hi], ap, a, m.c[lo:hi], g, t.velRow(j), t.step) && ok
@@ -415,6 +437,9 @@ func (t *Trainer) rowTask(k int) {
 			ok = kernel.UpdateNCG(m.W[lo:hi], ap, a, m.c[lo:hi], g, alpha, alphaA, float32(t.cfg.Gamma)) && ok
 		default:
 			ok = kernel.UpdateMasked(m.W[lo:hi], a, m.c[lo:hi], g, alpha) && ok
+		}
+		if t.ctr != nil {
+			t.centreShift(m.c[lo:hi], nil, j)
 		}
 	}
 	t.rowOK[k], t.visOK[k] = ok, dOK

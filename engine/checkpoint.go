@@ -21,12 +21,12 @@ import (
 //	uint32         version
 //	uint32 n, n bytes of JSON: checkpointHeader
 //	float32 arrays W, A, [A′], B, V, [z = log σ²], [persistent chains],
-//	[velocities of W, B, V, [z]], then the chain streams
+//	[velocities of W, B, V, [z]], [hidden offsets λ], then the chain streams
 //	32 bytes       SHA-256 of everything before
 //
 // Everything a run needs to continue bit-identically is here: parameters,
 // connection strength, Gaussian units' log σ² (the configuration says the
-// units' type), chain streams, persistent chains (PCD's, or PT's at every
+// units' type), a centred run's hidden offsets, chain streams, persistent chains (PCD's, or PT's at every
 // temperature), momentum's velocities, position. C and its
 // copy are recomputed (C = W⊙A exactly as the update computes it). The
 // parameters are written as raw float32, never as text, which would round
@@ -112,6 +112,9 @@ func (t *Trainer) arrays() [][]float32 {
 	}
 	if t.velZ != nil {
 		a = append(a, t.velZ)
+	}
+	if t.ctr != nil {
+		a = append(a, t.ctr.lambda)
 	}
 	return a
 }

@@ -152,6 +152,13 @@ type Config struct {
 	// (from σ = 1); without it σ stays 1.
 	LearnSigma bool `json:"learn_sigma,omitempty"`
 
+	// Centre trains the model centred (Melchior, Wang & Wiskott 2016):
+	// the gradient of every parameter is taken with the visible units
+	// offset by the data's mean and the hidden units by a running mean of
+	// ĥ⁺ (docs/algorithm.md, "Centred training"). The model keeps the
+	// ordinary parameterisation; only the direction of each step changes.
+	Centre bool `json:"centre,omitempty"`
+
 	// Sampler of the negative statistics: "" is CD-k, or PCD-k when PCD is
 	// set; ParallelTempering runs Temperatures persistent chains per slot
 	// (see ptBlock).
@@ -279,6 +286,9 @@ func (c Config) Validate(visible int) error {
 		}
 	default:
 		bad("visible %q is not %q (or empty, binary)", c.Visible, Gaussian)
+	}
+	if c.Centre && c.SETProcedure == Mocanu {
+		bad("set-procedure %s trains uncentred, as its authors' code: no centre", Mocanu)
 	}
 	c.validateTraining(bad, finite)
 	return errors.Join(errs...)

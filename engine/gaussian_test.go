@@ -84,14 +84,16 @@ func TestGaussianMinibatchByHand(t *testing.T) {
 		for _, method := range []Method{Dense, NCG} {
 			for _, learn := range []bool{false, true} {
 				for _, pcd := range []bool{false, true} {
-					if pcd && sh.k == 1 {
-						continue
+					for _, centre := range []bool{false, true} {
+						if pcd && sh.k == 1 {
+							continue
+						}
+						cfg := DefaultConfig()
+						cfg.Method, cfg.Hidden, cfg.K, cfg.Batch, cfg.LR, cfg.LRConn, cfg.P, cfg.Seed = method, sh.h, sh.k, sh.b, 0.1, 0.3, 1, 7
+						cfg.Visible, cfg.LearnSigma, cfg.PCD, cfg.Centre = Gaussian, learn, pcd, centre
+						name := fmt.Sprintf("%d×%d CD-%d %s learn-sigma=%v pcd=%v centre=%v", sh.x, sh.h, sh.k, method, learn, pcd, centre)
+						checkGaussianByHand(t, name, cfg, d, rows, w0, ap0, hb0, vb0, zInit)
 					}
-					cfg := DefaultConfig()
-					cfg.Method, cfg.Hidden, cfg.K, cfg.Batch, cfg.LR, cfg.LRConn, cfg.P, cfg.Seed = method, sh.h, sh.k, sh.b, 0.1, 0.3, 1, 7
-					cfg.Visible, cfg.LearnSigma, cfg.PCD = Gaussian, learn, pcd
-					name := fmt.Sprintf("%d×%d CD-%d %s learn-sigma=%v pcd=%v", sh.x, sh.h, sh.k, method, learn, pcd)
-					checkGaussianByHand(t, name, cfg, d, rows, w0, ap0, hb0, vb0, zInit)
 				}
 			}
 		}
@@ -147,6 +149,18 @@ func checkGaussianByHand(t *testing.T, name string, cfg Config, d *Data, rows []
 		}
 		return u
 	}
+	// Centred: the offsets of v/σ² (the data's mean over σ²) and of h (½).
+	vOff, hOff := make([]float64, x), make([]float64, h)
+	if cfg.Centre {
+		for r := 0; r < d.N; r++ {
+			for j := range vOff {
+				vOff[j] += float64(d.Real[r*x+j]) / float64(d.N) / s2[j]
+			}
+		}
+		for i := range hOff {
+			hOff[i] = 0.5
+		}
+	}
 	G := make([]float64, x*h)
 	gb, gc, gz := make([]float64, x), make([]float64, h), make([]float64, x)
 	var recon float64
@@ -196,7 +210,7 @@ func checkGaussianByHand(t *testing.T, name string, cfg Config, d *Data, rows []
 		upos, uneg := wh(pp), wh(pn)
 		for j := 0; j < x; j++ {
 			for i := 0; i < h; i++ {
-				G[j*h+i] += x0[j]/s2[j]*pp[i] - v[j]/s2[j]*pn[i]
+				G[j*h+i] += (x0[j]/s2[j]-vOff[j])*(pp[i]-hOff[i]) - (v[j]/s2[j]-vOff[j])*(pn[i]-hOff[i])
 			}
 			bj := float64(vb0[j])
 			gb[j] += (x0[j] - v[j]) / s2[j]
@@ -221,15 +235,25 @@ func checkGaussianByHand(t *testing.T, name string, cfg Config, d *Data, rows []
 		t.Errorf("%s: reconstruction error %g, want %g", name, got, recon)
 	}
 	alpha := cfg.LR / float64(b)
+	// The centred biases d + Cᵀλ and b + C μ step along their gradients;
+	// the ordinary ones follow with the new C (the offsets zero: as is).
+	dC, bC := make([]float64, x), make([]float64, h)
 	for j := 0; j < x; j++ {
+		dC[j] = float64(vb0[j]) + alpha*gb[j]
 		for i := 0; i < h; i++ {
-			near(fmt.Sprintf("W[%d,%d]", j, i), m.W[j*h+i], W(j, i)+alpha*G[j*h+i])
+			c0, c1 := W(j, i), W(j, i)+alpha*G[j*h+i]
 			if m.AP != nil {
 				ap := math.Min(math.Max(float64(ap0[j*h+i])+cfg.LRConn/float64(b)*G[j*h+i]*W(j, i), 0), 1)
 				near(fmt.Sprintf("A′[%d,%d]", j, i), m.AP[j*h+i], ap)
+				if ap < cfg.Gamma {
+					c1 = 0
+				}
 			}
+			near(fmt.Sprintf("W[%d,%d]", j, i), m.W[j*h+i], W(j, i)+alpha*G[j*h+i])
+			dC[j] += (c0 - c1) * hOff[i]
+			bC[i] += (c0 - c1) * vOff[j]
 		}
-		near(fmt.Sprintf("b[%d]", j), m.VisibleBias[j], float64(vb0[j])+alpha*gb[j])
+		near(fmt.Sprintf("b[%d]", j), m.VisibleBias[j], dC[j])
 		if cfg.LearnSigma {
 			near(fmt.Sprintf("z[%d]", j), m.LogVar[j], float64(z0[j])+alpha*gz[j])
 			near(fmt.Sprintf("σ[%d]", j), m.Sigma[j], math.Exp((float64(z0[j])+alpha*gz[j])/2))
@@ -238,7 +262,7 @@ func checkGaussianByHand(t *testing.T, name string, cfg Config, d *Data, rows []
 		}
 	}
 	for i := 0; i < h; i++ {
-		near(fmt.Sprintf("c[%d]", i), m.HiddenBias[i], float64(hb0[i])+alpha*gc[i])
+		near(fmt.Sprintf("c[%d]", i), m.HiddenBias[i], float64(hb0[i])+alpha*gc[i]+bC[i])
 	}
 }
 

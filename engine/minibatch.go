@@ -70,7 +70,14 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 	}
 	// The rows, then the hidden bias in chunks (small tasks last, to even
 	// out the phase's end); each visible row's bias goes with its row.
-	t.phase(len(t.rowOK)+len(t.biasOK), t.rowFn, t.phaseTime(1))
+	// Centred, the hidden biases follow the rows' corrections.
+	if t.ctr != nil {
+		t.centreStart()
+		t.phase(len(t.rowOK), t.rowFn, t.phaseTime(1))
+		t.centreHidden()
+	} else {
+		t.phase(len(t.rowOK)+len(t.biasOK), t.rowFn, t.phaseTime(1))
+	}
 
 	var recon float64
 	for c := 0; c < t.nb; c++ {

@@ -17,6 +17,7 @@ type refState struct {
 	epoch      int
 	vW, vB, vV []float64
 	chains     []float64
+	lambda     []float64 // a centred run's hidden offsets (nil: ½ each)
 }
 
 // reference runs one CD-k minibatch exactly as docs/algorithm.md ("One minibatch") states it, in
@@ -45,6 +46,27 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 	betas := make([]float64, M)
 	for k := range betas { // the geometric ladder from 1 to MinBeta
 		betas[k] = math.Exp(float64(k) / float64(M-1) * math.Log(cfg.MinBeta))
+	}
+	// Centred (docs/algorithm.md, "Centred training"): the visible offsets
+	// are the data's means, the hidden ones carried in the state; zero
+	// offsets leave every formula below uncentred.
+	vOff, hOff := make([]float64, X), make([]float64, H)
+	if cfg.Centre {
+		for r := 0; r < d.N; r++ {
+			for j := 0; j < D; j++ {
+				vOff[j] += float64(d.X[r*D+j]) / float64(d.N)
+			}
+			if d.Classes > 0 {
+				vOff[D+int(d.Labels[r])] += 1 / float64(d.N)
+			}
+		}
+		for i := range hOff {
+			hOff[i] = 0.5
+		}
+		if in.lambda != nil {
+			copy(hOff, in.lambda)
+		}
+		out.lambda = append([]float64(nil), hOff...)
 	}
 	for s, r := range rows {
 		st := &streams[s]
@@ -159,9 +181,12 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 		}
 		for i := 0; i < H; i++ {
 			for j := 0; j < X; j++ {
-				G[i*X+j] += (hpos[i]*x0[j] - hneg[i]*x[j]) / B
+				G[i*X+j] += ((hpos[i]-hOff[i])*(x0[j]-vOff[j]) - (hneg[i]-hOff[i])*(x[j]-vOff[j])) / B
 			}
 			gb[i] += (hpos[i] - hneg[i]) / B
+			if cfg.Centre {
+				out.lambda[i] += HiddenOffsetRate * (hpos[i] - hOff[i]) / B
+			}
 		}
 		for j := 0; j < X; j++ {
 			gd[j] += (x0[j] - x[j]) / B
@@ -203,6 +228,21 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 		}
 		return lr * s * a
 	}
+	// The centred biases b_c = b + C μ and d_c = d + Cᵀλ take the steps;
+	// the ordinary ones follow from them and the new C at the end.
+	bc, dc := make([]float64, H), make([]float64, X)
+	for i := 0; i < H; i++ {
+		bc[i] = float64(m0.HiddenBias[i])
+		for j := 0; j < X; j++ {
+			bc[i] += c(i, j) * vOff[j]
+		}
+	}
+	for j := 0; j < X; j++ {
+		dc[j] = float64(m0.VisibleBias[j])
+		for i := 0; i < H; i++ {
+			dc[j] += c(i, j) * hOff[i]
+		}
+	}
 	for i := 0; i < H; i++ {
 		for j := 0; j < X; j++ {
 			k := j*H + i
@@ -224,10 +264,22 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 			}
 			m.c[k] = m.W[k] * m.A[k]
 		}
-		m.HiddenBias[i] = float32(float64(m0.HiddenBias[i]) + step(in.vB, out.vB, i, gb[i], float64(m0.HiddenBias[i]), biasL2, 0, 1))
+		bc[i] += step(in.vB, out.vB, i, gb[i], float64(m0.HiddenBias[i]), biasL2, 0, 1)
 	}
 	for j := 0; j < X; j++ {
-		m.VisibleBias[j] = float32(float64(m0.VisibleBias[j]) + step(in.vV, out.vV, j, gd[j], float64(m0.VisibleBias[j]), biasL2, 0, 1))
+		dc[j] += step(in.vV, out.vV, j, gd[j], float64(m0.VisibleBias[j]), biasL2, 0, 1)
+	}
+	for i := 0; i < H; i++ {
+		for j := 0; j < X; j++ {
+			bc[i] -= float64(m.c[j*H+i]) * vOff[j]
+		}
+		m.HiddenBias[i] = float32(bc[i])
+	}
+	for j := 0; j < X; j++ {
+		for i := 0; i < H; i++ {
+			dc[j] -= float64(m.c[j*H+i]) * hOff[i]
+		}
+		m.VisibleBias[j] = float32(dc[j])
 	}
 	return m, out
 }

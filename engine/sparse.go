@@ -243,6 +243,10 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, scratch []
 	n := len(cols)
 	g, tmp := scratch[:n], scratch[h:h+n]
 	kernel.GatherSum(g, t.hstat, h, list, cols)
+	c, w := s.vis.val[lo:hi], s.w[lo:hi]
+	if t.ctr != nil {
+		t.centreRow(g, c, cols, j) // the present connections
+	}
 	if t.cfg.SETProcedure == Mocanu {
 		// Row j of xsT with the rows of nhT at its connections: the slots
 		// in eight interleaved partial sums (kernel.DotRows).
@@ -256,7 +260,6 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, scratch []
 			g[k] += v
 		}
 	}
-	c, w := s.vis.val[lo:hi], s.w[lo:hi]
 	var ok bool
 	switch {
 	case !t.cfg.plainUpdate():
@@ -265,6 +268,9 @@ func (t *Trainer) sparseRowUpdate(j int, list []int32, alpha float32, scratch []
 		ok = kernel.UpdateDense(w, c, g, alpha)
 	default:
 		ok = kernel.UpdateMasked(w, t.ones[:n], c, g, alpha)
+	}
+	if t.ctr != nil {
+		t.centreShift(c, cols, j)
 	}
 	for k := range cols {
 		s.hid.val[s.toHid[int(lo)+k]] = c[k]

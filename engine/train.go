@@ -163,6 +163,8 @@ type Trainer struct {
 	invVar, spos, sneg, dzBlock []float32
 	gZ, velZ                    []float32
 
+	ctr *centring // centred training (centre.go), or nil
+
 	identity json.RawMessage // SetIdentity's; saved in checkpoints
 }
 
@@ -239,6 +241,7 @@ func (t *Trainer) alloc() {
 	t.grow = make([]float32, chunks*h)
 	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
 	t.allocGaussian()
+	t.allocCentre()
 	if sparse {
 		t.sp, t.spStale = &sparseModel{}, true
 		t.spRow = make([]float32, chunks*2*h)

@@ -83,6 +83,9 @@ var settings = []*Setting{
 		Usage: "gaussian: learn each visible unit's σ (through log σ², Cho, Ilin & Raiko 2011) instead of σ = 1",
 		Uses:  gaussian, UsedBy: "-visible gaussian",
 		field: func(s *Spec) any { return &s.Engine.LearnSigma }},
+	{Name: "centre", Key: "engine.centre", Group: TrainingGroup, Arg: "", Default: false,
+		Usage: "centred training: the gradient with visible units offset by the data mean, hidden units by a running mean (Melchior, Wang & Wiskott 2016)",
+		field: func(s *Spec) any { return &s.Engine.Centre }},
 
 	// Training.
 	{Name: "k", Required: true, Key: "engine.k", Group: TrainingGroup, Arg: "K", Default: 10,
