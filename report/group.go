@@ -266,7 +266,8 @@ func settings(s experiment.Spec) [][2]string {
 	kv = append(kv, [][2]string{{"sampler", sampler},
 		{"μ", fnum(e.Momentum)}, {"μ_start", fnum(e.MomentumStart)}, {"μ_epochs", strconv.Itoa(e.MomentumEpochs)},
 		{"L2", fnum(e.L2)}, {"L1", fnum(e.L1)}, {"schedule", schedule}, {"α_final", fnum(e.LRFinal)},
-		{"step_every", strconv.Itoa(e.LRStepEvery)}, {"step_factor", fnum(e.LRStepFactor)}}...)
+		{"step_every", strconv.Itoa(e.LRStepEvery)}, {"step_factor", fnum(e.LRStepFactor)},
+		{"centring", map[bool]string{false: "uncentred", true: "centred"}[e.Centre]}}...)
 	return kv
 }
 
@@ -293,10 +294,12 @@ func nameGroups(groups []Group) {
 		parts := []string{methodLabel(g.Spec.Engine)}
 		for _, kv := range settings(g.Spec) {
 			if len(values[sig{g.Data, kv[0]}]) > 1 {
-				switch kv[1] {
-				case "true":
+				switch {
+				case kv[0] == "centring":
+					parts = append(parts, kv[1])
+				case kv[1] == "true":
 					parts = append(parts, kv[0])
-				case "false":
+				case kv[1] == "false":
 					parts = append(parts, "no "+kv[0])
 				default:
 					parts = append(parts, kv[0]+"="+kv[1])

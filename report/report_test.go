@@ -206,9 +206,12 @@ func TestNamesShowDifferences(t *testing.T) {
 	b.Engine.LRConn = 0.25
 	c := testSpec(engine.Line, 1)
 	c.Engine.LineWidth = 8
+	d := testSpec(engine.Line, 1)
+	d.Engine.LineWidth, d.Engine.Centre = 8, true
 	fakeRun(t, filepath.Join(root, "a"), a, 1, 0.5, true)
 	fakeRun(t, filepath.Join(root, "b"), b, 1, 0.5, true)
 	fakeRun(t, filepath.Join(root, "c"), c, 1, 0.5, true)
+	fakeRun(t, filepath.Join(root, "d"), d, 1, 0.5, true)
 	runs, _, err := Collect(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +220,7 @@ func TestNamesShowDifferences(t *testing.T) {
 	for _, g := range GroupRuns(runs) {
 		names = append(names, g.Name)
 	}
-	want := []string{"bas NCG p=0.5 γ=0.5 α_A=0.25", "bas NCG p=0.5 γ=0.5 α_A=0.5", "bas line v=8"}
+	want := []string{"bas NCG p=0.5 γ=0.5 α_A=0.25 uncentred", "bas NCG p=0.5 γ=0.5 α_A=0.5 uncentred", "bas line v=8 centred", "bas line v=8 uncentred"}
 	if strings.Join(names, "; ") != strings.Join(want, "; ") {
 		t.Errorf("names %q, want %q", names, want)
 	}
