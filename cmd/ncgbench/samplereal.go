@@ -44,14 +44,15 @@ func inputRange(s *data.Set) (lo, hi float64) {
 // meanLevels returns the grey levels (0 black … 255 white) of means, whole
 // rows of the scaling's units: each mapped back to the input scale by sc
 // (nil: as they are), then to 255·(v − lo)/(hi − lo) rounded, clipped to
-// 0…255.
+// 0…255 (a NaN mean, of a diverged model, is black).
 func meanLevels(means []float32, sc *data.Scaling, lo, hi float64) []uint8 {
 	in := make([]float32, len(means))
 	sc.ToInput(in, means)
 	out := make([]uint8, len(in))
 	for k, v := range in {
-		p := (float64(v) - lo) / (hi - lo)
-		out[k] = uint8(math.Round(255 * min(1, max(0, p))))
+		if p := (float64(v) - lo) / (hi - lo); p > 0 {
+			out[k] = uint8(math.Round(255 * min(1, p)))
+		}
 	}
 	return out
 }
