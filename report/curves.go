@@ -43,7 +43,9 @@ type curveMetric struct {
 // the 25% and 75% quantiles over runs (bars at a single epoch) where a
 // group has several runs. The NLL and the test accuracy get a panel each
 // when measured; without either, the reconstruction error is shown.
-// Accuracy axes stay within [0, 1].
+// Accuracy axes stay within [0, 1]. Panels of Gaussian visible units say
+// that their NLL is a negative log density and their reconstruction error
+// the squared error of the visible means.
 func Curves(groups []Group) (*Figure, error) {
 	sets := dataSets(groups)
 	fig := &Figure{Name: "curves", Width: figWidth, Height: figHeight}
@@ -58,15 +60,20 @@ func Curves(groups []Group) (*Figure, error) {
 			}
 			return false
 		}
+		// A panel's groups share a data label, so all or none are Gaussian.
+		nll, recon := "NLL (nats)", "reconstruction error"
+		if groups[set[0]].Gaussian() {
+			nll, recon = "NLL: −log density (nats)", "reconstruction error: squared error of the means"
+		}
 		var metrics []curveMetric
 		if has("nll") {
-			metrics = append(metrics, curveMetric{"nll", "NLL (nats)"})
+			metrics = append(metrics, curveMetric{"nll", nll})
 		}
 		if has("test_acc") {
 			metrics = append(metrics, curveMetric{"test_acc", "test accuracy"})
 		}
 		if len(metrics) == 0 {
-			metrics = append(metrics, curveMetric{"recon_error", "reconstruction error"})
+			metrics = append(metrics, curveMetric{"recon_error", recon})
 		}
 		for k, cm := range metrics {
 			p := newPlot("", "epoch", cm.label)
@@ -178,7 +185,7 @@ func Curves(groups []Group) (*Figure, error) {
 		}
 	}
 	for i, p := range titled {
-		p.Title.Text = panelTitle(caption, i == 0, groups[sets[i][0]].Data, len(sets) > 1)
+		p.Title.Text = panelTitle(caption, i == 0, groups[sets[i][0]].DataLabel, len(sets) > 1)
 	}
 	return fig, nil
 }

@@ -133,7 +133,7 @@ func Degrees(groups []Group) (*Figure, error) {
 		caption += ": " + strings.Join(parts, "; ")
 	}
 	for i, p := range fig.Panels {
-		p.Title.Text = panelTitle(caption, i == 0, groups[sets[i][0]].Data, len(sets) > 1)
+		p.Title.Text = panelTitle(caption, i == 0, groups[sets[i][0]].DataLabel, len(sets) > 1)
 	}
 	return fig, nil
 }

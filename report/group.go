@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
 )
@@ -67,9 +68,17 @@ func num(v float64) *float64 {
 // the worker count and the evaluation schedule, none of which changes what
 // a run trains.
 type Group struct {
-	Name  string          // Data + " " + Model
-	Data  string          // data set (base name of a file)
-	Model string          // method and the settings that tell groups apart
+	Name string // DataLabel + " " + Model
+	Data string // data set (base name of a file)
+	// DataLabel is Data, and for Gaussian visible units the data's scaling
+	// in brackets: "mnist (unit)", "x.csv (as read)". Tables show it, and
+	// figures draw a panel per label: the NLL of a Gaussian run is a
+	// density of data so scaled, not comparable with another scaling's or
+	// with a binary run's.
+	DataLabel string
+	// Model is the method, "gaussian" and its σ for Gaussian visible units,
+	// and the settings that tell groups apart.
+	Model string
 	Spec  experiment.Spec // the common spec: seed, workers and eval-every 0
 	Runs  []Run
 
@@ -107,8 +116,8 @@ func key(s experiment.Spec) experiment.Spec {
 }
 
 // GroupRuns groups runs by configuration (see key) and names the groups.
-// Groups come sorted by data, method (dense, ncg, line, random, set) and
-// name.
+// Groups come sorted by data label, method (dense, ncg, line, random, set)
+// and name.
 func GroupRuns(runs []Run) []Group {
 	index := map[string]int{}
 	var groups []Group
@@ -131,8 +140,8 @@ func GroupRuns(runs []Run) []Group {
 	order := map[engine.Method]int{engine.Dense: 0, engine.NCG: 1, engine.Line: 2, engine.Random: 3, engine.SET: 4}
 	sort.SliceStable(groups, func(a, b int) bool {
 		ga, gb := &groups[a], &groups[b]
-		if ga.Data != gb.Data {
-			return ga.Data < gb.Data
+		if ga.DataLabel != gb.DataLabel {
+			return ga.DataLabel < gb.DataLabel
 		}
 		if ga.Spec.Classify != gb.Spec.Classify {
 			return !ga.Spec.Classify
@@ -271,18 +280,44 @@ func settings(s experiment.Spec) [][2]string {
 	return kv
 }
 
-// nameGroups names each group by data set and method label, then adds
-// every setting whose value differs between groups of the same data set
-// (so two groups never share a name unless their specs only differ in
-// settings no name shows).
+// Gaussian reports whether the group's runs have Gaussian visible units.
+func (g *Group) Gaussian() bool { return g.Spec.Engine.Visible == engine.Gaussian }
+
+// visibleLabel names Gaussian visible units and their σ ("" for binary).
+func visibleLabel(c engine.Config) string {
+	switch {
+	case c.Visible != engine.Gaussian:
+		return ""
+	case c.LearnSigma:
+		return "gaussian learned σ"
+	}
+	return "gaussian σ=1"
+}
+
+// dataLabel is a group's DataLabel.
+func dataLabel(s experiment.Spec) string {
+	d := filepath.Base(s.Data)
+	if s.Engine.Visible != engine.Gaussian {
+		return d
+	}
+	if s.Real == data.RealNone {
+		return d + " (as read)"
+	}
+	return d + " (" + string(s.Real) + ")"
+}
+
+// nameGroups names each group by data label, method label and visible
+// units, then adds every setting whose value differs between groups of the
+// same data label (so two groups never share a name unless their specs
+// only differ in settings no name shows).
 func nameGroups(groups []Group) {
 	type sig struct{ data, key string }
 	values := map[sig]map[string]bool{}
 	for i := range groups {
 		g := &groups[i]
-		g.Data = filepath.Base(g.Spec.Data)
+		g.Data, g.DataLabel = filepath.Base(g.Spec.Data), dataLabel(g.Spec)
 		for _, kv := range settings(g.Spec) {
-			s := sig{g.Data, kv[0]}
+			s := sig{g.DataLabel, kv[0]}
 			if values[s] == nil {
 				values[s] = map[string]bool{}
 			}
@@ -292,8 +327,11 @@ func nameGroups(groups []Group) {
 	for i := range groups {
 		g := &groups[i]
 		parts := []string{methodLabel(g.Spec.Engine)}
+		if v := visibleLabel(g.Spec.Engine); v != "" {
+			parts = append(parts, v)
+		}
 		for _, kv := range settings(g.Spec) {
-			if len(values[sig{g.Data, kv[0]}]) > 1 {
+			if len(values[sig{g.DataLabel, kv[0]}]) > 1 {
 				switch {
 				case kv[0] == "centring":
 					parts = append(parts, kv[1])
@@ -307,7 +345,7 @@ func nameGroups(groups []Group) {
 			}
 		}
 		g.Model = strings.Join(parts, " ")
-		g.Name = g.Data + " " + g.Model
+		g.Name = g.DataLabel + " " + g.Model
 	}
 }
 

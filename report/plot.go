@@ -172,12 +172,12 @@ func mean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-// dataSets splits groups (sorted by data set, as GroupRuns returns them)
-// into runs of equal Data: indices into groups.
+// dataSets splits groups (sorted by data label, as GroupRuns returns them)
+// into runs of equal DataLabel: indices into groups.
 func dataSets(groups []Group) [][]int {
 	var sets [][]int
 	for i := range groups {
-		if i == 0 || groups[i].Data != groups[i-1].Data {
+		if i == 0 || groups[i].DataLabel != groups[i-1].DataLabel {
 			sets = append(sets, nil)
 		}
 		sets[len(sets)-1] = append(sets[len(sets)-1], i)

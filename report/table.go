@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/ncg-rbm/ncg/engine"
 )
 
 // fmtStat writes "mean ± sd" with prec decimals ("mean" alone for one
@@ -35,12 +37,13 @@ func runsCell(g *Group) string {
 // WriteMarkdown writes the table of groups in the layout of the paper's
 // Table 1: one row per configuration, mean ± sample sd over the finished
 // runs of the final NLL, test accuracy (%) and density (while no run of a
-// row has finished, the values so far: see Group.SoFar).
+// row has finished, the values so far: see Group.SoFar). The NLL of a
+// group of Gaussian visible units, a negative log density, is marked §.
 func WriteMarkdown(w io.Writer, groups []Group) error {
 	var b strings.Builder
 	b.WriteString("| data | model | epochs | runs | NLL | test acc. % | density | initial density | time/epoch |\n")
 	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	unbounded, mixed := false, false
+	unbounded, mixed, density := false, false, false
 	for i := range groups {
 		g := &groups[i]
 		runs := runsCell(g)
@@ -54,14 +57,23 @@ func WriteMarkdown(w io.Writer, groups []Group) error {
 			nll += fmt.Sprintf(" † (%d of %d)", g.AISUnbounded, g.Finished)
 			unbounded = true
 		}
+		if g.Gaussian() && g.NLL.N > 0 {
+			nll += " §"
+			density = true
+		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n",
-			mdEscape(g.Data), mdEscape(g.Model), g.Epochs, runs,
+			mdEscape(g.DataLabel), mdEscape(g.Model), g.Epochs, runs,
 			nll, fmtStat(g.TestAcc, 2, 100), fmtStat(g.Density, 3, 1), fmtStat(g.InitDensity, 3, 1), spe)
 	}
 	if unbounded {
 		b.WriteString("\n† In these runs AIS gave no lower bound on log Ẑ (the mean of the importance weights is\n" +
 			"within 3σ of zero): log Ẑ is probably too low and the NLL optimistic. Check with more\n" +
 			"intervals or runs (`ncgbench eval -ais-betas N -ais-runs M`).\n")
+	}
+	if density {
+		b.WriteString("\n§ Gaussian visible units: the NLL is a negative log density of the data as scaled\n" +
+			"(the scaling beside the data set's name), in nats per example. It can be negative, and\n" +
+			"it compares only with runs of the same data and scaling, not with a binary model's NLL.\n")
 	}
 	if mixed {
 		b.WriteString("\n‡ These runs were trained on different kernel tiers (" + strings.Join(MixedTiers(groups), "; ") + "): tiers round\n" +
@@ -99,11 +111,21 @@ func fmtSeconds(s float64) string {
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // CSVColumns are the columns of WriteCSV. Empty cells mark values not
-// measured (or an sd of a single run).
+// measured (or an sd of a single run). visible is binary or gaussian (whose
+// nll is a negative log density of the data scaled as real says: unit,
+// standardise, or empty for values as read).
 var CSVColumns = []string{"data", "model", "method", "epochs", "runs", "unfinished",
 	"nll_mean", "nll_sd", "test_acc_mean", "test_acc_sd", "train_acc_mean", "train_acc_sd",
 	"density_mean", "density_sd", "initial_density_mean", "initial_density_sd", "seconds_per_epoch",
-	"nll_ais_unbounded", "values_at_epoch"}
+	"nll_ais_unbounded", "values_at_epoch", "visible", "real"}
+
+// visible is the group's visible units for CSV and JSON: binary or gaussian.
+func (g *Group) visible() string {
+	if g.Gaussian() {
+		return string(engine.Gaussian)
+	}
+	return "binary"
+}
 
 // WriteCSV writes the table of groups as CSV (accuracies as fractions).
 func WriteCSV(w io.Writer, groups []Group) error {
@@ -122,10 +144,11 @@ func WriteCSV(w io.Writer, groups []Group) error {
 		for _, s := range []Stat{g.NLL, g.TestAcc, g.TrainAcc, g.Density, g.InitDensity} {
 			row = append(row, f(s.Mean), f(s.SD))
 		}
-		row = append(row, f(g.SecondsPerEpoch), strconv.Itoa(g.AISUnbounded), "")
+		soFar := ""
 		if g.SoFar > 0 {
-			row[len(row)-1] = strconv.Itoa(g.SoFar)
+			soFar = strconv.Itoa(g.SoFar)
 		}
+		row = append(row, f(g.SecondsPerEpoch), strconv.Itoa(g.AISUnbounded), soFar, g.visible(), string(g.Spec.Real))
 		cw.Write(row)
 	}
 	cw.Flush()
@@ -149,6 +172,8 @@ type TableRow struct {
 	SecondsPerEpoch *float64 `json:"seconds_per_epoch"`
 	AISUnbounded    int      `json:"nll_ais_unbounded"`         // runs whose AIS had no lower bound
 	ValuesAtEpoch   int      `json:"values_at_epoch,omitempty"` // no run finished: the values at this epoch
+	Visible         string   `json:"visible"`                   // binary, or gaussian: nll is a negative log density
+	Real            string   `json:"real,omitempty"`            // the data's scaling: unit, standardise, or none
 	Dirs            []string `json:"dirs"`
 }
 
@@ -160,7 +185,7 @@ func Table(groups []Group) []TableRow {
 		r := TableRow{Name: g.Name, Data: g.Data, Model: g.Model, Method: string(g.Spec.Engine.Method), Epochs: g.Epochs,
 			Runs: g.Finished, Unfinished: len(g.Runs) - g.Finished, NLL: g.NLL, TestAcc: g.TestAcc, TrainAcc: g.TrainAcc,
 			Density: g.Density, InitDensity: g.InitDensity, SecondsPerEpoch: num(g.SecondsPerEpoch),
-			AISUnbounded: g.AISUnbounded, ValuesAtEpoch: g.SoFar}
+			AISUnbounded: g.AISUnbounded, ValuesAtEpoch: g.SoFar, Visible: g.visible(), Real: string(g.Spec.Real)}
 		for _, run := range g.Runs {
 			r.Dirs = append(r.Dirs, run.Dir)
 		}

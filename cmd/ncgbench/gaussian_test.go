@@ -16,8 +16,9 @@ import (
 // real-valued CSV file standardised per column, records the scaling (the
 // columns' means and deviations, computed here by hand) in config.json,
 // reports an exact NLL (4 hidden units), and eval of the run gives the
-// same NLL; binary units on real data, and sample of the Gaussian model,
-// are refused as bad usage.
+// same NLL; binary units on real data are refused as bad usage. sample
+// draws the run: a grid of the layout's size, the same for the same seed,
+// and with no steps the data's rows (black 0, white 10, the file's range).
 func TestGaussianRunEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
@@ -65,12 +66,59 @@ func TestGaussianRunEndToEnd(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &ev) != nil || ev.NLL == nil || math.Abs(*ev.NLL-res[0].Final.NLL) > 1e-9 {
 		t.Errorf("eval of the run: exit %d, %s%s; want the run's NLL %v", code, out, errb, res[0].Final.NLL)
 	}
-	for _, c := range [][]string{
-		{"train", "-data", "x.csv", "-method", "dense", "-hidden", "4", "-epochs", "1", "-out", "b", "-quiet"},
-		{"sample", "-model", "g", "-out", "s.png"},
-	} {
-		if _, errb, code := ncgbench(t, dir, c...); code != 2 {
-			t.Errorf("%v: exit %d, %s; want 2", c, code, errb)
+	c := []string{"train", "-data", "x.csv", "-method", "dense", "-hidden", "4", "-epochs", "1", "-out", "b", "-quiet"}
+	if _, errb, code := ncgbench(t, dir, c...); code != 2 {
+		t.Errorf("%v: exit %d, %s; want 2", c, code, errb)
+	}
+	sampleGaussianRun(t, dir, "g")
+}
+
+// sampleGaussianRun samples run (trained on TestGaussianRunEndToEnd's rows
+// of 3 units i%5, 7i%11 and 3(i%2), 4 hidden units).
+func sampleGaussianRun(t *testing.T, dir, run string) {
+	t.Helper()
+	sample := func(out string, extra ...string) {
+		t.Helper()
+		args := append([]string{"sample", "-model", run, "-n", "5", "-out", out}, extra...)
+		if stdout, errb, code := ncgbench(t, dir, args...); code != 0 || !strings.Contains(stdout, "in the input scale, black 0, white 10") {
+			t.Fatalf("%v: exit %d: %s%s", args, code, stdout, errb)
+		}
+	}
+	sample("a.png", "-steps", "30", "-seed", "3", "-masks", "m.png")
+	sample("b.png", "-steps", "30", "-seed", "3")
+	sample("c.png", "-steps", "30", "-seed", "4")
+	// Tiles of one row of 3 units, 8 pixels a unit, stacked with 2-pixel
+	// gaps: a grid of 28×52 (5 tiles); masks and weights of the 4 hidden
+	// units side by side, 2·28 + 6 by 42. Captions make the images at
+	// least 360 wide.
+	for _, tc := range []struct {
+		file string
+		w, h int
+	}{{"a.png", 28, 52}, {"m.png", 62, 42}} {
+		img := decodePNG(t, filepath.Join(dir, tc.file))
+		b := img.Bounds()
+		r, g, bl, _ := img.At(tc.w-1, tc.h-1).RGBA()
+		r2, g2, bl2, _ := img.At(tc.w-1, tc.h).RGBA()
+		if b.Dx() != 360 || b.Dy() <= tc.h || r>>8 != 70 || g>>8 != 100 || bl>>8 != 160 || r2>>8 == 70 && g2>>8 == 100 && bl2>>8 == 160 {
+			t.Errorf("%s is %v: want a %d×%d grid at the top left, captioned below", tc.file, b.Size(), tc.w, tc.h)
+		}
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "a.png"))
+	b, _ := os.ReadFile(filepath.Join(dir, "b.png"))
+	c, _ := os.ReadFile(filepath.Join(dir, "c.png"))
+	if string(a) != string(b) || string(a) == string(c) {
+		t.Error("samples differ for one seed, or agree for two")
+	}
+	sample("d.png", "-steps", "0")
+	img := decodePNG(t, filepath.Join(dir, "d.png"))
+	for i := range 5 {
+		for j, v := range []float64{float64(i % 5), float64((i * 7) % 11), float64(i%2) * 3} {
+			x, y := 2+j*8+4, 2+i*10+4
+			got, _, _, _ := img.At(x, y).RGBA()
+			// 255·v/10 is k + ½ for odd v: either neighbour.
+			if want := 255 * v / 10; math.Abs(float64(got>>8)-want) > 0.5 {
+				t.Errorf("no steps: row %d unit %d: grey %d, want %.1f (the row's value %g)", i, j, got>>8, want, v)
+			}
 		}
 	}
 }

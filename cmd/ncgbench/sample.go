@@ -20,6 +20,7 @@ import (
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
 
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
 	"github.com/ncg-rbm/ncg/kernel"
@@ -29,10 +30,19 @@ func init() {
 	commands["sample"] = command{"image grids of Gibbs samples (and -masks: learned masks and weights) of a trained model", runSample}
 }
 
+const sampleSynopsis = `ncgbench sample -model PATH [flags]: image grids of Gibbs samples
+
+Each tile shows a chain's visible units after the last step: for binary
+units their probabilities (white 1, black 0); for Gaussian units their
+means d + C^T h (not the noisy samples), mapped back to the data's input
+scale through the run's scaling (-real), drawn black at the training
+data's smallest value and white at its largest, means beyond clipped.`
+
 func runSample(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sample", stderr)
 	modelPath := fs.String("model", "", "run `directory` (its model.npz and config.json) or a model.npz file")
 	dataName := fs.String("data", "", "data set of the start images (default: the run's)")
+	realMode := fs.String("real", "", "Gaussian models: `MODE` unit or standardise, the scaling of -data's values (default: the run's)")
 	dataDir := dataDirFlag(fs)
 	n := fs.Int("n", 64, "chains (tiles)")
 	steps := fs.Int("steps", 1000, "Gibbs steps of each chain")
@@ -40,7 +50,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "samples.png", "PNG `file` of the samples")
 	masks := fs.String("masks", "", "also write the masks A and weights C of the first -n hidden units to this PNG `file`")
 	scale := fs.Int("scale", 0, "pixels per unit (0: automatic)")
-	if err := parseFlagsHelp(fs, args, stderr, "ncgbench sample -model PATH [flags]: image grids of Gibbs samples"); err != nil {
+	if err := parseFlagsHelp(fs, args, stderr, sampleSynopsis); err != nil {
 		return err
 	}
 	if *modelPath == "" {
@@ -73,18 +83,30 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if m.Gaussian {
-		return usagef("%s has Gaussian visible units: sample draws binary models only", npzPath)
+	if m.Gaussian && m.X != m.DataUnits {
+		return fmt.Errorf("%s has Gaussian visible units and %d label units: label units need a binary model", npzPath, m.X-m.DataUnits)
 	}
 	spec, err := runDir.Spec()
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	if *dataName != "" {
-		spec.Data, spec.TestData, spec.Format, spec.Real = *dataName, "", "", ""
+		spec.Data, spec.TestData, spec.Format = *dataName, "", ""
+	}
+	if *realMode != "" {
+		if !m.Gaussian {
+			return usagef("-real: %s has binary visible units, whose chains start from binary data", npzPath)
+		}
+		if spec.Real, err = data.ParseRealMode(*realMode); err != nil {
+			return usageError{fmt.Errorf("-real: %w", err)}
+		}
 	}
 	if spec.Data == "" {
 		return usagef("%s has no config.json beside it: give -data", npzPath)
+	}
+	if name, named := data.Canonical(spec.Data); m.Gaussian && named && name != "mnist" {
+		return usagef("-data %s is binary: %s has Gaussian visible units, whose chains start from real-valued data (MNIST or IDX images with -real, .npy or CSV files)",
+			spec.Data, npzPath)
 	}
 	train, test, err := experiment.Load(spec, *dataDir)
 	if err != nil {
@@ -94,8 +116,12 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if set == nil {
 		set, from = train, "training"
 	}
-	if set.IsReal() {
+	switch {
+	case set.IsReal() && !m.Gaussian:
 		return usagef("data %s is real-valued: sample starts a binary model's chains from binary images", spec.Data)
+	case !set.IsReal() && m.Gaussian:
+		return usagef("-data %s loads as binary images without -real: %s has Gaussian visible units, whose chains start from real-valued data (give -real unit or standardise, as the model was trained)",
+			spec.Data, npzPath)
 	}
 	if set.D != m.DataUnits {
 		return fmt.Errorf("%s has %d data units, the model %d", spec.Data, set.D, m.DataUnits)
@@ -106,10 +132,13 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	}
 	start := make([]float32, *n*m.X)
 	for c := 0; c < *n; c++ {
-		row := set.Row(c % set.N)
 		v := start[c*m.X : (c+1)*m.X]
-		for j, u := range row {
-			v[j] = float32(u)
+		if set.IsReal() {
+			copy(v, set.RealRow(c%set.N))
+		} else {
+			for j, u := range set.Row(c % set.N) {
+				v[j] = float32(u)
+			}
 		}
 		if l := set.Label(c % set.N); l >= 0 && m.DataUnits+l < m.X {
 			v[m.DataUnits+l] = 1 // classification model: the label one-hot, then free
@@ -121,9 +150,21 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return errInterrupted
 	}
-	img := lay.grid(*n, func(c, j int) color.Color { return color.Gray{Y: uint8(math.Round(255 * float64(probs[c*m.X+j])))} })
-	caption := fmt.Sprintf("%d chains of %d Gibbs steps from %s images of %s, seed %d: visible probabilities after the last step (white 1, black 0)",
-		*n, *steps, from, spec.Data, *seed)
+	shown := fmt.Sprintf("from %s images of %s, seed %d: visible probabilities after the last step (white 1, black 0)", from, spec.Data, *seed)
+	grey := func(k int) uint8 { return uint8(math.Round(255 * float64(probs[k]))) }
+	if m.Gaussian {
+		lo, hi := inputRange(train)
+		levels := meanLevels(probs, set.Scaling, lo, hi)
+		grey = func(k int) uint8 { return levels[k] }
+		what := "means d + C^T h of the visible units after the last step"
+		if *steps == 0 {
+			what = "the start images"
+		}
+		shown = fmt.Sprintf("from %s images of %s, seed %d: %s, in the input scale, black %.4g, white %.4g (the training data's range), clipped",
+			from, spec.Data, *seed, what, lo, hi)
+	}
+	img := lay.grid(*n, func(c, j int) color.Color { return color.Gray{Y: grey(c*m.X + j)} })
+	caption := fmt.Sprintf("%d chains of %d Gibbs steps %s", *n, *steps, shown)
 	if err := writePNG(*out, withCaption(img, caption)); err != nil {
 		return err
 	}
@@ -174,8 +215,12 @@ func withCaption(img *image.RGBA, text string) *image.RGBA {
 
 // gibbs runs n chains of block Gibbs sampling from the visible states v
 // (n×X): steps times h ~ p(h|v), v ~ p(v|h), chain c on stream (seed, c).
-// It returns the visible probabilities of the last step (n×X); with no
-// steps, the start states. It stops, with ctx's error, when ctx is done.
+// For binary visible units it returns the visible probabilities of the
+// last step (n×X); for Gaussian ones (docs/algorithm.md, "Gaussian visible
+// units") P(h = 1 | v) = σ(b + C(v/σ²)) and v ~ N(d + Cᵀh, σ²) by
+// kernel.GaussianSample, with the model's σ, and it returns the means
+// d + Cᵀh of the last step. With no steps it returns the start states. It
+// stops, with ctx's error, when ctx is done.
 func gibbs(ctx context.Context, m *engine.Model, v []float32, n, steps int, seed uint64) ([]float32, error) {
 	x, h := m.X, m.H
 	streams := make([]kernel.Stream, n)
@@ -185,17 +230,37 @@ func gibbs(ctx context.Context, m *engine.Model, v []float32, n, steps int, seed
 	hpre, hs := make([]float32, n*h), make([]float32, n*h)
 	vpre := make([]float32, n*x)
 	probs := append([]float32(nil), v...)
+	up := v // the up pass's input: v, or v/σ² for Gaussian units
+	var invVar []float32
+	if m.Gaussian {
+		up, invVar = make([]float32, n*x), make([]float32, x)
+		for j, z := range m.LogVar {
+			invVar[j] = float32(math.Exp(-float64(z))) // 1/σ², as the trainer computes it
+		}
+	}
 	for range steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		kernel.Affine(hpre, m.HiddenBias, v, m.C(), n, x, h)
+		if invVar != nil {
+			for k, u := range v {
+				up[k] = u * invVar[k%x]
+			}
+		}
+		kernel.Affine(hpre, m.HiddenBias, up, m.C(), n, x, h)
 		for c := range n {
 			kernel.SigmoidBernoulli(hpre[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &streams[c])
 		}
 		kernel.Affine(vpre, m.VisibleBias, hs, m.CH(), n, h, x)
 		for c := range n {
+			if m.Gaussian {
+				kernel.GaussianSample(v[c*x:(c+1)*x], vpre[c*x:(c+1)*x], m.Sigma, &streams[c])
+				continue
+			}
 			kernel.SigmoidBernoulli(probs[c*x:(c+1)*x], v[c*x:(c+1)*x], vpre[c*x:(c+1)*x], &streams[c])
+		}
+		if m.Gaussian {
+			copy(probs, vpre)
 		}
 	}
 	return probs, nil
@@ -221,13 +286,17 @@ func sampleFits(m *engine.Model, n int, lay layout, scale int, masks bool) error
 		return usagef("-%s %d: the image would be %.0f × %.0f pixels; at most %d on a side", name, v, w, h, maxImageSide)
 	}
 	x, hid, chains := float64(m.X), float64(m.H), float64(n)
+	vecs := 4.0 // start, states, probabilities or means, pre-activations
+	if m.Gaussian {
+		vecs++ // v/σ²
+	}
 	pixels := 2 * w * h * 4 // the grid and its captioned copy, RGBA
 	if masks {
 		pixels *= 2
 	}
 	name, v := blame()
 	return experiment.CheckMemory("sampling", []experiment.MemoryPart{
-		{Setting: "n", Value: n, Bytes: chains * (4*x*4 + 2*hid*4 + float64(unsafe.Sizeof(kernel.Stream{}))), What: "the chains (n × units)"},
+		{Setting: "n", Value: n, Bytes: chains * (vecs*x*4 + 2*hid*4 + float64(unsafe.Sizeof(kernel.Stream{}))), What: "the chains (n × units)"},
 		{Setting: name, Value: v, Bytes: pixels, What: "the images"},
 	})
 }
