@@ -83,19 +83,19 @@ var Names = []string{"bas", "mnist", "mushrooms", "connect-4"}
 // sets are binary only, and opts.Real is an error for them.
 //
 // Source of each set says exactly which files, seeds and fallbacks made it.
+//
+// A built-in set that is binary only (BinaryOnly) refuses opts.Real.
 func Load(name string, opts Options) (train, test *Set, err error) {
 	dir := Dir(opts.Dir)
 	name, _ = Canonical(name)
 	if _, err := ParseRealMode(string(opts.Real)); err != nil {
 		return nil, nil, err
 	}
+	if opts.Real != RealNone && BinaryOnly(name) {
+		return nil, nil, fmt.Errorf("data: %s is binary; real-valued mode %q applies to MNIST, IDX images, .npy and CSV files", name, opts.Real)
+	}
 	switch name {
-	case "bas", "mushrooms", "connect-4":
-		if opts.Real != RealNone {
-			return nil, nil, fmt.Errorf("data: %s is binary; real-valued mode %q applies to MNIST, IDX images, .npy and CSV files", name, opts.Real)
-		}
-		fallthrough
-	case "mnist":
+	case "bas", "mushrooms", "connect-4", "mnist":
 		if opts.LabelColumn != 0 {
 			return nil, nil, fmt.Errorf("data: %s has its labels; a label column applies to .npy and CSV files", name)
 		}
@@ -469,4 +469,14 @@ func LoadFile(path string, opts Options) (*Set, error) {
 		return s, err
 	}
 	return nil, errors.New("data: unknown format " + format + " (want " + formatList + ")")
+}
+
+// BinaryOnly reports whether name (canonical, see Canonical) is a built-in
+// set that has binary values only, with no real-valued form.
+func BinaryOnly(name string) bool {
+	switch name {
+	case "bas", "mushrooms", "connect-4":
+		return true
+	}
+	return false
 }

@@ -345,6 +345,9 @@ func engineData(s Spec, train *data.Set) (*engine.Data, error) {
 	if train.Real != nil && s.Engine.Visible != engine.Gaussian {
 		return nil, &ConfigError{fmt.Errorf("data %s is real-valued: train it with -visible gaussian", s.Data)}
 	}
+	if train.Real == nil && s.Engine.Visible == engine.Gaussian {
+		return nil, &ConfigError{fmt.Errorf("-visible gaussian: data %s is binary; give -real unit or standardise (MNIST, IDX images) or a real-valued .npy or CSV file", s.Data)}
+	}
 	if s.Classify && (train.Labels == nil || train.NumClasses <= 0) {
 		return nil, &ConfigError{fmt.Errorf("classify: data %s has no labels", s.Data)}
 	}

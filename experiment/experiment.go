@@ -134,8 +134,9 @@ const DefaultCheckpointEvery = time.Minute
 const EveryEpoch time.Duration = -1
 
 // Load reads a Spec's data: training and test sets (test may be nil). A
-// data name that is neither a known set nor an existing file, or a path
-// that is a directory, is a *ConfigError naming the setting.
+// data name that is neither a known set nor an existing file, a path that
+// is a directory, or a -real a set cannot take, is a *ConfigError naming
+// the setting.
 func Load(s Spec, dataDir string) (train, test *data.Set, err error) {
 	if _, known := data.Canonical(s.Data); !known {
 		if err := checkDataPath("data", s.Data); err != nil {
@@ -146,6 +147,12 @@ func Load(s Spec, dataDir string) (train, test *data.Set, err error) {
 		if err := checkDataPath("test-data", s.TestData); err != nil {
 			return nil, nil, err
 		}
+	}
+	if _, err := data.ParseRealMode(string(s.Real)); err != nil {
+		return nil, nil, &ConfigError{fmt.Errorf("-real: %w", err)}
+	}
+	if name, _ := data.Canonical(s.Data); s.Real != data.RealNone && data.BinaryOnly(name) {
+		return nil, nil, &ConfigError{fmt.Errorf("-real %s: data %s is binary; real-valued data are MNIST, IDX images, .npy and CSV files", s.Real, name)}
 	}
 	opts := data.Options{Dir: dataDir, Format: s.Format, TestPath: s.TestData, SplitSeed: s.DataSeed, Real: s.Real}
 	opts.Binarization.Seed = s.DataSeed

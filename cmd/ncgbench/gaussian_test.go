@@ -66,9 +66,20 @@ func TestGaussianRunEndToEnd(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &ev) != nil || ev.NLL == nil || math.Abs(*ev.NLL-res[0].Final.NLL) > 1e-9 {
 		t.Errorf("eval of the run: exit %d, %s%s; want the run's NLL %v", code, out, errb, res[0].Final.NLL)
 	}
-	c := []string{"train", "-data", "x.csv", "-method", "dense", "-hidden", "4", "-epochs", "1", "-out", "b", "-quiet"}
-	if _, errb, code := ncgbench(t, dir, c...); code != 2 {
-		t.Errorf("%v: exit %d, %s; want 2", c, code, errb)
+	// Real-valued data for binary units, and the other way round: bad
+	// usage, naming the flag.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "-data", "x.csv", "-method", "dense", "-hidden", "4", "-epochs", "1", "-out", "b", "-quiet"}, "-visible gaussian"},
+		{[]string{"train", "-data", "bas", "-real", "unit", "-epochs", "1", "-out", "b", "-quiet"}, "-real unit"},
+		{[]string{"train", "-data", "bas", "-visible", "gaussian", "-epochs", "1", "-out", "b", "-quiet"}, "-visible gaussian"},
+		{[]string{"eval", "-model", "g", "-data", "bas", "-real", "unit"}, "-real unit"},
+	} {
+		if _, errb, code := ncgbench(t, dir, c.args...); code != 2 || !strings.Contains(errb, c.want) {
+			t.Errorf("%v: exit %d, %s; want 2 naming %s", c.args, code, errb, c.want)
+		}
 	}
 	sampleGaussianRun(t, dir, "g")
 }
