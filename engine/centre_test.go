@@ -152,3 +152,41 @@ func TestCentreRefusedWithMocanu(t *testing.T) {
 		t.Fatalf("centred SET authors' procedure: %v, want a refusal naming centre", err)
 	}
 }
+
+// TestCentredWithZeroOffsetsIsUncentred: with both offsets held at zero
+// a centred step is the uncentred one, bit for bit (the centred form adds
+// work, not rounding), on the dense matrices and on compressed rows. The
+// centred0 cases of BenchmarkMinibatch rely on it.
+func TestCentredWithZeroOffsetsIsUncentred(t *testing.T) {
+	d := randomData(7, 60, 30, 0)
+	for _, cfg := range append(allConfigs(), optionConfigs()[0]) {
+		if cfg.SETProcedure == Mocanu {
+			continue
+		}
+		plain, err := New(cfg, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Centre = true
+		centred, err := New(cfg, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zero := zeroOffsets(centred)
+		for i := 0; i < 6; i++ {
+			rows := []int32{int32(i), int32(i + 10), int32(i + 20), int32(i + 30), int32(i + 40)}
+			zero()
+			if _, err := plain.Step(rows); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := centred.Step(rows); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if p := paramsEqual(plain.Model(), centred.Model()); p != "" {
+			t.Errorf("%s: %s differs between the uncentred run and the centred one with zero offsets", describeConfig(cfg), p)
+		}
+		plain.Close()
+		centred.Close()
+	}
+}
