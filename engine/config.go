@@ -288,7 +288,7 @@ func (c Config) Validate(visible int) error {
 		bad("visible %q is not %q (or empty, binary)", c.Visible, Gaussian)
 	}
 	if c.Centre && c.SETProcedure == Mocanu {
-		bad("set-procedure %s trains uncentred, as its authors' code: no centre", Mocanu)
+		bad("centre: set-procedure %s trains uncentred, as its authors' code does", Mocanu)
 	}
 	c.validateTraining(bad, finite)
 	return errors.Join(errs...)
