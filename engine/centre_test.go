@@ -1,12 +1,8 @@
 package engine
 
 import (
-	"fmt"
-	"math"
 	"strings"
 	"testing"
-
-	"github.com/ncg-rbm/ncg/kernel"
 )
 
 // centredConfigs are every method's small configuration (dense matrices
@@ -23,70 +19,6 @@ func centredConfigs() []Config {
 		cs = append(cs, c)
 	}
 	return cs
-}
-
-// TestCentredMinibatchMatchesReference checks three centred minibatches of
-// every configuration against the float64 reference, which takes the
-// step in the centred parameterisation itself (biases b + Cμ and d + Cᵀλ,
-// the correlations of the offset units) and converts back with the new C.
-func TestCentredMinibatchMatchesReference(t *testing.T) {
-	for _, cfg := range centredConfigs() {
-		for _, classes := range []int{0, 3} {
-			d := randomData(3, 40, 21, classes)
-			cfg.Batch, cfg.InitScale = 5, 0.5
-			if cfg.Method != SET { // the sparse SET keeps its ε for 21 units
-				cfg.Hidden, cfg.K = 7, 3
-			}
-			name := describeConfig(cfg) + fmt.Sprintf(" classes=%d", classes)
-			tr, err := New(cfg, d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for n, rows := range [][]int32{{1, 2, 3, 5, 8}, {4, 17, 0, 33, 9}, {12, 30, 7, 21, 39}} {
-				tr.epoch = n
-				m0 := tr.Model().Clone()
-				in := refState{epoch: tr.epoch, vW: f64(tr.velW), vB: f64(tr.velB), vV: f64(tr.velV), chains: f64(tr.pcd), lambda: f64(tr.ctr.lambda)}
-				if n == 0 {
-					in.lambda = nil // the reference's own start: ½
-				}
-				streams := append([]kernel.Stream(nil), tr.streams...)
-				if _, err := tr.Step(rows); err != nil {
-					t.Fatal(err)
-				}
-				if cfg.Sampler == ParallelTempering && n == 0 {
-					continue // PT's chains start at this batch
-				}
-				want, out := reference(t, m0, cfg, d, rows, streams, in)
-				got := tr.Model()
-				cmp := func(what string, a []float32, b []float64, tol float64) {
-					t.Helper()
-					if len(a) != len(b) {
-						t.Fatalf("%s step %d: %s has %d values, want %d", name, n+1, what, len(a), len(b))
-					}
-					for k := range a {
-						if math.Abs(float64(a[k])-b[k]) > tol {
-							t.Fatalf("%s step %d: %s[%d] = %g, want %g", name, n+1, what, k, a[k], b[k])
-						}
-					}
-				}
-				cmp("W", got.W, f64(want.W), 1e-5)
-				cmp("A", got.A, f64(want.A), 0)
-				cmp("C", got.c, f64(want.c), 1e-5)
-				cmp("b", got.HiddenBias, f64(want.HiddenBias), 2e-5)
-				cmp("d", got.VisibleBias, f64(want.VisibleBias), 2e-5)
-				cmp("λ", tr.ctr.lambda, out.lambda, 1e-6)
-				if cfg.Method == NCG {
-					cmp("A′", got.AP, f64(want.AP), 1e-5)
-				}
-				if cfg.hasMomentum() {
-					cmp("velocity of W", tr.velW, out.vW, 1e-5)
-					cmp("velocity of b", tr.velB, out.vB, 1e-5)
-					cmp("velocity of d", tr.velV, out.vV, 1e-5)
-				}
-			}
-			tr.Close()
-		}
-	}
 }
 
 // centredGaussian are centred Gaussian configurations: NCG and SET (on the

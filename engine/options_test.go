@@ -44,16 +44,19 @@ func optionConfigs() []Config {
 }
 
 func describeConfig(c Config) string {
-	return fmt.Sprintf("%s%s sampler=%q μ=%v/%v λ2=%v λ1=%v schedule=%q", c.Method, c.SETProcedure, c.Sampler, c.MomentumStart, c.Momentum, c.L2, c.L1, c.LRSchedule)
+	return fmt.Sprintf("%s%s sampler=%q μ=%v/%v λ2=%v λ1=%v schedule=%q centre=%v", c.Method, c.SETProcedure, c.Sampler, c.MomentumStart, c.Momentum, c.L2, c.L1, c.LRSchedule, c.Centre)
 }
 
 // TestMinibatchOptionsMatchReference runs three minibatches of every
-// option configuration and checks the second and third against the float64
-// reference, started from the engine's state before each: parameters,
-// velocities and PT's chains. The epoch is set so that the momentum's start
-// phase, its switch and the schedules are exercised.
+// option configuration, and of every configuration centred, and checks
+// the second and third against the float64 reference, started from the
+// engine's state before each: parameters, velocities, PT's chains and the
+// hidden offsets. The epoch is set so that the momentum's start phase, its
+// switch and the schedules are exercised. The centred reference takes the
+// step in the centred parameterisation itself (biases b + Cμ and d + Cᵀλ,
+// the correlations of the offset units) and converts back with the new C.
 func TestMinibatchOptionsMatchReference(t *testing.T) {
-	for _, cfg := range optionConfigs() {
+	for _, cfg := range append(optionConfigs(), centredConfigs()...) {
 		for _, classes := range []int{0, 3} {
 			d := randomData(3, 40, 21, classes)
 			cfg.Batch, cfg.InitScale = 5, 0.5
@@ -72,45 +75,67 @@ func TestMinibatchOptionsMatchReference(t *testing.T) {
 				tr.epoch = 1 + n // epoch 1: μ start, epoch 2: μ; linear α 0.07, 0.04; step α 0.05, 0.025
 				m0 := tr.Model().Clone()
 				in := refState{epoch: tr.epoch, vW: f64(tr.velW), vB: f64(tr.velB), vV: f64(tr.velV), chains: f64(tr.pcd)}
+				if tr.ctr != nil {
+					in.lambda = f64(tr.ctr.lambda)
+				}
 				streams := append([]kernel.Stream(nil), tr.streams...)
 				if _, err := tr.Step(rows); err != nil {
 					t.Fatal(err)
 				}
 				want, out := reference(t, m0, cfg, d, rows, streams, in)
 				got := tr.Model()
-				cmp := func(what string, a []float32, b []float64, tol float64) {
-					t.Helper()
-					if len(a) != len(b) {
-						t.Fatalf("%s step %d: %s has %d values, want %d", name, n+2, what, len(a), len(b))
-					}
-					for k := range a {
-						if math.Abs(float64(a[k])-b[k]) > tol {
-							t.Fatalf("%s step %d: %s[%d] = %g, want %g", name, n+2, what, k, a[k], b[k])
-						}
-					}
+				tolB := 1e-5
+				if cfg.Centre { // the biases' shifts: sums of H or X products
+					tolB = 2e-5
 				}
-				cmp("W", got.W, f64(want.W), 1e-5)
-				cmp("A", got.A, f64(want.A), 0)
-				cmp("C", got.c, f64(want.c), 1e-5)
-				cmp("b", got.HiddenBias, f64(want.HiddenBias), 1e-5)
-				cmp("d", got.VisibleBias, f64(want.VisibleBias), 1e-5)
-				if cfg.Method == NCG {
-					cmp("A′", got.AP, f64(want.AP), 1e-5)
-				}
-				if cfg.hasMomentum() {
-					cmp("velocity of W", tr.velW, out.vW, 1e-5)
-					cmp("velocity of b", tr.velB, out.vB, 1e-5)
-					cmp("velocity of d", tr.velV, out.vV, 1e-5)
-				}
-				if cfg.Sampler == ParallelTempering {
-					cmp("PT chains", tr.pcd, out.chains, 0)
-				}
+				matchReference(t, fmt.Sprintf("%s step %d", name, n+2), tr, want, out, tolB)
 				if msg := copiesFollowC(got); msg != "" {
 					t.Fatal(msg)
 				}
 			}
 			tr.Close()
 		}
+	}
+}
+
+// matchReference compares the trainer's state after a minibatch with the
+// reference's (want, out): parameters, velocities, PT's chains, the
+// hidden offsets of a centred run; biases to tolerance tolB.
+func matchReference(t *testing.T, name string, tr *Trainer, want *Model, out refState, tolB float64) {
+	t.Helper()
+	cfg, got := tr.cfg, tr.Model()
+	cmp := func(what string, a []float32, b []float64, tol float64) {
+		t.Helper()
+		if len(a) != len(b) {
+			t.Fatalf("%s: %s has %d values, want %d", name, what, len(a), len(b))
+		}
+		for k := range a {
+			if math.Abs(float64(a[k])-b[k]) > tol {
+				t.Fatalf("%s: %s[%d] = %g, want %g", name, what, k, a[k], b[k])
+			}
+		}
+	}
+	cmp("W", got.W, f64(want.W), 1e-5)
+	cmp("A", got.A, f64(want.A), 0)
+	cmp("C", got.c, f64(want.c), 1e-5)
+	cmp("b", got.HiddenBias, f64(want.HiddenBias), tolB)
+	cmp("d", got.VisibleBias, f64(want.VisibleBias), tolB)
+	if cfg.Method == NCG {
+		cmp("A′", got.AP, f64(want.AP), 1e-5)
+	}
+	if cfg.hasMomentum() {
+		cmp("velocity of W", tr.velW, out.vW, 1e-5)
+		cmp("velocity of b", tr.velB, out.vB, 1e-5)
+		cmp("velocity of d", tr.velV, out.vV, 1e-5)
+	}
+	if cfg.Sampler == ParallelTempering {
+		cmp("PT chains", tr.pcd, out.chains, 0)
+	}
+	if tr.ctr != nil {
+		cmp("λ", tr.ctr.lambda, out.lambda, 1e-6)
+	}
+	if msg := copiesFollowC(got); msg != "" {
+		t.Fatal(msg)
 	}
 }
 
