@@ -70,6 +70,8 @@ func targetRules(tier string) []targetRule {
 			num: "epoch/mnist-ncg/workers1", den: "epoch/mnist-ncg", unit: "×", atLeast: 1.8},
 		targetRule{name: "MNIST NCG, two one-worker runs at once vs one (nothing shared)", key: "target/epoch-pair",
 			num: "epoch/mnist-ncg/workers1", den: "epoch/mnist-ncg/pair", unit: "×"},
+		targetRule{name: "MNIST Gaussian–Bernoulli NCG epoch (grey levels) vs the binary one", key: "target/epoch-gaussian",
+			num: "epoch/mnist-ncg-gaussian", den: "epoch/mnist-ncg", unit: "×", atMost: 2},
 		targetRule{name: "MNIST NCG epoch with momentum 0.9 and L2 2e-4 vs without", key: "target/epoch-momentum-l2",
 			num: "epoch/mnist-ncg-momentum-l2", den: "epoch/mnist-ncg", unit: "×", atMost: 1.15},
 		targetRule{name: "MNIST SET H = 2500 epoch vs the NCG H = 500 epoch", key: "target/set-h2500-vs-ncg",

@@ -95,6 +95,7 @@ func TestScaleTargets(t *testing.T) {
 		[]float64{math.Pow(2, 1.3), math.Pow(8, 1.3), math.Pow(32, 1.3)})
 	res["epoch/mnist-ncg"] = 2
 	res["epoch/mnist-ncg-momentum-l2"] = 2.2 // 1.1×: met (≤ 1.15)
+	res["epoch/mnist-ncg-gaussian"] = 5      // 2.5×: not met (≤ 2)
 	got := map[string]Target{}
 	for _, tg := range Targets(res, "avx2") {
 		got[tg.Key] = tg
@@ -108,6 +109,7 @@ func TestScaleTargets(t *testing.T) {
 	}{
 		{"target/set-scaling", 1.3, "", "≤ 1.1", false},
 		{"target/epoch-momentum-l2", 1.1, "×", "≤ 1.15 ×", true},
+		{"target/epoch-gaussian", 2.5, "×", "≤ 2 ×", false},
 		{"target/set-h2500-vs-ncg", math.Pow(8, 1.3) / 2, "×", "≤ 1 ×", false}, // 7.464 s / 2 s
 		{"target/epoch", 2, "s", "≤ 1.5 s", false},
 	} {
