@@ -23,10 +23,11 @@ type gaussRows struct {
 	ptr, col []int32
 	val      []float32
 	csr      kernel.CSR
+	next     []int32 // transpose's scratch: where each row's next entry goes
 }
 
 func newGaussRows(rows, cols int) *gaussRows {
-	return &gaussRows{ptr: make([]int32, rows+1), col: make([]int32, rows*cols), val: make([]float32, rows*cols)}
+	return &gaussRows{ptr: make([]int32, rows+1), col: make([]int32, rows*cols), val: make([]float32, rows*cols), next: make([]int32, rows)}
 }
 
 // compress sets r to the non-zero entries of the rows×cols matrix m
@@ -70,7 +71,9 @@ func (t *Trainer) allocGaussRows() {
 
 // gaussForm chooses the form of a Gaussian model's chain products for
 // the minibatch about to run, making the compressed copies of C when it
-// is sparse enough (see above).
+// is sparse enough (see above): the visible-major copy from C, then the
+// hidden-major one from it, which costs what the present connections
+// cost instead of another pass over C.
 func (t *Trainer) gaussForm() {
 	t.gSparse = false
 	if t.gHid == nil {
@@ -78,8 +81,39 @@ func (t *Trainer) gaussForm() {
 	}
 	m := t.m
 	x, h := m.X, m.H
-	limit := int(SparseDensity() * float64(x*h))
-	t.gSparse = t.gHid.compress(m.ch, h, x, limit) && t.gVis.compress(m.c, x, h, limit)
+	if !t.gVis.compress(m.c, x, h, int(SparseDensity()*float64(x*h))) {
+		return
+	}
+	t.gHid.transpose(t.gVis, h)
+	t.gSparse = true
+}
+
+// transpose sets r to the transpose of s, which has cols columns: the
+// entries of each of r's rows in increasing column order.
+func (r *gaussRows) transpose(s *gaussRows, cols int) {
+	rows := len(s.ptr) - 1
+	n := int(s.ptr[rows])
+	next := r.next[:cols]
+	clear(next)
+	for _, i := range s.col[:n] {
+		next[i]++
+	}
+	at := int32(0)
+	for i, c := range next {
+		r.ptr[i], next[i] = at, at
+		at += c
+	}
+	r.ptr[cols] = at
+	for j := 0; j < rows; j++ {
+		for k := s.ptr[j]; k < s.ptr[j+1]; k++ {
+			i := s.col[k]
+			r.col[next[i]], r.val[next[i]] = int32(j), s.val[k]
+			next[i]++
+		}
+	}
+	if err := r.csr.Reset(cols, rows, r.ptr, r.col[:n], r.val); err != nil {
+		panic(err) // a transpose of a valid structure is one
+	}
 }
 
 // gaussDown sets vpre = b + C h for the nc chains of binary hidden states
