@@ -19,7 +19,9 @@ import (
 // of W (and of NCG's A′) pairs ĥ with v/σ² where a binary model pairs it
 // with x: one dense product of the chunk's columns of [v⁺/σ²; v⁻/σ²] with
 // the statistics [ĥ⁺; −ĥ⁻] per row chunk. Gaussian models train on the
-// dense matrices: a fixed sparse mask does not use compressed rows.
+// dense matrices, but when a mask leaves at most SparseDensity() of C
+// present, a minibatch's chains take their products from compressed
+// copies of C (gaussrows.go).
 
 // allocGaussian sizes the scratch of a Gaussian model (after alloc).
 func (t *Trainer) allocGaussian() {
