@@ -12,6 +12,9 @@
 //	epoch/mnist-ncg/pair             s per epoch with two one-worker runs at once (half their time)
 //	epoch/mnist-ncg-gaussian         s per epoch of epoch/mnist-ncg with Gaussian visible units
 //	                                 (σ = 1) on grey levels in [0, 1], α = 0.001
+//	peer/numpy/mnist-ncg, peer/numpy/mnist-ncg-gaussian
+//	                                 s per epoch of the same two in NumPy (bench/peers/numpy_epoch.py,
+//	                                 run by PeerPython from the repository's root; skipped elsewhere)
 //	epoch/mnist-ncg-momentum-l2      s per epoch of epoch/mnist-ncg with momentum 0.9 and L2 2e-4
 //	epoch/mnist-random/d<percent>    s per epoch of a random mask, H = 500, density 1, 5, 10, 20%
 //	epoch/mnist-set/h<H>             s per epoch of SET, H = 500, 1000, 2500, 5000, 10000, scaled
@@ -434,6 +437,8 @@ func Training(dataDir string) []Case {
 	cs := []Case{
 		epoch("epoch/mnist-ncg", paper(engine.NCG, 0), false),
 		epoch("epoch/mnist-ncg-gaussian", gaussian, false),
+		peerCase("peer/numpy/mnist-ncg", "numpy_epoch.py", dataDir),
+		peerCase("peer/numpy/mnist-ncg-gaussian", "numpy_epoch.py", dataDir, "--gaussian"),
 		epoch("epoch/mnist-ncg/workers1", paper(engine.NCG, 1), false),
 		pair,
 		epoch("epoch/mnist-dense", paper(engine.Dense, 0), false),
