@@ -10,6 +10,11 @@
 //	                                 kernel/copy/go: Go's copy, the fused update's reference)
 //	epoch/mnist-ncg, epoch/mnist-dense, epoch/mnist-ncg/workers1   s per 60,000-sample epoch
 //	epoch/mnist-ncg/pair             s per epoch with two one-worker runs at once (half their time)
+//	epoch/mnist-ncg-gaussian         s per epoch of epoch/mnist-ncg with Gaussian visible units
+//	                                 (σ = 1) on grey levels in [0, 1], α = 0.001
+//	peer/numpy/mnist-ncg, peer/numpy/mnist-ncg-gaussian
+//	                                 s per epoch of the same two in NumPy (bench/peers/numpy_epoch.py,
+//	                                 run by PeerPython from the repository's root; skipped elsewhere)
 //	epoch/mnist-ncg-momentum-l2      s per epoch of epoch/mnist-ncg with momentum 0.9 and L2 2e-4
 //	epoch/mnist-random/d<percent>    s per epoch of a random mask, H = 500, density 1, 5, 10, 20%
 //	epoch/mnist-set/h<H>             s per epoch of SET, H = 500, 1000, 2500, 5000, 10000, scaled
@@ -308,29 +313,39 @@ func epochParts(ph *engine.Phases, took, initTook time.Duration) []Part {
 	}
 }
 
-// mnist loads the binarised MNIST training set once.
+// mnist loads the MNIST training set once in each form: binarised, and
+// real-valued (grey levels in [0, 1], data.RealUnit) for Gaussian units.
 type mnist struct {
-	dir  string
-	once sync.Once
-	set  *data.Set
-	err  error
+	dir       string
+	once      [2]sync.Once
+	set, real *data.Set
+	err       [2]error
 }
 
-func (m *mnist) load() (*data.Set, error) {
-	m.once.Do(func() {
+func (m *mnist) load() (*data.Set, error) { return m.loadAs(0, data.RealNone, &m.set) }
+
+func (m *mnist) loadReal() (*data.Set, error) { return m.loadAs(1, data.RealUnit, &m.real) }
+
+func (m *mnist) loadAs(k int, mode data.RealMode, set **data.Set) (*data.Set, error) {
+	m.once[k].Do(func() {
 		d := data.Dir(m.dir)
 		if _, err := os.Stat(filepath.Join(d, "mnist")); err != nil {
-			m.err = &SkipError{fmt.Sprintf("no MNIST in %s (ncgbench data fetch mnist, or -data-dir)", d)}
+			m.err[k] = &SkipError{fmt.Sprintf("no MNIST in %s (ncgbench data fetch mnist, or -data-dir)", d)}
 			return
 		}
-		m.set, _, m.err = data.Load("mnist", data.Options{Dir: d})
+		*set, _, m.err[k] = data.Load("mnist", data.Options{Dir: d, Real: mode})
 	})
-	return m.set, m.err
+	return *set, m.err[k]
 }
 
-// engineData is the training set as the engine trains on it.
-func (m *mnist) engineData() (*engine.Data, error) {
-	train, err := m.load()
+// engineData is the binarised training set as the engine trains on it.
+func (m *mnist) engineData() (*engine.Data, error) { return m.view(m.load) }
+
+// realData is the real-valued training set, for Gaussian visible units.
+func (m *mnist) realData() (*engine.Data, error) { return m.view(m.loadReal) }
+
+func (m *mnist) view(load func() (*data.Set, error)) (*engine.Data, error) {
+	train, err := load()
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +364,11 @@ func Training(dataDir string) []Case {
 		c := Case{Name: name, Unit: "s", Count: 3, Group: "epoch"}
 		c.Parts = func() []Part { return append(epochParts(&ph, took, initTook), size...) }
 		c.Run = func() (float64, error) {
-			d, err := mn.engineData()
+			load := mn.engineData
+			if cfg.Visible == engine.Gaussian {
+				load = mn.realData
+			}
+			d, err := load()
 			if err != nil {
 				return 0, err
 			}
@@ -410,8 +429,16 @@ func Training(dataDir string) []Case {
 		}
 		return time.Since(start).Seconds() / 2, nil
 	}}
+	// gaussian is the paper's NCG configuration with Gaussian visible
+	// units (σ = 1) on MNIST's grey levels in [0, 1], at α = 0.001: at
+	// H = 500 from W ~ U(−1, 1), 0.1 and 0.01 turn W to NaN in the epoch.
+	gaussian := paper(engine.NCG, 0)
+	gaussian.Visible, gaussian.LR = engine.Gaussian, 0.001
 	cs := []Case{
 		epoch("epoch/mnist-ncg", paper(engine.NCG, 0), false),
+		epoch("epoch/mnist-ncg-gaussian", gaussian, false),
+		peerCase("peer/numpy/mnist-ncg", "numpy_epoch.py", dataDir),
+		peerCase("peer/numpy/mnist-ncg-gaussian", "numpy_epoch.py", dataDir, "--gaussian"),
 		epoch("epoch/mnist-ncg/workers1", paper(engine.NCG, 1), false),
 		pair,
 		epoch("epoch/mnist-dense", paper(engine.Dense, 0), false),

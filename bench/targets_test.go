@@ -94,7 +94,10 @@ func TestScaleTargets(t *testing.T) {
 	res := setResults([]int{500, 2500, 10000}, []float64{1000, 7000, 30000}, []float64{1000, 1000, 2000},
 		[]float64{math.Pow(2, 1.3), math.Pow(8, 1.3), math.Pow(32, 1.3)})
 	res["epoch/mnist-ncg"] = 2
-	res["epoch/mnist-ncg-momentum-l2"] = 2.2 // 1.1×: met (≤ 1.15)
+	res["epoch/mnist-ncg-momentum-l2"] = 2.2  // 1.1×: met (≤ 1.15)
+	res["epoch/mnist-ncg-gaussian"] = 5       // 2.5×: not met (≤ 2)
+	res["peer/numpy/mnist-ncg"] = 13          // 6.5×: shown
+	res["peer/numpy/mnist-ncg-gaussian"] = 30 // 6×: met (≥ 5)
 	got := map[string]Target{}
 	for _, tg := range Targets(res, "avx2") {
 		got[tg.Key] = tg
@@ -108,6 +111,9 @@ func TestScaleTargets(t *testing.T) {
 	}{
 		{"target/set-scaling", 1.3, "", "≤ 1.1", false},
 		{"target/epoch-momentum-l2", 1.1, "×", "≤ 1.15 ×", true},
+		{"target/epoch-gaussian", 2.5, "×", "≤ 2 ×", false},
+		{"target/numpy-ncg", 6.5, "×", "", false},
+		{"target/numpy-gaussian", 6, "×", "≥ 5 ×", true},
 		{"target/set-h2500-vs-ncg", math.Pow(8, 1.3) / 2, "×", "≤ 1 ×", false}, // 7.464 s / 2 s
 		{"target/epoch", 2, "s", "≤ 1.5 s", false},
 	} {

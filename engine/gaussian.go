@@ -19,7 +19,9 @@ import (
 // of W (and of NCG's A′) pairs ĥ with v/σ² where a binary model pairs it
 // with x: one dense product of the chunk's columns of [v⁺/σ²; v⁻/σ²] with
 // the statistics [ĥ⁺; −ĥ⁻] per row chunk. Gaussian models train on the
-// dense matrices: a fixed sparse mask does not use compressed rows.
+// dense matrices, but when a mask leaves at most SparseDensity() of C
+// present, a minibatch's chains take their products from compressed
+// copies of C (gaussrows.go).
 
 // allocGaussian sizes the scratch of a Gaussian model (after alloc).
 func (t *Trainer) allocGaussian() {
@@ -44,6 +46,7 @@ func (t *Trainer) allocGaussian() {
 		}
 		t.m.refreshSigma(t.invVar, 0, x)
 	}
+	t.allocGaussRows()
 }
 
 // statesScaled returns the slots' data and final chain states as the
@@ -57,8 +60,9 @@ func (t *Trainer) statesScaled() (pos, neg []float32) {
 }
 
 // gaussUp sets hpre = c + Cᵀ(v/σ²) for the nc chains of states (v/σ² goes
-// to scaled when σ is learned; with σ = 1 it is v itself).
-func (t *Trainer) gaussUp(hpre, states, scaled []float32, nc int) {
+// to scaled when σ is learned; with σ = 1 it is v itself), on the
+// compressed rows when gSparse (gaussrows.go).
+func (t *Trainer) gaussUp(hpre, states, scaled []float32, nc int, sc *blockScratch) {
 	m := t.m
 	x := m.X
 	in := states
@@ -70,6 +74,10 @@ func (t *Trainer) gaussUp(hpre, states, scaled []float32, nc int) {
 			}
 		}
 		in = scaled[:nc*x]
+	}
+	if t.gSparse {
+		kernel.SparseAffineChains(hpre, m.HiddenBias, in, nc, &t.gHid.csr, sc.upWork)
+		return
 	}
 	kernel.Affine(hpre, m.HiddenBias, in, m.c, nc, x, m.H)
 }
@@ -91,22 +99,25 @@ func (t *Trainer) gaussianBlock(blk int) {
 	sc := &t.scratch[blk]
 	spos, sneg := sub(t.spos, c0*x, c1*x), sub(t.sneg, c0*x, c1*x)
 
-	t.gaussUp(hpre, x0, spos, nc)
+	t.gaussUp(hpre, x0, spos, nc, sc)
 	for c := 0; c < nc; c++ {
 		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 	}
 	if t.sampler == PersistentCD {
 		copy(xs, t.pcd[c0*x:c1*x])
-		t.gaussUp(hpre, xs, sc.sv, nc)
+		t.gaussUp(hpre, xs, sc.sv, nc, sc)
 		for c := 0; c < nc; c++ {
 			kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 		}
 	}
 	for s := 1; s <= t.cfg.K && !t.stopping(); s++ {
-		if s == 1 {
+		switch {
+		case t.gSparse:
+			t.gaussDown(vpre, hs, nc, sc)
+		case s == 1:
 			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt, sc)
 			copy(href, hs)
-		} else {
+		default:
 			for c := 0; c < nc; c++ {
 				sc.down.update(vpre[c*x:(c+1)*x], m.VisibleBias, t.down, href[c*h:(c+1)*h], hs[c*h:(c+1)*h], t.hIdx[(c0+c)*h:(c0+c+1)*h])
 			}
@@ -118,13 +129,13 @@ func (t *Trainer) gaussianBlock(blk int) {
 			t.reconError(c0, c1, x0, vpre)
 		}
 		if s < t.cfg.K {
-			t.gaussUp(hpre, xs, sc.sv, nc)
+			t.gaussUp(hpre, xs, sc.sv, nc, sc)
 			for c := 0; c < nc; c++ {
 				kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 			}
 		}
 	}
-	t.gaussUp(hpre, xs, sneg, nc)
+	t.gaussUp(hpre, xs, sneg, nc, sc)
 	kernel.Sigmoid(nhneg, hpre)
 	for i, v := range nhneg {
 		nhneg[i] = -v
@@ -160,7 +171,11 @@ func (t *Trainer) blockSigmaGrad(blk int) {
 		if k == 1 {
 			states, stat = t.xs, t.nhneg // −ĥ⁻: u is −C ĥ⁻
 		}
-		kernel.Affine(u, nil, stat[c0*h:c1*h], m.ch, nc, h, x)
+		if t.gSparse {
+			kernel.SparseAffineChains(u, nil, stat[c0*h:c1*h], nc, &t.gVis.csr, t.scratch[blk].downWork)
+		} else {
+			kernel.Affine(u, nil, stat[c0*h:c1*h], m.ch, nc, h, x)
+		}
 		for c := 0; c < nc; c++ {
 			v, uc := states[(c0+c)*x:(c0+c+1)*x], u[c*x:(c+1)*x]
 			for j := range dz {

@@ -42,6 +42,7 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 	if len(m.cp) != x*m.cpStride() {
 		m.padC(0, x) // before the workers update its rows
 	}
+	t.gaussForm()
 	if t.sp != nil {
 		t.spDirty = true // the updates write the compressed rows only
 		if t.xsT != nil && t.nb < t.cfg.Batch {

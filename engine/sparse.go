@@ -66,8 +66,8 @@ func (t *Trainer) Compressed() bool { return t.sp != nil }
 var rowForm string
 
 // useSparse reports whether the configuration trains on compressed rows.
-// Gaussian visible units never do: they train on the dense matrices
-// (their up pass multiplies real-valued states, see gaussian.go).
+// Gaussian visible units never do: they train on the dense matrices,
+// their chains on compressed copies of a sparse C (gaussrows.go).
 func useSparse(cfg Config, d int) bool {
 	fixed := cfg.Method == Line || cfg.Method == Random || cfg.Method == SET
 	switch {

@@ -43,7 +43,7 @@ func (t *Trainer) ptBlock(blk int) {
 
 	gauss := m.Gaussian
 	if gauss {
-		t.gaussUp(hpre, x0, sub(t.spos, c0*x, c1*x), nc)
+		t.gaussUp(hpre, x0, sub(t.spos, c0*x, c1*x), nc, sc)
 	} else {
 		t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, t.posIdx[c0*x:c1*x], t.posCnt[c0:c1], sc)
 	}
@@ -66,7 +66,7 @@ func (t *Trainer) ptBlock(blk int) {
 			states := t.pcd[(k*b+c0)*x : (k*b+c1)*x]
 			streams := t.streams[b+k*b+c0 : b+k*b+c1]
 			if gauss {
-				t.gaussUp(hpre, states, sc.sv, nc)
+				t.gaussUp(hpre, states, sc.sv, nc, sc)
 			} else {
 				t.up.affineBinary(hpre, m.HiddenBias, states, nc, x, h, tmpIdx, tmpCnt, sc)
 			}
@@ -104,7 +104,7 @@ func (t *Trainer) ptBlock(blk int) {
 	// Negative statistics from the β = 1 chains, as CD's.
 	copy(xs, t.pcd[c0*x:c1*x])
 	if gauss {
-		t.gaussUp(hpre, xs, sub(t.sneg, c0*x, c1*x), nc)
+		t.gaussUp(hpre, xs, sub(t.sneg, c0*x, c1*x), nc, sc)
 	} else {
 		t.up.affineBinary(hpre, m.HiddenBias, xs, nc, x, h, t.negIdx[c0*x:c1*x], t.negCnt[c0:c1], sc)
 	}

@@ -162,6 +162,11 @@ type Trainer struct {
 	gg, gST                     []float32
 	invVar, spos, sneg, dzBlock []float32
 	gZ, velZ                    []float32
+	// gHid and gVis are a masked Gaussian model's compressed copies of C
+	// (hidden-major and visible-major), which its chains use in a
+	// minibatch when gSparse (gaussrows.go).
+	gHid, gVis *gaussRows
+	gSparse    bool
 
 	ctr *centring // centred training (centre.go), or nil
 

@@ -21,26 +21,38 @@ type CSR struct {
 // have rows+1 entries rising from 0 to len(col), if val is shorter than
 // col, or if a column number is outside [0, cols).
 func NewCSR(rows, cols int, ptr, col []int32, val []float32) (*CSR, error) {
+	m := &CSR{}
+	if err := m.Reset(rows, cols, ptr, col, val); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Reset gives m the structure and values NewCSR would give a new matrix,
+// checked the same way, without allocating: for compressed rows rebuilt
+// every minibatch. On error m is unchanged.
+func (m *CSR) Reset(rows, cols int, ptr, col []int32, val []float32) error {
 	if rows < 0 || cols < 0 {
-		return nil, fmt.Errorf("kernel: CSR shape %d×%d", rows, cols)
+		return fmt.Errorf("kernel: CSR shape %d×%d", rows, cols)
 	}
 	if len(ptr) != rows+1 || ptr[0] != 0 || int(ptr[rows]) != len(col) {
-		return nil, errors.New("kernel: CSR row pointers do not span the column numbers")
+		return errors.New("kernel: CSR row pointers do not span the column numbers")
 	}
 	if len(val) < len(col) {
-		return nil, fmt.Errorf("kernel: CSR has %d values for %d entries", len(val), len(col))
+		return fmt.Errorf("kernel: CSR has %d values for %d entries", len(val), len(col))
 	}
 	for r := 0; r < rows; r++ {
 		if ptr[r] > ptr[r+1] {
-			return nil, fmt.Errorf("kernel: CSR row %d ends before it starts", r)
+			return fmt.Errorf("kernel: CSR row %d ends before it starts", r)
 		}
 	}
 	for k, c := range col {
 		if uint32(c) >= uint32(cols) {
-			return nil, fmt.Errorf("kernel: CSR entry %d has column %d of %d", k, c, cols)
+			return fmt.Errorf("kernel: CSR entry %d has column %d of %d", k, c, cols)
 		}
 	}
-	return &CSR{rows: rows, cols: cols, ptr: ptr, col: col, Val: val[:len(col)]}, nil
+	*m = CSR{rows: rows, cols: cols, ptr: ptr, col: col, Val: val[:len(col)]}
+	return nil
 }
 
 // Rows and Cols return the shape of m.

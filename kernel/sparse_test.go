@@ -65,6 +65,40 @@ func TestNewCSR(t *testing.T) {
 	}
 }
 
+// TestCSRReset: Reset replaces a matrix's structure in place, checked as
+// NewCSR checks it, leaves the matrix as it was on an error, and does not
+// allocate.
+func TestCSRReset(t *testing.T) {
+	m, err := NewCSR(1, 2, []int32{0, 1}, []int32{1}, []float32{5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Reset(2, 3, []int32{0, 1}, []int32{0}, []float32{1}); err == nil || !strings.Contains(err.Error(), "row pointers") {
+		t.Errorf("Reset with 2 rows and 2 pointers: error %v", err)
+	}
+	if m.Rows() != 1 || m.Cols() != 2 || len(m.Col()) != 1 || m.Col()[0] != 1 || m.Val[0] != 5 {
+		t.Errorf("after a failed Reset: %d×%d, col %v, val %v; want the 1×2 matrix [0 5]", m.Rows(), m.Cols(), m.Col(), m.Val)
+	}
+	ptr, col, val := []int32{0, 2, 3}, []int32{0, 2, 1}, []float32{1, 2, 3, 4}
+	if allocs := testing.AllocsPerRun(10, func() {
+		if err := m.Reset(2, 3, ptr, col, val); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 {
+		t.Errorf("Reset allocates %v times", allocs)
+	}
+	// [[1 0 2] [0 3 0]] times the column (1, 10, 100): 201 and 30.
+	out := make([]float32, 2*8)
+	in := make([]float32, 3*8)
+	for j, v := range []float32{1, 10, 100} {
+		in[j*8] = v
+	}
+	SparseAffine(out, nil, in, 8, m)
+	if out[0] != 201 || out[8] != 30 || len(m.Val) != 3 {
+		t.Errorf("product after Reset: %v, %v (%d values); want 201, 30 (3 values)", out[0], out[8], len(m.Val))
+	}
+}
+
 // TestSparseAffineIntegers holds every tier to exact sums derived without
 // the kernel: with small integer weights and 0/1 inputs every partial sum
 // is an integer float32 represents exactly, so the product must equal the

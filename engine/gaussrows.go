@@ -1,0 +1,123 @@
+package engine
+
+import "github.com/ncg-rbm/ncg/kernel"
+
+// Compressed rows for the chains of a masked Gaussian model. Its up pass
+// multiplies C by real-valued states, a dense product that costs all X·H
+// entries of C whatever the mask; trained by NCG on MNIST's grey levels, C
+// keeps a few per cent of its connections after some dozens of minibatches
+// (docs/design-notes.md). So at the start of each minibatch, when at most
+// SparseDensity() of C is present, the chains take their products from
+// compressed-row copies of C made afresh from the dense ones: the up pass
+// by kernel.SparseAffineChains, the down pass (and the σ gradient's C ĥ)
+// by kernel.SparseAffineBinary and SparseAffineChains, each summing the
+// present connections in column order for every step; above that density
+// they use the dense products. The choice depends on C alone, never on the
+// workers. The gradient and update stay dense: NCG's connectivity gradient
+// G ⊙ W is defined for absent connections too.
+
+// gaussRows is a compressed-row copy of C in one orientation, remade each
+// minibatch: row r's present entries are col[ptr[r]:ptr[r+1]] with values
+// val, and csr is the kernels' matrix of them.
+type gaussRows struct {
+	ptr, col []int32
+	val      []float32
+	csr      kernel.CSR
+	next     []int32 // transpose's scratch: where each row's next entry goes
+}
+
+func newGaussRows(rows, cols int) *gaussRows {
+	return &gaussRows{ptr: make([]int32, rows+1), col: make([]int32, rows*cols), val: make([]float32, rows*cols), next: make([]int32, rows)}
+}
+
+// compress sets r to the non-zero entries of the rows×cols matrix m
+// (row-major), unless more than limit of them are non-zero: then it
+// returns false and r is not to be used.
+func (r *gaussRows) compress(m []float32, rows, cols, limit int) bool {
+	n := 0
+	for i := 0; i < rows; i++ {
+		row := m[i*cols : (i+1)*cols]
+		k := kernel.Indices(r.col[n:n+cols], row)
+		val := r.val[n : n+k]
+		for q, j := range r.col[n : n+k] {
+			val[q] = row[j]
+		}
+		n += k
+		r.ptr[i+1] = int32(n)
+		if n > limit {
+			return false
+		}
+	}
+	if err := r.csr.Reset(rows, cols, r.ptr, r.col[:n], r.val); err != nil {
+		panic(err) // the loop above makes a valid structure
+	}
+	return true
+}
+
+// allocGaussRows sizes the compressed copies of a masked Gaussian model
+// (after allocGaussian); a dense model's C is never sparse.
+func (t *Trainer) allocGaussRows() {
+	if !t.m.Gaussian || t.cfg.Method == Dense {
+		return
+	}
+	x, h := t.m.X, t.m.H
+	t.gHid, t.gVis = newGaussRows(h, x), newGaussRows(x, h)
+	for i := range t.scratch {
+		if t.scratch[i].upWork == nil {
+			t.scratch[i].upWork, t.scratch[i].downWork = kernel.NewSparseWork(h, x), kernel.NewSparseWork(x, h)
+		}
+	}
+}
+
+// gaussForm chooses the form of a Gaussian model's chain products for
+// the minibatch about to run, making the compressed copies of C when it
+// is sparse enough (see above): the visible-major copy from C, then the
+// hidden-major one from it, which costs what the present connections
+// cost instead of another pass over C.
+func (t *Trainer) gaussForm() {
+	t.gSparse = false
+	if t.gHid == nil {
+		return
+	}
+	m := t.m
+	x, h := m.X, m.H
+	if !t.gVis.compress(m.c, x, h, int(SparseDensity()*float64(x*h))) {
+		return
+	}
+	t.gHid.transpose(t.gVis, h)
+	t.gSparse = true
+}
+
+// transpose sets r to the transpose of s, which has cols columns: the
+// entries of each of r's rows in increasing column order.
+func (r *gaussRows) transpose(s *gaussRows, cols int) {
+	rows := len(s.ptr) - 1
+	n := int(s.ptr[rows])
+	next := r.next[:cols]
+	clear(next)
+	for _, i := range s.col[:n] {
+		next[i]++
+	}
+	at := int32(0)
+	for i, c := range next {
+		r.ptr[i], next[i] = at, at
+		at += c
+	}
+	r.ptr[cols] = at
+	for j := 0; j < rows; j++ {
+		for k := s.ptr[j]; k < s.ptr[j+1]; k++ {
+			i := s.col[k]
+			r.col[next[i]], r.val[next[i]] = int32(j), s.val[k]
+			next[i]++
+		}
+	}
+	if err := r.csr.Reset(cols, rows, r.ptr, r.col[:n], r.val); err != nil {
+		panic(err) // a transpose of a valid structure is one
+	}
+}
+
+// gaussDown sets vpre = b + C h for the nc chains of binary hidden states
+// hs on the compressed rows (gaussSparse only).
+func (t *Trainer) gaussDown(vpre, hs []float32, nc int, sc *blockScratch) {
+	kernel.SparseAffineBinary(vpre, t.m.VisibleBias, hs, nc, &t.gVis.csr, sc.downWork)
+}
