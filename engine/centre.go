@@ -47,8 +47,8 @@ type centring struct {
 	// part holds each row chunk's share of ΔC μ (chunks × H), subtracted
 	// from the hidden biases in chunk order; old, each row task's copy of
 	// the row of C before its update (chunks × H); shift, each visible
-	// unit's ΔCᵀλ.
-	part, old, shift []float32
+	// unit's ΔCᵀλ; dot, one float of scratch per row task.
+	part, old, shift, dot []float32
 }
 
 // allocCentre sets up centred training (after alloc's arrays): the data's
@@ -75,7 +75,7 @@ func (t *Trainer) allocCentre() {
 	}
 	chunks := len(t.rowOK)
 	ct := &centring{mean: make([]float32, x), mu: make([]float32, x), lambda: make([]float32, h),
-		part: make([]float32, chunks*h), old: make([]float32, chunks*h), shift: make([]float32, x)}
+		part: make([]float32, chunks*h), old: make([]float32, chunks*h), shift: make([]float32, x), dot: make([]float32, chunks)}
 	for j, s := range sum {
 		ct.mean[j] = float32(s / float64(d.N))
 	}
@@ -107,12 +107,13 @@ func (t *Trainer) centreStart() {
 func (t *Trainer) centreRow(g, c []float32, cols []int32, j int) {
 	ct, h := t.ctr, t.m.H
 	mu, gd := ct.mu[j], t.gV[j]
-	for k := range g {
-		i := k
-		if cols != nil {
-			i = int(cols[k])
+	if cols == nil {
+		kernel.Axpy(g, -mu, t.gB)
+		kernel.Axpy(g, -gd, ct.lambda)
+	} else {
+		for k, i := range cols {
+			g[k] = g[k] - float32(mu*t.gB[i]) - float32(gd*ct.lambda[i])
 		}
-		g[k] = g[k] - float32(mu*t.gB[i]) - float32(gd*ct.lambda[i])
 	}
 	copy(ct.old[j/rowChunk*h:], c)
 }
@@ -123,20 +124,40 @@ func (t *Trainer) centreRow(g, c []float32, cols []int32, j int) {
 func (t *Trainer) centreShift(c []float32, cols []int32, j int) {
 	ct, h := t.ctr, t.m.H
 	k0 := j / rowChunk * h
-	part, old := ct.part[k0:k0+h], ct.old[k0:k0+len(c)]
+	part, neg := ct.part[k0:k0+h], ct.old[k0:k0+len(c)]
 	mu := ct.mu[j]
+	kernel.Axpy(neg, -1, c) // −ΔC
+	if cols == nil {
+		ct.shift[j] = -dot(neg, ct.lambda, ct.dot[j/rowChunk:])
+		kernel.Axpy(part, -mu, neg)
+		return
+	}
 	var s float32
-	for k, v := range c {
-		i := k
-		if cols != nil {
-			i = int(cols[k])
-		}
-		dc := v - old[k]
-		s += float32(dc * ct.lambda[i])
-		part[i] += float32(mu * dc)
+	for k, i := range cols {
+		s -= float32(neg[k] * ct.lambda[i])
+		part[i] -= float32(mu * neg[k])
 	}
 	ct.shift[j] = s
 }
+
+// dot returns Σ a[i]·b[i] in float32, each product rounded: the first
+// multiple of 8 by kernel.DotRows (its 8 interleaved sums, the same on
+// every tier), the rest added in order. out is one float of scratch.
+func dot(a, b, out []float32) float32 {
+	n := len(a) &^ 7
+	var s float32
+	if n > 0 {
+		kernel.DotRows(out[:1], a[:n], b[:n], zeroOffset)
+		s = out[0]
+	}
+	for i := n; i < len(a); i++ {
+		s += float32(a[i] * b[i])
+	}
+	return s
+}
+
+// zeroOffset makes kernel.DotRows one dot product.
+var zeroOffset = []int32{0}
 
 // centreVisible shifts the visible biases j0…j1−1 by −ΔCᵀλ after their
 // step and reports whether they are finite.
