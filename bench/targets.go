@@ -72,6 +72,8 @@ func targetRules(tier string) []targetRule {
 			num: "epoch/mnist-ncg/workers1", den: "epoch/mnist-ncg/pair", unit: "×"},
 		targetRule{name: "MNIST Gaussian–Bernoulli NCG epoch (grey levels) vs the binary one", key: "target/epoch-gaussian",
 			num: "epoch/mnist-ncg-gaussian", den: "epoch/mnist-ncg", unit: "×", atMost: 2},
+		targetRule{name: "MNIST Gaussian–Bernoulli NCG epoch (standardised, W ~ N(0, 0.01²), α 0.01: C stays dense) vs the binary one", key: "target/epoch-gaussian-std",
+			num: "epoch/mnist-ncg-gaussian-std", den: "epoch/mnist-ncg", unit: "×"},
 		targetRule{name: "MNIST NCG epoch: NumPy + OpenBLAS (bench/peers) vs ours", key: "target/numpy-ncg",
 			num: "peer/numpy/mnist-ncg", den: "epoch/mnist-ncg", unit: "×"},
 		targetRule{name: "MNIST Gaussian–Bernoulli NCG epoch: NumPy + OpenBLAS (bench/peers) vs ours", key: "target/numpy-gaussian",
