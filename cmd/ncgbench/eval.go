@@ -25,25 +25,29 @@ func init() {
 // evalResult is what eval prints (-json: one object). Metrics not measured
 // are null.
 type evalResult struct {
-	Model              string          `json:"model"`
-	Data               string          `json:"data"`
-	Set                string          `json:"set"` // the rows measured: test, or train when there is no test set
-	Rows               int             `json:"rows"`
-	X                  int             `json:"x"`
-	H                  int             `json:"h"`
-	LabelUnits         int             `json:"label_units"`
-	Likelihood         eval.Likelihood `json:"likelihood"` // exact, ais or none
-	LogZ               *float64        `json:"log_z"`
-	LogZLo             *float64        `json:"log_z_lo"`
-	LogZHi             *float64        `json:"log_z_hi"`
-	NLL                *float64        `json:"nll"`
-	Accuracy           *float64        `json:"accuracy"`             // the paper's rule
-	AccuracyFreeEnergy *float64        `json:"accuracy_free_energy"` // argmin of the free energy
-	Seconds            float64         `json:"seconds"`
-	Seed               uint64          `json:"seed"`
-	Runs               int             `json:"runs"`
-	Intervals          int             `json:"intervals"`
-	AISBase            string          `json:"ais_base"` // rate or uniform
+	Model      string          `json:"model"`
+	Data       string          `json:"data"`
+	Set        string          `json:"set"` // the rows measured: test, or train when there is no test set
+	Rows       int             `json:"rows"`
+	X          int             `json:"x"`
+	H          int             `json:"h"`
+	LabelUnits int             `json:"label_units"`
+	Likelihood eval.Likelihood `json:"likelihood"` // exact, ais or none
+	LogZ       *float64        `json:"log_z"`
+	LogZLo     *float64        `json:"log_z_lo"`
+	LogZHi     *float64        `json:"log_z_hi"`
+	NLL        *float64        `json:"nll"`
+	// NLLInput is a Gaussian model's NLL as the density of the data in
+	// their input scale (grey levels, the file's numbers): NLL plus the
+	// log-determinant of the scaling, Σ log scale (null without one).
+	NLLInput           *float64 `json:"nll_input"`
+	Accuracy           *float64 `json:"accuracy"`             // the paper's rule
+	AccuracyFreeEnergy *float64 `json:"accuracy_free_energy"` // argmin of the free energy
+	Seconds            float64  `json:"seconds"`
+	Seed               uint64   `json:"seed"`
+	Runs               int      `json:"runs"`
+	Intervals          int      `json:"intervals"`
+	AISBase            string   `json:"ais_base"` // rate or uniform
 	// RAISE (-raise N): the NLL of N evenly spaced rows estimated from
 	// above in expectation, with its standard error over those rows.
 	RaiseNLL    *float64 `json:"raise_nll"`
@@ -246,6 +250,14 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	res := evalResult{Model: *modelPath, Data: spec.Data, Set: mt.Set, Rows: mt.Rows, X: m.X, H: m.H, LabelUnits: L, Likelihood: mt.Likelihood,
 		LogZ: finite(mt.LogZ), LogZLo: finite(mt.LogZLo), LogZHi: finite(mt.LogZHi), NLL: finite(mt.NLL),
 		Accuracy: finite(mt.Accuracy), AccuracyFreeEnergy: finite(mt.AccuracyFreeEnergy), Seconds: time.Since(start).Seconds(), AISBase: *aisBase}
+	if measured := sets.Test; m.Gaussian && res.NLL != nil {
+		if measured == nil {
+			measured = train
+		}
+		if sc := measured.Scaling; sc != nil {
+			res.NLLInput = finite(mt.NLL + sc.LogScale())
+		}
+	}
 	if r := mt.AIS; r != nil {
 		res.Seed, res.Runs, res.Intervals = r.Seed, r.Runs, r.Intervals
 	}
@@ -274,6 +286,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			what = "joint NLL (data and label units)"
 		}
 		fmt.Fprintf(stdout, "%s %.6f nats\n", what, mt.NLL)
+	}
+	if res.NLLInput != nil {
+		fmt.Fprintf(stdout, "NLL %.6f nats as the density of the data in their input scale (the scaled data's NLL + Σ log scale)\n", *res.NLLInput)
 	}
 	if res.RaiseNLL != nil {
 		fmt.Fprintf(stdout, "RAISE NLL %.4f nats on %d evenly spaced rows (%d chains each, %d intervals, seed %d): an estimate from above, as AIS's is from below\n",

@@ -47,6 +47,7 @@ func TestGaussianRunEndToEnd(t *testing.T) {
 	if err != nil || meta.Scaling == nil || len(meta.Scaling.Offset) != 3 {
 		t.Fatalf("config.json's scaling: %+v, %v", meta.Scaling, err)
 	}
+	var logSD float64
 	for j, c := range col {
 		var mean, sq float64
 		for _, v := range c {
@@ -57,14 +58,23 @@ func TestGaussianRunEndToEnd(t *testing.T) {
 			sq += (v - mean) * (v - mean)
 		}
 		sd := math.Sqrt(sq / float64(len(c)))
+		logSD += math.Log(sd)
 		if math.Abs(meta.Scaling.Offset[j]-mean) > 1e-9 || math.Abs(meta.Scaling.Scale[j]-sd) > 1e-9 {
 			t.Errorf("column %d: scaling %v, %v; want mean %v, deviation %v", j, meta.Scaling.Offset[j], meta.Scaling.Scale[j], mean, sd)
 		}
 	}
 	out, errb, code = ncgbench(t, dir, "eval", "-model", "g", "-json")
-	var ev struct{ NLL *float64 }
+	var ev struct {
+		NLL      *float64
+		NLLInput *float64 `json:"nll_input"`
+	}
 	if code != 0 || json.Unmarshal([]byte(out), &ev) != nil || ev.NLL == nil || math.Abs(*ev.NLL-res[0].Final.NLL) > 1e-9 {
 		t.Errorf("eval of the run: exit %d, %s%s; want the run's NLL %v", code, out, errb, res[0].Final.NLL)
+	}
+	// The density of the unscaled rows: v = (x − mean)/sd per column, so
+	// −log p(x) = −log p(v) + Σ log sd.
+	if ev.NLL != nil && (ev.NLLInput == nil || math.Abs(*ev.NLLInput-(*ev.NLL+logSD)) > 1e-9) {
+		t.Errorf("eval's NLL in the input scale %v, want %v + %v", ev.NLLInput, *ev.NLL, logSD)
 	}
 	// Real-valued data for binary units, and the other way round: bad
 	// usage, naming the flag.
