@@ -125,7 +125,7 @@ func (t *Trainer) indexLists(c0, c1 int) (tmpIdx, tmpCnt, hIdx, hCnt []int32) {
 // blockVisibleGrad sets block blk's share of the visible biases' gradient,
 // Σ (x⁰ − x̃) over its slots, while they are in this core's cache. Every
 // term is 0 or ±1, so any order of the sums gives the same integers and
-// visibleBias may add the blocks' shares instead of every slot's states
+// visibleGrad may add the blocks' shares instead of every slot's states
 // (one line of each in the other core's cache: 4,900 vectors of 16 floats
 // a minibatch). Not for Mocanu's procedure, whose x̃ are probabilities.
 // Gaussian units sum (x⁰ − x̃)/σ², real values: their blocks are fixed
@@ -277,17 +277,9 @@ func (p *product) update(out, bias []float32, w weights, ref, s []float32, idx [
 	return ones
 }
 
-// visibleBias sums the gradient of the visible biases j0…j1−1 over the
-// slots (Σ x⁰ − x̃: the chain blocks' shares, or with Mocanu's mean-field
-// x̃ every slot in slot order, x⁰ then −x̃ of each), updates them and
-// reports whether they are finite.
-func (t *Trainer) visibleBias(j0, j1 int) bool {
-	t.visibleGrad(j0, j1)
-	return t.updateVisible(j0, j1)
-}
-
-// visibleGrad sums the gradient of the visible biases j0…j1−1 into gV
-// (see visibleBias).
+// visibleGrad sums the gradient of the visible biases j0…j1−1 over the
+// slots into gV: Σ x⁰ − x̃, the chain blocks' shares, or with Mocanu's
+// mean-field x̃ every slot in slot order, x⁰ then −x̃ of each.
 func (t *Trainer) visibleGrad(j0, j1 int) {
 	x := t.m.X
 	g := t.gV[j0:j1]
@@ -303,11 +295,16 @@ func (t *Trainer) visibleGrad(j0, j1 int) {
 	}
 }
 
-// updateVisible updates the visible biases j0…j1−1 (and their σ) from
-// their summed gradient in gV and reports whether they are finite.
-func (t *Trainer) updateVisible(j0, j1 int) bool {
+// visibleStep updates the visible biases j0…j1−1 (and their σ) from
+// their summed gradient in gV, shifted after a centred step, and reports
+// whether they are finite.
+func (t *Trainer) visibleStep(j0, j1 int) bool {
 	ok := t.updateBias(t.m.VisibleBias[j0:j1], t.gV[j0:j1], sub(t.velV, j0, j1))
-	return t.updateSigma(j0, j1) && ok
+	ok = t.updateSigma(j0, j1) && ok
+	if t.ctr != nil {
+		ok = t.centreVisible(j0, j1) && ok
+	}
+	return ok
 }
 
 // prefetchRow asks for the lines of row j of the arrays its fused update
@@ -357,14 +354,12 @@ func (t *Trainer) rowTask(k int) {
 	m := t.m
 	x, h, b := m.X, m.H, t.cfg.Batch
 	j0, j1 := k*rowChunk, min((k+1)*rowChunk, x)
+	// The visible biases' gradient first (a centred row needs it), their
+	// step after the rows (a centred step shifts them by the rows' change).
+	t.visibleGrad(j0, j1)
 	if t.ctr != nil {
-		// Centred, the rows need g_d, and the visible biases shift by the
-		// rows' changes after their step (centre.go).
-		t.visibleGrad(j0, j1)
 		clear(t.ctr.part[k*h : (k+1)*h])
-		defer func() { t.visOK[k] = t.updateVisible(j0, j1) && t.centreVisible(j0, j1) }()
 	}
-	dOK := t.ctr != nil || t.visibleBias(j0, j1)
 	k1 := len(t.rowOK) + 1
 	lists, lens := t.rowList[k*rowChunk*2*b:(k+1)*rowChunk*2*b], t.rowLen[k*rowChunk:(k+1)*rowChunk]
 	clear(lens)
@@ -397,7 +392,7 @@ func (t *Trainer) rowTask(k int) {
 			r := j - j0
 			ok = t.sparseRowUpdate(j, lists[r*2*b:r*2*b+int(lens[r])], alpha, scratch) && ok
 		}
-		t.rowOK[k], t.visOK[k] = ok, dOK
+		t.rowOK[k], t.visOK[k] = ok, t.visibleStep(j0, j1)
 		return // the dense copies of C follow at the epoch's end (flush)
 	}
 	mocanu := t.cfg.SETProcedure == Mocanu
@@ -442,7 +437,7 @@ func (t *Trainer) rowTask(k int) {
 			t.centreShift(m.c[lo:hi], nil, j)
 		}
 	}
-	t.rowOK[k], t.visOK[k] = ok, dOK
+	t.rowOK[k], t.visOK[k] = ok, t.visibleStep(j0, j1)
 
 	// Refresh this chunk's columns of the hidden-major copy CH, and its rows
 	// of the padded copy, while its rows of C are in cache (16 floats a
