@@ -16,24 +16,16 @@ import "github.com/ncg-rbm/ncg/kernel"
 // workers. The gradient and update stay dense: NCG's connectivity gradient
 // G ⊙ W is defined for absent connections too.
 
-// gaussRows is a compressed-row copy of C in one orientation, remade each
-// minibatch: row r's present entries are col[ptr[r]:ptr[r+1]] with values
-// val, and csr is the kernels' matrix of them.
-type gaussRows struct {
-	ptr, col []int32
-	val      []float32
-	csr      kernel.CSR
-	next     []int32 // transpose's scratch: where each row's next entry goes
-}
-
-func newGaussRows(rows, cols int) *gaussRows {
-	return &gaussRows{ptr: make([]int32, rows+1), col: make([]int32, rows*cols), val: make([]float32, rows*cols), next: make([]int32, rows)}
+// newGaussRows is a compressed-row copy of a rows×cols C in one
+// orientation, sized for every entry present, remade each minibatch.
+func newGaussRows(rows, cols int) *sparseRows {
+	return &sparseRows{ptr: make([]int32, rows+1), col: make([]int32, rows*cols), val: make([]float32, rows*cols), next: make([]int32, rows)}
 }
 
 // compress sets r to the non-zero entries of the rows×cols matrix m
 // (row-major), unless more than limit of them are non-zero: then it
 // returns false and r is not to be used.
-func (r *gaussRows) compress(m []float32, rows, cols, limit int) bool {
+func (r *sparseRows) compress(m []float32, rows, cols, limit int) bool {
 	n := 0
 	for i := 0; i < rows; i++ {
 		row := m[i*cols : (i+1)*cols]
@@ -84,36 +76,8 @@ func (t *Trainer) gaussForm() {
 	if !t.gVis.compress(m.c, x, h, int(SparseDensity()*float64(x*h))) {
 		return
 	}
-	t.gHid.transpose(t.gVis, h)
+	t.gHid.transposeOf(t.gVis, h, nil)
 	t.gSparse = true
-}
-
-// transpose sets r to the transpose of s, which has cols columns: the
-// entries of each of r's rows in increasing column order.
-func (r *gaussRows) transpose(s *gaussRows, cols int) {
-	rows := len(s.ptr) - 1
-	n := int(s.ptr[rows])
-	next := r.next[:cols]
-	clear(next)
-	for _, i := range s.col[:n] {
-		next[i]++
-	}
-	at := int32(0)
-	for i, c := range next {
-		r.ptr[i], next[i] = at, at
-		at += c
-	}
-	r.ptr[cols] = at
-	for j := 0; j < rows; j++ {
-		for k := s.ptr[j]; k < s.ptr[j+1]; k++ {
-			i := s.col[k]
-			r.col[next[i]], r.val[next[i]] = int32(j), s.val[k]
-			next[i]++
-		}
-	}
-	if err := r.csr.Reset(cols, rows, r.ptr, r.col[:n], r.val); err != nil {
-		panic(err) // a transpose of a valid structure is one
-	}
 }
 
 // gaussDown sets vpre = b + C h for the nc chains of binary hidden states

@@ -58,7 +58,7 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 			t.sp.build(m, t.velW)
 			t.spStale = false
 		}
-		t.up.sp, t.down.sp = t.sp.hid.csr, t.sp.vis.csr
+		t.up.sp, t.down.sp = &t.sp.hid.csr, &t.sp.vis.csr
 	}
 	blocks := (t.nb + t.block - 1) / t.block
 	t.phase(blocks, t.blockFn, t.phaseTime(0))

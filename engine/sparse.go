@@ -36,12 +36,47 @@ var sparseDensity = map[string]float64{"avx512": 0.2, "avx2": 0.18, "generic": 0
 // sparseRows is a compressed-row copy of the acting weights C, in one
 // orientation: row r's present connections are col[ptr[r]:ptr[r+1]]
 // (increasing) with their weights in val; csr is the same arrays as the
-// kernels' checked matrix.
+// kernels' checked matrix; next is transposeOf's scratch.
 type sparseRows struct {
-	ptr []int32
-	col []int32
-	val []float32
-	csr *kernel.CSR
+	ptr  []int32
+	col  []int32
+	val  []float32
+	csr  kernel.CSR
+	next []int32
+}
+
+// transposeOf sets r to the transpose of s, which has cols columns, in
+// r's arrays (sized for it): each of r's rows lists its entries in
+// increasing column order. If toHid is not nil, toHid[k] is set to the
+// position in r of s's entry k.
+func (r *sparseRows) transposeOf(s *sparseRows, cols int, toHid []int32) {
+	rows := len(s.ptr) - 1
+	n := int(s.ptr[rows])
+	next := r.next[:cols]
+	clear(next)
+	for _, i := range s.col[:n] {
+		next[i]++
+	}
+	at := int32(0)
+	for i, c := range next {
+		r.ptr[i], next[i] = at, at
+		at += c
+	}
+	r.ptr[cols] = at
+	for j := 0; j < rows; j++ {
+		for k := s.ptr[j]; k < s.ptr[j+1]; k++ {
+			i := s.col[k]
+			p := next[i]
+			next[i]++
+			r.col[p], r.val[p] = int32(j), s.val[k]
+			if toHid != nil {
+				toHid[k] = p
+			}
+		}
+	}
+	if err := r.csr.Reset(cols, rows, r.ptr, r.col[:n], r.val); err != nil {
+		panic(err) // a transpose of a valid structure is one
+	}
 }
 
 // sparseModel holds both orientations of C: vis (visible rows: the down
@@ -100,6 +135,7 @@ func (s *sparseModel) build(m *Model, vel []float32) {
 	grow := func(p *[]int32, n int) { *p = append((*p)[:0], make([]int32, n)...) }
 	grow(&s.vis.ptr, x+1)
 	grow(&s.hid.ptr, h+1)
+	grow(&s.hid.next, h)
 	grow(&s.vis.col, nnz)
 	grow(&s.hid.col, nnz)
 	grow(&s.toHid, nnz)
@@ -110,7 +146,7 @@ func (s *sparseModel) build(m *Model, vel []float32) {
 	if vel != nil {
 		s.v = append(s.v, make([]float32, nnz)...)
 	}
-	// Visible rows in order; count each hidden unit's connections.
+	// Visible rows in order, then the hidden rows as their transpose.
 	k := 0
 	for j := 0; j < x; j++ {
 		s.vis.ptr[j] = int32(k)
@@ -120,33 +156,15 @@ func (s *sparseModel) build(m *Model, vel []float32) {
 				if vel != nil {
 					s.v[k] = vel[j*h+i]
 				}
-				s.hid.ptr[i+1]++
 				k++
 			}
 		}
 	}
 	s.vis.ptr[x] = int32(k)
-	for i := 0; i < h; i++ {
-		s.hid.ptr[i+1] += s.hid.ptr[i]
-	}
-	// Hidden rows: visiting the visible rows in order keeps each increasing.
-	next := append([]int32(nil), s.hid.ptr[:h]...)
-	for j := 0; j < x; j++ {
-		for k := s.vis.ptr[j]; k < s.vis.ptr[j+1]; k++ {
-			i := s.vis.col[k]
-			p := next[i]
-			next[i]++
-			s.hid.col[p], s.hid.val[p] = int32(j), s.vis.val[k]
-			s.toHid[k] = p
-		}
-	}
-	var err error
-	if s.vis.csr, err = kernel.NewCSR(x, h, s.vis.ptr, s.vis.col, s.vis.val); err != nil {
+	if err := s.vis.csr.Reset(x, h, s.vis.ptr, s.vis.col, s.vis.val); err != nil {
 		panic(err) // built above: a failure is a bug here
 	}
-	if s.hid.csr, err = kernel.NewCSR(h, x, s.hid.ptr, s.hid.col, s.hid.val); err != nil {
-		panic(err)
-	}
+	s.hid.transposeOf(&s.vis, h, s.toHid)
 }
 
 // flush writes the compressed rows' weights, acting weights and

@@ -165,7 +165,7 @@ type Trainer struct {
 	// gHid and gVis are a masked Gaussian model's compressed copies of C
 	// (hidden-major and visible-major), which its chains use in a
 	// minibatch when gSparse (gaussrows.go).
-	gHid, gVis *gaussRows
+	gHid, gVis *sparseRows
 	gSparse    bool
 
 	ctr *centring // centred training (centre.go), or nil
