@@ -104,7 +104,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if spec.Data == "" {
 		return usagef("%s has no config.json beside it: give -data", npzPath)
 	}
-	if name, named := data.Canonical(spec.Data); m.Gaussian && named && name != "mnist" {
+	if name, _ := data.Canonical(spec.Data); m.Gaussian && data.BinaryOnly(name) {
 		return usagef("-data %s is binary: %s has Gaussian visible units, whose chains start from real-valued data (MNIST or IDX images with -real, .npy or CSV files)",
 			spec.Data, npzPath)
 	}
