@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -94,11 +95,8 @@ func Load(name string, opts Options) (train, test *Set, err error) {
 	if opts.Real != RealNone && BinaryOnly(name) {
 		return nil, nil, fmt.Errorf("data: %s is binary; real-valued mode %q applies to MNIST, IDX images, .npy and CSV files", name, opts.Real)
 	}
-	switch name {
-	case "bas", "mushrooms", "connect-4", "mnist":
-		if opts.LabelColumn != 0 {
-			return nil, nil, fmt.Errorf("data: %s has its labels; a label column applies to .npy and CSV files", name)
-		}
+	if opts.LabelColumn != 0 && slices.Contains(Names, name) {
+		return nil, nil, fmt.Errorf("data: %s has its labels; a label column applies to .npy and CSV files", name)
 	}
 	switch name {
 	case "bas":
