@@ -42,7 +42,7 @@ const HiddenOffsetRate = 0.01
 // centring is the state of centred training.
 type centring struct {
 	mean   []float32 // X: the data's mean of each visible unit
-	mu     []float32 // X: the visible offsets of the minibatch (mean/σ² for learned σ)
+	mu     []float32 // X: the visible offsets of the minibatch: mean/σ² for learned σ, else mean itself
 	lambda []float32 // H: the hidden offsets
 	// part holds each row chunk's share of ΔC μ (chunks × H), subtracted
 	// from the hidden biases in chunk order; old, each row task's copy of
@@ -79,6 +79,9 @@ func (t *Trainer) allocCentre() {
 	for j, s := range sum {
 		ct.mean[j] = float32(s / float64(d.N))
 	}
+	if t.invVar == nil { // σ = 1 or binary units: the offsets are the means
+		ct.mu = ct.mean
+	}
 	fill(ct.lambda, 0.5)
 	t.ctr = ct
 }
@@ -89,10 +92,9 @@ func (t *Trainer) allocCentre() {
 // order, ĥ⁺ then −ĥ⁻ of each).
 func (t *Trainer) centreStart() {
 	ct, h := t.ctr, t.m.H
-	copy(ct.mu, ct.mean)
 	if t.invVar != nil {
-		for j := range ct.mu {
-			ct.mu[j] = float32(ct.mu[j] * t.invVar[j])
+		for j, v := range ct.mean {
+			ct.mu[j] = float32(v * t.invVar[j])
 		}
 	}
 	for c := 0; c < t.nb; c++ {
