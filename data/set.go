@@ -43,7 +43,10 @@ type Set struct {
 	NumClasses int
 	ClassNames []string
 	LabelUnits int
-	Source     string
+	// Groups, when not nil, says that the data units are categorical
+	// attributes in one-hot form (see [Groups]); a binary set only.
+	Groups Groups
+	Source string
 }
 
 // Row returns example i of a binary set (a slice of X, not a copy). It
@@ -113,6 +116,17 @@ func (s *Set) Validate() error {
 	if s.ClassNames != nil && len(s.ClassNames) != s.NumClasses {
 		return fmt.Errorf("data: %s: %d class names for %d classes", s.Name, len(s.ClassNames), s.NumClasses)
 	}
+	if s.Groups != nil {
+		if s.Real != nil {
+			return fmt.Errorf("data: %s: a real-valued set with categorical groups", s.Name)
+		}
+		if err := s.Groups.Check(s.D - s.LabelUnits); err != nil {
+			return fmt.Errorf("data: %s: %w", s.Name, err)
+		}
+		if err := s.Groups.CheckRows(s.X, s.N, s.D); err != nil {
+			return fmt.Errorf("data: %s: %w", s.Name, err)
+		}
+	}
 	return nil
 }
 
@@ -175,7 +189,7 @@ func (s *Set) Subset(idx []int) *Set {
 // empty returns a set like s with n zero rows.
 func (s *Set) empty(n int) *Set {
 	t := &Set{Name: s.Name, N: n, D: s.D, X: make([]uint8, n*s.D),
-		NumClasses: s.NumClasses, LabelUnits: s.LabelUnits, Source: s.Source}
+		NumClasses: s.NumClasses, LabelUnits: s.LabelUnits, Groups: s.Groups, Source: s.Source}
 	if s.Real != nil {
 		t.X, t.Real, t.Scaling = nil, make([]float32, n*s.D), s.Scaling
 	}
@@ -211,8 +225,8 @@ func (s *Set) WithOneHotLabels() (*Set, error) {
 	}
 	t := &Set{Name: s.Name, N: s.N, D: w, X: make([]uint8, s.N*w),
 		Labels: append([]int32(nil), s.Labels...), NumClasses: L, LabelUnits: L,
-		ClassNames: append([]string(nil), s.ClassNames...),
-		Source:     fmt.Sprintf("%s; with %d one-hot label units appended", s.Source, L)}
+		ClassNames: append([]string(nil), s.ClassNames...), Groups: s.Groups,
+		Source: fmt.Sprintf("%s; with %d one-hot label units appended", s.Source, L)}
 	if s.ClassNames == nil {
 		t.ClassNames = nil
 	}
