@@ -80,6 +80,7 @@ import (
 	"github.com/ncg-rbm/ncg/eval"
 	"github.com/ncg-rbm/ncg/internal/kernelbench"
 	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -354,7 +355,7 @@ func Training(dataDir string) []Case {
 	// the grey levels in [0, 1].
 	epoch := func(name string, cfg engine.Config, sized bool) Case {
 		mode := data.RealNone
-		if cfg.Visible == engine.Gaussian {
+		if cfg.Visible == unit.Gaussian {
 			mode = data.RealUnit
 		}
 		return epochOn(name, cfg, sized, mode)
@@ -402,7 +403,7 @@ func Training(dataDir string) []Case {
 	// NCG prunes C to about 1% within its first 100 minibatches here, and
 	// the chains then take compressed rows (docs/design-notes.md).
 	gaussian := paper(engine.NCG, 0)
-	gaussian.Visible, gaussian.LR = engine.Gaussian, 0.001
+	gaussian.Visible, gaussian.LR = unit.Gaussian, 0.001
 	// gaussianDense is docs/training.md's real-valued MNIST comparison:
 	// standardised pixels, W ~ N(0, 0.01²), α = 0.01, with which NCG
 	// keeps over a third of C through the epoch, so the chains' products

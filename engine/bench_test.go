@@ -10,6 +10,7 @@ import (
 	"github.com/ncg-rbm/ncg/internal/datatest"
 	"github.com/ncg-rbm/ncg/internal/kerneltier"
 	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // loadMNIST reads the binarised MNIST training set from the shared data
@@ -73,8 +74,8 @@ func BenchmarkMinibatch(b *testing.B) {
 	momentum := paperNCG()
 	momentum.Momentum, momentum.L2 = 0.9, 2e-4
 	gauss, gaussSigma := paperNCG(), paperNCG()
-	gauss.Visible, gauss.LR = Gaussian, 0.001
-	gaussSigma.Visible, gaussSigma.LearnSigma, gaussSigma.LR = Gaussian, true, 0.001
+	gauss.Visible, gauss.LR = unit.Gaussian, 0.001
+	gaussSigma.Visible, gaussSigma.LearnSigma, gaussSigma.LR = unit.Gaussian, true, 0.001
 	real := centred(d)
 	centredNCG, centredSET := paperNCG(), set
 	centredNCG.Centre, centredSET.Centre = true, true
@@ -90,7 +91,7 @@ func BenchmarkMinibatch(b *testing.B) {
 			c.cfg.Method = Dense
 		}
 		d := d
-		if c.cfg.Visible == Gaussian {
+		if c.cfg.Visible == unit.Gaussian {
 			d = real
 		}
 		for _, w := range []int{1, 2} {

@@ -11,9 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // The bits every configuration trains, recorded per kernel tier in
@@ -98,6 +100,10 @@ func bitsConfigs() map[string]Config {
 		mom.Momentum, mom.L2 = 0.5, 1e-3
 		cs["gaussian-dense-momentum"+suffix] = mom
 	}
+	for _, c := range catConfigs() {
+		name := "categorical-" + strings.ReplaceAll(describeConfig(c), " ", ",")
+		cs[name] = c
+	}
 	for name, c := range cs {
 		c.Workers = 2
 		cs[name] = c
@@ -109,8 +115,10 @@ func bitsConfigs() map[string]Config {
 // case, real values for Gaussian units.
 func bitsData(name string, cfg Config) *Data {
 	switch {
-	case cfg.Visible == Gaussian:
+	case cfg.Visible == unit.Gaussian:
 		return gaussData(11, 137, 40)
+	case cfg.Visible == unit.Categorical:
+		return categoricalData(14, 137, catGroups, 0)
 	case name == "binary-ncg-classify":
 		return randomData(12, 137, 40, 3)
 	}

@@ -59,15 +59,11 @@ func (t *Trainer) allocCentre() {
 	}
 	d, x, h := t.data, t.m.X, t.m.H
 	sum := make([]float64, x)
+	row := make([]float32, d.D)
 	for r := 0; r < d.N; r++ {
-		if d.Real != nil && t.m.Gaussian {
-			for j, v := range d.Real[r*d.D : (r+1)*d.D] {
-				sum[j] += float64(v)
-			}
-		} else {
-			for j, v := range d.X[r*d.D : (r+1)*d.D] {
-				sum[j] += float64(v)
-			}
+		t.vis.load(row, d, r)
+		for j, v := range row {
+			sum[j] += float64(v)
 		}
 		if d.Classes > 0 {
 			sum[d.D+int(d.Labels[r])]++
@@ -79,7 +75,7 @@ func (t *Trainer) allocCentre() {
 	for j, s := range sum {
 		ct.mean[j] = float32(s / float64(d.N))
 	}
-	if t.invVar == nil { // σ = 1 or binary units: the offsets are the means
+	if t.vis.inputScale() == nil { // the states enter as they are: the offsets are the means
 		ct.mu = ct.mean
 	}
 	fill(ct.lambda, 0.5)
@@ -92,9 +88,9 @@ func (t *Trainer) allocCentre() {
 // order, ĥ⁺ then −ĥ⁻ of each).
 func (t *Trainer) centreStart() {
 	ct, h := t.ctr, t.m.H
-	if t.invVar != nil {
+	if s := t.vis.inputScale(); s != nil {
 		for j, v := range ct.mean {
-			ct.mu[j] = float32(v * t.invVar[j])
+			ct.mu[j] = float32(v * s[j])
 		}
 	}
 	for c := 0; c < t.nb; c++ {

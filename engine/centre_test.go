@@ -3,6 +3,8 @@ package engine
 import (
 	"strings"
 	"testing"
+
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // centredConfigs are every method's small configuration (dense matrices
@@ -45,7 +47,7 @@ func TestCentredSameResultAnyWorkers(t *testing.T) {
 	bin, real := randomData(5, 157, 40, 0), gaussData(5, 157, 40)
 	for _, cfg := range append(centredConfigs(), centredGaussian()...) {
 		d := bin
-		if cfg.Visible == Gaussian {
+		if cfg.Visible == unit.Gaussian {
 			d = real
 		}
 		cfg.Workers = 1
@@ -66,7 +68,7 @@ func TestCentredResumeIsBitIdentical(t *testing.T) {
 	bin, real := randomData(6, 95, 30, 2), gaussData(6, 95, 30)
 	for _, cfg := range append(append(allConfigs()[:2], sparseConfigs()[0]), centredGaussian()...) {
 		d := bin
-		if cfg.Visible == Gaussian {
+		if cfg.Visible == unit.Gaussian {
 			d = real
 		}
 		cfg.Centre, cfg.Epochs = true, 3

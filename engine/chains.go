@@ -8,97 +8,70 @@ import (
 // CD-k (the up and down products, from scratch or incremental), then
 // chunks of visible rows through the gradient and the update.
 
-// chainBlock advances the chains of one block through CD-k (docs/algorithm.md,
-// "One minibatch"; the paper's equations 1–8).
+// cdBlock advances the chains of one block through CD-k or PCD-k
+// (docs/algorithm.md, "One minibatch"; the paper's equations 1–8), the
+// visible unit type's steps delegated to t.vis.
 //
-// The first product of each direction is computed from scratch for the
-// whole block (tiles of C shared by its chains); every later one updates
-// the chain's previous pre-activation by the units that changed since
-// (incremental): in MNIST training about half as many visible units flip
-// between Gibbs steps as are on, and a third of the hidden ones.
-func (t *Trainer) chainBlock(blk int) {
-	t.loadSamples(blk*t.block, min((blk+1)*t.block, t.nb))
-	switch {
-	case t.sampler == ParallelTempering:
-		t.ptBlock(blk)
-		t.blockVisibleGrad(blk)
-		return
-	case t.cfg.SETProcedure == Mocanu:
-		t.mocanuBlock(blk)
-		return
-	case t.m.Gaussian:
-		t.gaussianBlock(blk)
-		return
-	}
-	m := t.m
+// The first down product is computed from scratch for the whole block
+// (tiles of C shared by its chains); every later one updates the chain's
+// previous pre-activation by the hidden units that changed since
+// (incremental), and binary visible states do the same in the up pass: in
+// MNIST training about half as many visible units flip between Gibbs
+// steps as are on, and a third of the hidden ones.
+func (t *Trainer) cdBlock(blk int) {
+	m, v := t.m, t.vis
 	x, h := m.X, m.H
 	c0 := blk * t.block
 	c1 := min(c0+t.block, t.nb)
 	nc := c1 - c0
+	t.loadSamples(c0, c1)
 	x0, xs, vpre, vprob := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x], t.vprob[c0*x:c1*x]
 	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]
-	xref, href := t.xref[c0*x:c1*x], t.href[c0*h:c1*h]
-	posIdx, posCnt := t.posIdx[c0*x:c1*x], t.posCnt[c0:c1]
+	href := t.href[c0*h : c1*h]
+	streams := t.streams[c0:c1]
 	sc := &t.scratch[blk]
-	// The index lists the incremental products keep (none on compressed
-	// rows, whose products are fresh: see weights.affineBinary).
-	tmpIdx, tmpCnt, hIdx, hCnt := t.indexLists(c0, c1)
+	_, _, hIdx, hCnt := t.indexLists(c0, c1)
 
 	// Positive phase: ĥ⁺ = σ(b + C x), and h sampled from it (CD's first
-	// step). The index lists of x are kept for the gradient.
-	t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, posIdx, posCnt, sc)
-	if t.sp == nil { // the state the incremental products start from
-		copy(xref, x0)
-	}
+	// step).
+	v.up(t, blk, c0, c1, hpre, x0, rolePos, true)
 	for c := 0; c < nc; c++ {
-		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
-	}
-	// up brings hpre to b + C xs, writing each chain's ones to idx/cnt
-	// (compressed rows: summed afresh, see weights.affineBinary).
-	up := func(idx, cnt []int32) {
-		if t.sp != nil {
-			t.up.affineBinary(hpre, m.HiddenBias, xs, nc, x, h, idx, cnt, sc)
-			return
-		}
-		for c := 0; c < nc; c++ {
-			cnt[c] = int32(sc.up.update(hpre[c*h:(c+1)*h], m.HiddenBias, t.up, xref[c*x:(c+1)*x], xs[c*x:(c+1)*x], idx[c*x:(c+1)*x]))
-		}
+		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &streams[c])
 	}
 	if t.sampler == PersistentCD {
 		// The negative chain continues from the persistent state instead.
 		copy(xs, t.pcd[c0*x:c1*x])
-		up(tmpIdx, tmpCnt)
+		v.up(t, blk, c0, c1, hpre, xs, roleMid, false)
 		for c := 0; c < nc; c++ {
-			kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
+			kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &streams[c])
 		}
 	}
 	for s := 1; s <= t.cfg.K && !t.stopping(); s++ {
-		if t.sp != nil {
-			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, nil, nil, sc)
-		} else if s == 1 {
+		switch {
+		case t.cdDown.sp != nil:
+			t.cdDown.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, nil, nil, sc)
+		case s == 1:
 			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt, sc)
 			copy(href, hs)
-		} else {
+		default:
 			for c := 0; c < nc; c++ {
 				sc.down.update(vpre[c*x:(c+1)*x], m.VisibleBias, t.down, href[c*h:(c+1)*h], hs[c*h:(c+1)*h], t.hIdx[(c0+c)*h:(c0+c+1)*h])
 			}
 		}
-		for c := 0; c < nc; c++ {
-			kernel.SigmoidBernoulli(vprob[c*x:(c+1)*x], xs[c*x:(c+1)*x], vpre[c*x:(c+1)*x], &t.streams[c0+c])
-		}
+		mean := v.sample(t, blk, xs, vprob, vpre, nc, 1, streams)
 		if s == 1 {
-			t.reconError(c0, c1, x0, vprob)
+			t.reconError(c0, c1, x0, mean)
 		}
 		if s < t.cfg.K {
-			up(tmpIdx, tmpCnt)
+			v.up(t, blk, c0, c1, hpre, xs, roleMid, false)
 			for c := 0; c < nc; c++ {
-				kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
+				kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &streams[c])
 			}
 		}
 	}
 	// Negative statistics: ĥ⁻ = σ(b + C x̃) (probabilities, not samples),
 	// kept negated so that the gradient is one sum of rows (exact: −v is).
-	up(t.negIdx[c0*x:c1*x], t.negCnt[c0:c1])
+	v.up(t, blk, c0, c1, hpre, xs, roleNeg, false)
 	kernel.Sigmoid(nhneg, hpre)
 	for i, v := range nhneg {
 		nhneg[i] = -v
@@ -106,7 +79,7 @@ func (t *Trainer) chainBlock(blk int) {
 	if t.sampler == PersistentCD {
 		copy(t.pcd[c0*x:c1*x], xs)
 	}
-	t.blockOffsets(c0, c1)
+	v.finishBlock(t, blk)
 	t.blockVisibleGrad(blk)
 }
 
@@ -136,7 +109,7 @@ func (t *Trainer) blockVisibleGrad(blk int) {
 	c0, c1 := blk*t.block, min((blk+1)*t.block, t.nb)
 	dv := t.dvBlock[blk*x : (blk+1)*x]
 	clear(dv)
-	pos, neg := t.statesScaled()
+	pos, neg := t.vis.gradStates(t)
 	for c := c0; c < c1; c++ {
 		kernel.Axpy(dv, 1, pos[c*x:(c+1)*x])
 		kernel.Axpy(dv, -1, neg[c*x:(c+1)*x])
@@ -151,13 +124,7 @@ func (t *Trainer) loadSamples(c0, c1 int) {
 	for c := c0; c < c1; c++ {
 		r := int(t.rows[c])
 		dst := t.x0[c*x : (c+1)*x]
-		if d.Real != nil && t.m.Gaussian {
-			copy(dst, d.Real[r*d.D:(r+1)*d.D])
-		} else {
-			for j, v := range d.X[r*d.D : (r+1)*d.D] {
-				dst[j] = float32(v)
-			}
-		}
+		t.vis.load(dst, d, r)
 		if d.Classes > 0 {
 			clear(dst[d.D:])
 			dst[d.D+int(d.Labels[r])] = 1
@@ -300,7 +267,7 @@ func (t *Trainer) visibleGrad(j0, j1 int) {
 // whether they are finite.
 func (t *Trainer) visibleStep(j0, j1 int) bool {
 	ok := t.updateBias(t.m.VisibleBias[j0:j1], t.gV[j0:j1], sub(t.velV, j0, j1))
-	ok = t.updateSigma(j0, j1) && ok
+	ok = t.vis.step(t, j0, j1) && ok
 	if t.ctr != nil {
 		ok = t.centreVisible(j0, j1) && ok
 	}
@@ -360,34 +327,16 @@ func (t *Trainer) rowTask(k int) {
 	if t.ctr != nil {
 		clear(t.ctr.part[k*h : (k+1)*h])
 	}
-	k1 := len(t.rowOK) + 1
-	lists, lens := t.rowList[k*rowChunk*2*b:(k+1)*rowChunk*2*b], t.rowLen[k*rowChunk:(k+1)*rowChunk]
-	clear(lens)
-	gauss := t.m.Gaussian
-	if gauss {
-		t.gaussGrad(k, j0, j1) // real-valued states: a product, not lists
-	} else {
-		for c := 0; c < t.nb; c++ {
-			for _, j := range t.posIdx[c*x+int(t.posOff[c*k1+k]) : c*x+int(t.posOff[c*k1+k+1])] {
-				r := int(j) - j0
-				lists[r*2*b+int(lens[r])] = int32(c)
-				lens[r]++
-			}
-		}
-		for c := 0; c < t.nb; c++ {
-			for _, j := range t.negIdx[c*x+int(t.negOff[c*k1+k]) : c*x+int(t.negOff[c*k1+k+1])] {
-				r := int(j) - j0
-				lists[r*2*b+int(lens[r])] = int32(b + c)
-				lens[r]++
-			}
-		}
-	}
+	t.vis.rowGrad(t, k, j0, j1)
 	alpha := t.alpha
 	alphaA := float32(t.cfg.LRConn / float64(t.nb))
-	g := t.grow[k*h : (k+1)*h] // zero: every update clears it
+	grow := t.grow[k*h : (k+1)*h] // zero: every update clears it
 	ok := true
 	if t.sp != nil {
+		// Binary states only (a Gaussian model never trains on compressed
+		// rows): the lists binaryInput.rowGrad made.
 		scratch := t.spRow[k*2*h : (k+1)*2*h]
+		lists, lens := t.rowList[k*rowChunk*2*b:(k+1)*rowChunk*2*b], t.rowLen[k*rowChunk:(k+1)*rowChunk]
 		for j := j0; j < j1; j++ {
 			r := j - j0
 			ok = t.sparseRowUpdate(j, lists[r*2*b:r*2*b+int(lens[r])], alpha, scratch) && ok
@@ -408,11 +357,7 @@ func (t *Trainer) rowTask(k int) {
 		if plain && !prefetch {
 			t.prefetchRow(j)
 		}
-		if gauss {
-			g = t.gg[j*h : (j+1)*h]
-		} else {
-			kernel.SumRows(g, t.hstat, h, lists[r*2*b:r*2*b+int(lens[r])], h)
-		}
+		g := t.vis.gradRow(t, k, j, grow)
 		if mocanu {
 			t.meanFieldRows(g, j)
 		}

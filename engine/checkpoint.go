@@ -101,18 +101,14 @@ func (t *Trainer) arrays() [][]float32 {
 		a = append(a, t.m.AP)
 	}
 	a = append(a, t.m.HiddenBias, t.m.VisibleBias)
-	if t.m.LogVar != nil {
-		a = append(a, t.m.LogVar)
-	}
+	a = append(a, t.vis.params(t)...)
 	if t.pcd != nil {
 		a = append(a, t.pcd)
 	}
 	if t.velW != nil {
 		a = append(a, t.velW, t.velB, t.velV)
 	}
-	if t.velZ != nil {
-		a = append(a, t.velZ)
-	}
+	a = append(a, t.vis.velocities(t)...)
 	if t.ctr != nil {
 		a = append(a, t.ctr.lambda)
 	}
@@ -186,9 +182,7 @@ func decodeCheckpoint(b []byte, d *Data) (*Trainer, error) {
 	} else {
 		t.reconFrom = h.Batch
 	}
-	if h.Config.Visible == Gaussian {
-		t.m.setGaussian()
-	}
+	t.setUnits()
 	t.alloc()
 	for _, a := range t.arrays() {
 		if err := binary.Read(r, binary.LittleEndian, a); err != nil {
@@ -213,9 +207,7 @@ func decodeCheckpoint(b []byte, d *Data) (*Trainer, error) {
 		return nil, fmt.Errorf("%d unexpected bytes after the state", r.Len())
 	}
 	t.m.refreshC()
-	if t.m.Gaussian {
-		t.m.refreshSigma(t.invVar, 0, t.m.X)
-	}
+	t.vis.refresh(t)
 	return t, nil
 }
 

@@ -1,6 +1,6 @@
-// Package engine trains RBMs with binary hidden units and binary or
-// Gaussian visible units (Config.Visible; Gaussian units with a fixed or
-// learned σ per unit) with CD-k, PCD-k or parallel tempering, optionally
+// Package engine trains RBMs with binary hidden units and visible units
+// of any type of package unit (Config.Visible: binary, Gaussian with a
+// fixed or learned σ per unit, or categorical) with CD-k, PCD-k or parallel tempering, optionally
 // with momentum, weight decay and a learning-rate schedule: dense, NCG (learned connectivity), line, random and SET models,
 // with each minibatch's Gibbs chains spread over goroutines. A run is a pure function of its Config:
 // the result is bit-identical whatever the number of workers or GOMAXPROCS.
@@ -24,6 +24,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // Method names a connectivity method.
@@ -88,20 +90,6 @@ const (
 	MocanuDecay     = 2e-7
 )
 
-// Visible names the type of the visible units.
-type Visible string
-
-// The visible unit types. The zero value "" is Binary.
-const (
-	// Binary units, v ∈ {0, 1}: the paper's RBM.
-	Binary Visible = ""
-	// Gaussian units, v | h ~ N(b + C h, σ²) per unit, with a fixed σ = 1
-	// (for standardised data) or a learned one (Config.LearnSigma), the
-	// parameterisation of Cho, Ilin & Raiko 2011 (docs/algorithm.md,
-	// "Gaussian visible units"). The data are Data.Real.
-	Gaussian Visible = "gaussian"
-)
-
 // Init names a weight initialisation.
 type Init string
 
@@ -146,8 +134,10 @@ type Config struct {
 
 	PCD bool `json:"pcd,omitempty"` // persistent chains instead of CD
 
-	// Visible is the type of the visible units ("" binary, or Gaussian).
-	Visible Visible `json:"visible,omitempty"`
+	// Visible is the type of the visible units (unit.Binary, the zero
+	// value, unit.Gaussian or unit.Categorical). Gaussian units read
+	// Data.Real; categorical units read Data.X with Data.Groups.
+	Visible unit.Type `json:"visible,omitempty"`
 	// LearnSigma learns each Gaussian visible unit's σ through z = log σ²
 	// (from σ = 1); without it σ stays 1.
 	LearnSigma bool `json:"learn_sigma,omitempty"`
@@ -275,17 +265,10 @@ func (c Config) Validate(visible int) error {
 	if c.Workers < 0 {
 		bad("workers = %d is negative", c.Workers)
 	}
-	switch c.Visible {
-	case Binary:
-		if c.LearnSigma {
-			bad("learn-sigma needs visible gaussian")
-		}
-	case Gaussian:
-		if c.SETProcedure == Mocanu {
-			bad("set-procedure %s trains binary visible units only", Mocanu)
-		}
-	default:
-		bad("visible %q is not %q (or empty, binary)", c.Visible, Gaussian)
+	if err := c.Visible.Check(); err != nil {
+		bad("%v", err)
+	} else {
+		unitsOf(c.Visible).checkConfig(c, bad)
 	}
 	if c.Centre && c.SETProcedure == Mocanu {
 		bad("centre: set-procedure %s trains uncentred, as its authors' code does", Mocanu)

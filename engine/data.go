@@ -14,7 +14,7 @@ func FromSet(s *data.Set, classify bool) (*Data, error) {
 	if s.LabelUnits != 0 {
 		return nil, fmt.Errorf("data %s already has %d label units; give the engine the set without them", s.Name, s.LabelUnits)
 	}
-	d := &Data{N: s.N, D: s.D, X: s.X, Real: s.Real}
+	d := &Data{N: s.N, D: s.D, X: s.X, Real: s.Real, Groups: s.Groups}
 	if classify {
 		if s.Labels == nil || s.NumClasses <= 0 {
 			return nil, fmt.Errorf("data %s has no labels: classification needs them", s.Name)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 
+	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/unit"
 	"github.com/sbinet/npyio/npz"
 	"gonum.org/v1/gonum/mat"
 )
@@ -15,7 +17,10 @@ import (
 //	W (H×X), A (H×X), C (H×X), Aprime (H×X, NCG only): float64 holding the
 //	exact float32 values; b (H), d (X): float32; shape: [X, D, H] int64;
 //	for Gaussian visible units, sigma (X): σ, and log_var (X): log σ²,
-//	float32 (a model with sigma is Gaussian; a binary one has neither).
+//	float32 (a model with sigma is Gaussian); for categorical ones,
+//	groups (G+1): int64, the offsets of the one-hot groups of the X
+//	visible units (data.Groups; a model with groups is categorical). A
+//	binary model has none of these.
 //
 // Load with numpy.load(path); columns D..X−1 are label units. ReadNPZ
 // reads it back.
@@ -41,7 +46,7 @@ func (m *Model) ExportNPZ(path string) error {
 				v    any
 			}{"Aprime", hx(m.AP)})
 		}
-		if m.Gaussian {
+		if m.Visible == unit.Gaussian {
 			items = append(items, struct {
 				name string
 				v    any
@@ -49,6 +54,16 @@ func (m *Model) ExportNPZ(path string) error {
 				name string
 				v    any
 			}{"log_var", m.LogVar})
+		}
+		if m.Visible == unit.Categorical {
+			g := make([]int64, len(m.Groups))
+			for k, v := range m.Groups {
+				g[k] = int64(v)
+			}
+			items = append(items, struct {
+				name string
+				v    any
+			}{"groups", g})
 		}
 		for _, it := range items {
 			if err := z.Write(it.name, it.v); err != nil {
@@ -159,8 +174,16 @@ func ReadNPZ(path string) (*Model, error) {
 	if len(m.HiddenBias) != h || len(m.VisibleBias) != x {
 		return nil, fmt.Errorf("%s: b has %d values, d %d; want H = %d and X = %d", path, len(m.HiddenBias), len(m.VisibleBias), h, x)
 	}
+	if has("sigma") && has("groups") {
+		return nil, fmt.Errorf("%s: both sigma (Gaussian units) and groups (categorical units)", path)
+	}
 	if has("sigma") {
 		if err := readSigma(r, m, has("log_var")); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if has("groups") {
+		if err := readGroups(r, m); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
@@ -173,7 +196,7 @@ func ReadNPZ(path string) (*Model, error) {
 // readSigma reads a Gaussian model's σ (and log σ², computed from σ when
 // the file lacks it).
 func readSigma(r *npz.Reader, m *Model, logVar bool) error {
-	m.Gaussian = true
+	m.Visible = unit.Gaussian
 	if err := r.Read("sigma", &m.Sigma); err != nil {
 		return fmt.Errorf("sigma: %w", err)
 	}
@@ -197,6 +220,26 @@ func readSigma(r *npz.Reader, m *Model, logVar bool) error {
 	m.LogVar = make([]float32, m.X)
 	for j, s := range m.Sigma {
 		m.LogVar[j] = float32(2 * math.Log(float64(s)))
+	}
+	return nil
+}
+
+// readGroups reads a categorical model's groups.
+func readGroups(r *npz.Reader, m *Model) error {
+	var g []int64
+	if err := r.Read("groups", &g); err != nil {
+		return fmt.Errorf("groups: %w", err)
+	}
+	m.Visible = unit.Categorical
+	m.Groups = make(data.Groups, len(g))
+	for k, v := range g {
+		if v < 0 || v > int64(m.X) {
+			return fmt.Errorf("groups[%d] = %d is outside 0…%d", k, v, m.X)
+		}
+		m.Groups[k] = int(v)
+	}
+	if err := m.Groups.Check(m.X); err != nil {
+		return fmt.Errorf("groups: %w", err)
 	}
 	return nil
 }

@@ -11,7 +11,9 @@ import (
 	"github.com/sbinet/npyio/npz"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 func TestReadNPZ(t *testing.T) {
@@ -27,7 +29,7 @@ func TestReadNPZ(t *testing.T) {
 	// A Gaussian model with learned σ: σ and log σ² come back exactly.
 	cfg := engine.DefaultConfig()
 	cfg.Method, cfg.Hidden, cfg.Batch, cfg.LR, cfg.Epochs = engine.NCG, 5, 2, 0.05, 2
-	cfg.Visible, cfg.LearnSigma = engine.Gaussian, true
+	cfg.Visible, cfg.LearnSigma = unit.Gaussian, true
 	d := &engine.Data{N: 4, D: 3, Real: []float32{0.5, -1, 2, 1.5, 0, -0.5, -2, 1, 0.25, 0.75, -0.25, 1}}
 	tr, err := engine.New(cfg, d)
 	if err != nil {
@@ -48,8 +50,17 @@ func TestReadNPZ(t *testing.T) {
 	if !reflect.DeepEqual(got, m) {
 		t.Errorf("gaussian: ReadNPZ(ExportNPZ(m)) differs from m:\n%+v\n%+v", got, m)
 	}
-	if !got.Gaussian || got.Sigma[0] == 1 {
-		t.Errorf("gaussian: read back Gaussian = %v, σ = %v (want learned σ)", got.Gaussian, got.Sigma)
+	if !(got.Visible == unit.Gaussian) || got.Sigma[0] == 1 {
+		t.Errorf("gaussian: read back Gaussian = %v, σ = %v (want learned σ)", (got.Visible == unit.Gaussian), got.Sigma)
+	}
+	// A categorical classification model: its groups, the label group
+	// last, come back and make it categorical.
+	cfg = engine.DefaultConfig()
+	cfg.Method, cfg.Hidden, cfg.Batch, cfg.Visible = engine.NCG, 4, 2, unit.Categorical
+	cd := &engine.Data{N: 2, D: 5, X: []uint8{0, 1, 1, 0, 0, 1, 0, 0, 0, 1}, Groups: data.Groups{0, 2, 5}, Labels: []int32{1, 0}, Classes: 2}
+	cm, cgot := roundTrip(t, cfg, cd)
+	if !reflect.DeepEqual(cgot, cm) || cgot.Visible != unit.Categorical || !reflect.DeepEqual(cgot.Groups, data.Groups{0, 2, 5, 7}) {
+		t.Errorf("categorical: read back %v with groups %v, want %v", cgot.Visible, cgot.Groups, cm.Groups)
 	}
 	if _, err := engine.ReadNPZ(filepath.Join(t.TempDir(), "none.npz")); err == nil {
 		t.Error("no error for a missing file")

@@ -139,3 +139,6 @@ func formHook(form string) (restore func()) {
 	rowForm = form
 	return func() { rowForm = "" }
 }
+
+// gaussOf returns a Gaussian trainer's units.
+func gaussOf(tr *Trainer) *gaussianUnits { return tr.vis.(*gaussianUnits) }

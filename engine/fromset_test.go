@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // TestFromSetReal: a real-valued set's values reach the engine as they are
@@ -21,7 +22,7 @@ func TestFromSetReal(t *testing.T) {
 		t.Fatalf("FromSet: X %v, %d real values (shared %v), want the set's 60", d.X, len(d.Real), len(d.Real) > 0 && &d.Real[0] == &s.Real[0])
 	}
 	cfg := smallConfig(Dense)
-	cfg.Visible, cfg.Hidden, cfg.Epochs = Gaussian, 4, 1
+	cfg.Visible, cfg.Hidden, cfg.Epochs = unit.Gaussian, 4, 1
 	if _, err := New(cfg, d); err != nil {
 		t.Errorf("a Gaussian model of the set: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -40,7 +41,7 @@ func gaussData(seed uint64, n, d int) *Data {
 
 func gaussConfig(method Method, learn bool) Config {
 	c := smallConfig(method)
-	c.Visible, c.LearnSigma, c.LR, c.InitScale = Gaussian, learn, 0.01, 0.1
+	c.Visible, c.LearnSigma, c.LR, c.InitScale = unit.Gaussian, learn, 0.01, 0.1
 	return c
 }
 
@@ -90,7 +91,7 @@ func TestGaussianMinibatchByHand(t *testing.T) {
 						}
 						cfg := DefaultConfig()
 						cfg.Method, cfg.Hidden, cfg.K, cfg.Batch, cfg.LR, cfg.LRConn, cfg.P, cfg.Seed = method, sh.h, sh.k, sh.b, 0.1, 0.3, 1, 7
-						cfg.Visible, cfg.LearnSigma, cfg.PCD, cfg.Centre = Gaussian, learn, pcd, centre
+						cfg.Visible, cfg.LearnSigma, cfg.PCD, cfg.Centre = unit.Gaussian, learn, pcd, centre
 						name := fmt.Sprintf("%d×%d CD-%d %s learn-sigma=%v pcd=%v centre=%v", sh.x, sh.h, sh.k, method, learn, pcd, centre)
 						checkGaussianByHand(t, name, cfg, d, rows, w0, ap0, hb0, vb0, zInit)
 					}
@@ -120,7 +121,7 @@ func checkGaussianByHand(t *testing.T, name string, cfg Config, d *Data, rows []
 	if cfg.LearnSigma {
 		copy(z0, zInit)
 		copy(m.LogVar, z0)
-		m.refreshSigma(tr.invVar, 0, x)
+		m.refreshSigma(gaussOf(tr).invVar, 0, x)
 	}
 	m.refreshC()
 
@@ -325,7 +326,7 @@ func TestGaussianSameResultAnyWorkers(t *testing.T) {
 	cfgs = append(cfgs, sparseConfigs()...)
 	for _, base := range cfgs {
 		for _, learn := range []bool{false, true} {
-			base.Visible, base.LearnSigma, base.LR, base.InitScale = Gaussian, learn, 0.01, 0.1
+			base.Visible, base.LearnSigma, base.LR, base.InitScale = unit.Gaussian, learn, 0.01, 0.1
 			for _, cfg := range gaussSamplers(base) {
 				cfg.Workers = 1
 				tr, err := New(cfg, d)
@@ -377,8 +378,8 @@ func TestGaussianRefusals(t *testing.T) {
 		d    *Data
 		want string
 	}{
-		{gaussConfig(Dense, false), bin, "real-valued data"},
-		{smallConfig(Dense), real, "binary data"},
+		{gaussConfig(Dense, false), bin, "gaussian units need real-valued rows"},
+		{smallConfig(Dense), real, "binary units need binary rows"},
 		{gaussConfig(Dense, false), labelled, "generative models only"},
 		{mocanu, real, "binary visible units only"},
 		{badType, real, `visible "gauss"`},
@@ -424,7 +425,7 @@ func TestGaussianPTSamplesTemperedDistributions(t *testing.T) {
 	for j, s := range sigma {
 		m.LogVar[j] = float32(math.Log(s * s))
 	}
-	m.refreshSigma(tr.invVar, 0, x)
+	m.refreshSigma(gaussOf(tr).invVar, 0, x)
 	m.refreshC()
 	rows := make([]int32, slots)
 	for i := range rows {

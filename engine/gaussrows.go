@@ -46,14 +46,14 @@ func (r *sparseRows) compress(m []float32, rows, cols, limit int) bool {
 	return true
 }
 
-// allocGaussRows sizes the compressed copies of a masked Gaussian model
-// (after allocGaussian); a dense model's C is never sparse.
-func (t *Trainer) allocGaussRows() {
-	if !t.m.Gaussian || t.cfg.Method == Dense {
+// allocRows sizes the compressed copies of a masked model (after alloc's
+// arrays); a dense model's C is never sparse.
+func (g *gaussianUnits) allocRows(t *Trainer) {
+	if t.cfg.Method == Dense {
 		return
 	}
 	x, h := t.m.X, t.m.H
-	t.gHid, t.gVis = newGaussRows(h, x), newGaussRows(x, h)
+	g.gHid, g.gVis = newGaussRows(h, x), newGaussRows(x, h)
 	for i := range t.scratch {
 		if t.scratch[i].upWork == nil {
 			t.scratch[i].upWork, t.scratch[i].downWork = kernel.NewSparseWork(h, x), kernel.NewSparseWork(x, h)
@@ -61,27 +61,23 @@ func (t *Trainer) allocGaussRows() {
 	}
 }
 
-// gaussForm chooses the form of a Gaussian model's chain products for
-// the minibatch about to run, making the compressed copies of C when it
-// is sparse enough (see above): the visible-major copy from C, then the
-// hidden-major one from it, which costs what the present connections
-// cost instead of another pass over C.
-func (t *Trainer) gaussForm() {
-	t.gSparse = false
-	if t.gHid == nil {
+// form chooses the form of the chain products for the minibatch about to
+// run, making the compressed copies of C when it is sparse enough (see
+// above): the visible-major copy from C, then the hidden-major one from
+// it, which costs what the present connections cost instead of another
+// pass over C. The CD chains' down pass then sums the compressed rows
+// (cdDown).
+func (g *gaussianUnits) form(t *Trainer) {
+	g.sparse = false
+	if g.gHid == nil {
 		return
 	}
 	m := t.m
 	x, h := m.X, m.H
-	if !t.gVis.compress(m.c, x, h, int(SparseDensity()*float64(x*h))) {
+	if !g.gVis.compress(m.c, x, h, int(SparseDensity()*float64(x*h))) {
 		return
 	}
-	t.gHid.transposeOf(t.gVis, h, nil)
-	t.gSparse = true
-}
-
-// gaussDown sets vpre = b + C h for the nc chains of binary hidden states
-// hs on the compressed rows (gaussSparse only).
-func (t *Trainer) gaussDown(vpre, hs []float32, nc int, sc *blockScratch) {
-	kernel.SparseAffineBinary(vpre, t.m.VisibleBias, hs, nc, &t.gVis.csr, sc.downWork)
+	g.gHid.transposeOf(g.gVis, h, nil)
+	g.sparse = true
+	t.cdDown = weights{sp: &g.gVis.csr}
 }

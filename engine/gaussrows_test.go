@@ -36,8 +36,8 @@ func TestGaussianCompressedProducts(t *testing.T) {
 			m.VisibleBias[j] = float32(r.NormFloat64())
 			m.LogVar[j] = float32(r.Float64() - 0.5)
 		}
-		m.refreshSigma(tr.invVar, 0, x)
-		tr.gaussForm()
+		m.refreshSigma(gaussOf(tr).invVar, 0, x)
+		gaussOf(tr).form(tr)
 		present := 0
 		for _, v := range m.c {
 			if v != 0 {
@@ -45,8 +45,8 @@ func TestGaussianCompressedProducts(t *testing.T) {
 			}
 		}
 		name := fmt.Sprintf("p=%.3g (%d of %d present)", c.p, present, x*h)
-		if tr.gSparse != c.sparse {
-			t.Fatalf("%s: compressed %v, want %v (SparseDensity %v)", name, tr.gSparse, c.sparse, SparseDensity())
+		if gaussOf(tr).sparse != c.sparse {
+			t.Fatalf("%s: compressed %v, want %v (SparseDensity %v)", name, gaussOf(tr).sparse, c.sparse, SparseDensity())
 		}
 		if present == 0 || present == x*h {
 			t.Fatalf("%s: want a mask with some connections present and some absent", name)
@@ -59,7 +59,6 @@ func TestGaussianCompressedProducts(t *testing.T) {
 			hs[k] = float32(r.IntN(2))
 			stat[k] = float32(r.Float64())
 		}
-		sc := &tr.scratch[0]
 		got := make([]float32, nc*max(x, h))
 		check := func(what string, out []float32, want func(c, o int) float64, chains, nout int) {
 			t.Helper()
@@ -72,7 +71,7 @@ func TestGaussianCompressedProducts(t *testing.T) {
 		}
 		C := func(j, i int) float64 { return float64(m.c[j*h+i]) }
 
-		tr.gaussUp(got, v, make([]float32, nc*x), nc, sc)
+		gaussOf(tr).up(tr, 0, 0, nc, got, v, roleMid, true)
 		check("up pass", got, func(c, i int) float64 {
 			s := float64(m.HiddenBias[i])
 			for j := 0; j < x; j++ {
@@ -92,8 +91,8 @@ func TestGaussianCompressedProducts(t *testing.T) {
 				return s
 			}
 		}
-		if tr.gSparse {
-			tr.gaussDown(got, hs, nc, sc)
+		if gaussOf(tr).sparse {
+			tr.cdDown.affineBinary(got, m.VisibleBias, hs, nc, h, x, nil, nil, &tr.scratch[0])
 			check("down pass", got, down(hs, m.VisibleBias), nc, x)
 		}
 		// blockSigmaGrad's C ĥ, through its share of z's gradient: with
@@ -104,9 +103,9 @@ func TestGaussianCompressedProducts(t *testing.T) {
 		copy(tr.xs, v)
 		copy(tr.hpos, stat)
 		copy(tr.nhneg, stat)
-		tr.blockSigmaGrad(0)
+		gaussOf(tr).finishBlock(tr, 0)
 		cs := down(stat, nil)
-		check("σ gradient", tr.dzBlock, func(_, j int) float64 {
+		check("σ gradient", gaussOf(tr).dzBlock, func(_, j int) float64 {
 			s := 0.0
 			for c := 0; c < nc; c++ {
 				s += -2 * float64(v[c*x+j]) * cs(c, j)

@@ -1,28 +1,36 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/ncg-rbm/ncg/data"
 )
 
 // Data is a training set as the engine consumes it: N rows of D bytes (0
-// or 1) for binary visible units, or N rows of D real values for Gaussian
-// ones, and optional labels in 0..Classes−1. With Classes > 0 the model
-// gets one visible unit per class after the D data units (classification
-// mode, binary models only), set one-hot from the label.
+// or 1) for binary and categorical visible units, or N rows of D real
+// values for Gaussian ones, and optional labels in 0..Classes−1. With
+// Classes > 0 the model gets one visible unit per class after the D data
+// units (classification mode), set one-hot from the label.
 type Data struct {
 	N, D    int
 	X       []uint8   // N×D row-major, binary data (nil for real-valued data)
 	Real    []float32 // N×D row-major, real-valued data (nil for binary data)
 	Labels  []int32   // N labels, or nil
 	Classes int       // label units (0: generative mode)
+	// Groups, for binary data whose units are one-hot categorical
+	// attributes, are their groups (data.Groups; categorical units need
+	// them).
+	Groups data.Groups
 }
 
 // Validate checks the shape and values of d; the error names the row.
 func (d *Data) Validate() error {
 	if d.N <= 0 || d.D <= 0 {
 		return fmt.Errorf("data: %d rows of %d units: need at least one of each", d.N, d.D)
+	}
+	if d.Real != nil && d.X != nil {
+		return fmt.Errorf("data: both binary and real-valued rows")
 	}
 	if d.Real != nil {
 		if len(d.Real) != d.N*d.D {
@@ -44,6 +52,14 @@ func (d *Data) Validate() error {
 			return fmt.Errorf("data: row %d, unit %d has value %d, want 0 or 1", i/d.D, i%d.D, v)
 		}
 	}
+	if d.Groups != nil {
+		if d.X == nil {
+			return fmt.Errorf("data: categorical groups of real-valued rows")
+		}
+		if err := d.Groups.Check(d.D); err != nil {
+			return err
+		}
+	}
 	if d.Classes < 0 {
 		return fmt.Errorf("data: %d classes", d.Classes)
 	}
@@ -60,20 +76,12 @@ func (d *Data) Validate() error {
 	return nil
 }
 
-// checkData checks that d suits the visible units of c: Gaussian units
-// train on d.Real and have no label units; binary units train on d.X.
+// checkData checks that d suits the visible units of c (unit.Type.Accepts,
+// and what the type itself refuses, such as label units).
 func (c Config) checkData(d *Data) error {
-	if c.Visible == Gaussian {
-		if d.Real == nil {
-			return errors.New("visible gaussian needs real-valued data (Data.Real)")
-		}
-		if d.Classes > 0 {
-			return errors.New("visible gaussian trains generative models only (no label units)")
-		}
-		return nil
+	s := &data.Set{Name: "the training data", N: d.N, D: d.D, X: d.X, Real: d.Real, Groups: d.Groups}
+	if err := c.Visible.Accepts(s); err != nil {
+		return err
 	}
-	if d.X == nil {
-		return errors.New("binary visible units need binary data (Data.X); real-valued data need visible gaussian")
-	}
-	return nil
+	return unitsOf(c.Visible).checkData(d)
 }

@@ -42,7 +42,6 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 	if len(m.cp) != x*m.cpStride() {
 		m.padC(0, x) // before the workers update its rows
 	}
-	t.gaussForm()
 	if t.sp != nil {
 		t.spDirty = true // the updates write the compressed rows only
 		if t.xsT != nil && t.nb < t.cfg.Batch {
@@ -60,6 +59,8 @@ func (t *Trainer) minibatch(rows []int32) (float64, error) {
 		}
 		t.up.sp, t.down.sp = &t.sp.hid.csr, &t.sp.vis.csr
 	}
+	t.cdDown = t.down
+	t.vis.prepare(t)
 	blocks := (t.nb + t.block - 1) / t.block
 	t.phase(blocks, t.blockFn, t.phaseTime(0))
 	if t.stopping() { // the chains stopped early: no update from them

@@ -18,6 +18,7 @@ func (t *Trainer) mocanuBlock(blk int) {
 	c0 := blk * t.block
 	c1 := min(c0+t.block, t.nb)
 	nc := c1 - c0
+	t.loadSamples(c0, c1)
 	x0, xs, vpre := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x]
 	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]
 

@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // Model is an RBM with a connectivity mask. All X×H matrices are
@@ -26,12 +28,16 @@ type Model struct {
 	HiddenBias  []float32 // hidden biases b (H)
 	VisibleBias []float32 // visible biases d (X)
 
-	// Gaussian visible units (Config.Visible): LogVar holds each unit's
-	// z = log σ² (X; zeros while σ is fixed at 1) and Sigma its σ =
-	// exp(z/2), which the trainer keeps in step with LogVar. Both are nil
-	// for a binary model.
-	Gaussian      bool
+	// Visible is the type of the visible units (Config.Visible), with
+	// the parameters of its own: Gaussian units' LogVar, each unit's
+	// z = log σ² (X; zeros while σ is fixed at 1), and Sigma, its σ =
+	// exp(z/2), which the trainer keeps in step with LogVar; categorical
+	// units' Groups, the one-hot groups of all X visible units (a
+	// classification model's label units are the last group). The others
+	// are nil.
+	Visible       unit.Type
 	LogVar, Sigma []float32
+	Groups        data.Groups
 
 	c  []float32 // acting weights W⊙A (X×H)
 	ch []float32 // c hidden-major (H×X), for the down pass
@@ -64,33 +70,11 @@ func newModel(x, d, h int, ncg bool) *Model {
 	return m
 }
 
-// setGaussian makes m a model of Gaussian visible units with σ = 1.
-func (m *Model) setGaussian() {
-	m.Gaussian = true
-	m.LogVar, m.Sigma = make([]float32, m.X), make([]float32, m.X)
-	fill(m.Sigma, 1)
-}
-
-// refreshSigma sets Sigma[j] = exp(LogVar[j]/2) for j0 ≤ j < j1, and, if
-// invVar is not nil, invVar[j] = exp(−LogVar[j]) = 1/σ².
-func (m *Model) refreshSigma(invVar []float32, j0, j1 int) {
-	for j := j0; j < j1; j++ {
-		z := float64(m.LogVar[j])
-		m.Sigma[j] = float32(math.Exp(z / 2))
-		if invVar != nil {
-			invVar[j] = float32(math.Exp(-z))
-		}
-	}
-}
-
 // initModel draws the parameters of a new run from rng (docs/algorithm.md,
 // "Initialisation" and "Connectivity methods"; the paper's section 4.1).
 func initModel(cfg Config, x, d int, rng *rand.Rand) *Model {
 	h := cfg.Hidden
 	m := newModel(x, d, h, cfg.Method == NCG)
-	if cfg.Visible == Gaussian {
-		m.setGaussian()
-	}
 	a := float32(cfg.InitScale)
 	for k := range m.W {
 		switch cfg.Init {

@@ -31,6 +31,9 @@ func optionConfigs() []Config {
 		p.LRSchedule, p.LRStepEvery, p.LRStepFactor, p.Epochs = Step, 2, 0.5, 4
 		cs = append(cs, p)
 	}
+	pcd := smallConfig(NCG)
+	pcd.Sampler = PersistentCD
+	cs = append(cs, pcd)
 	both := smallConfig(NCG)
 	both.Sampler, both.Temperatures, both.MinBeta = ParallelTempering, 3, 0.3
 	both.Momentum, both.L2 = 0.8, 0.01

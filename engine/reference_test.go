@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // A float64 reference of one minibatch, as docs/algorithm.md states it,
@@ -27,8 +28,9 @@ type refState struct {
 // schedule or parallel tempering it follows their definitions in
 // docs/training.md: the step s = g − L2·w − L1·sign(w) of the mean
 // gradient g, v = μv + s, w += α·v·a (biases: no decay; A′: the plain
-// gradient), and PT's Gibbs steps at β·energy, then Metropolis swaps of
-// neighbours with probability min(1, p_i(s_j)p_j(s_i)/(p_i(s_i)p_j(s_j))).
+// gradient), PCD's chain continued from its persistent state, and PT's
+// Gibbs steps at β·energy, then Metropolis swaps of neighbours with
+// probability min(1, p_i(s_j)p_j(s_i)/(p_i(s_i)p_j(s_j))).
 func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, streams []kernel.Stream, in refState) (*Model, refState) {
 	t.Helper()
 	m := m0.Clone()
@@ -68,6 +70,15 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 		}
 		out.lambda = append([]float64(nil), hOff...)
 	}
+	// Categorical units: the data's groups, and the label units as one
+	// more group (nil: binary units).
+	var groups []int
+	if cfg.Visible == unit.Categorical {
+		groups = append(groups, d.Groups...)
+		if d.Classes > 0 {
+			groups = append(groups, X)
+		}
+	}
 	for s, r := range rows {
 		st := &streams[s]
 		x0 := make([]float64, X)
@@ -76,6 +87,17 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 		}
 		if d.Classes > 0 {
 			x0[D+int(d.Labels[r])] = 1
+		}
+		sample := func(p []float64) []float64 {
+			u := make([]float32, len(p))
+			st.Uniforms(u)
+			out := make([]float64, len(p))
+			for k := range p {
+				if float64(u[k]) < p[k] {
+					out[k] = 1
+				}
+			}
+			return out
 		}
 		upBeta := func(x []float64, beta float64) []float64 {
 			p := make([]float64, H)
@@ -100,18 +122,52 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 			}
 			return p
 		}
-		energies := make([]float64, M)
-		sample := func(p []float64) []float64 {
-			u := make([]float32, len(p))
-			st.Uniforms(u)
-			out := make([]float64, len(p))
-			for k := range p {
-				if float64(u[k]) < p[k] {
-					out[k] = 1
+		// sampleVisible draws the visible units from their inputs
+		// d + Cᵀh at inverse temperature β: binary units one by one,
+		// categorical ones a unit of each group (one uniform a group),
+		// the first whose cumulative softmax probability exceeds it.
+		sampleVisible := func(h []float64, beta float64) []float64 {
+			a := make([]float64, X)
+			for j := range a {
+				a[j] = float64(m0.VisibleBias[j])
+				for i := 0; i < H; i++ {
+					a[j] += c(i, j) * h[i]
 				}
+				a[j] *= beta
+			}
+			if groups == nil {
+				p := make([]float64, X)
+				for j := range p {
+					p[j] = sig(a[j])
+				}
+				return sample(p)
+			}
+			u := make([]float32, len(groups)-1)
+			st.Uniforms(u)
+			out := make([]float64, X)
+			for g := range u {
+				g0, g1 := groups[g], groups[g+1]
+				mx := math.Inf(-1)
+				for _, v := range a[g0:g1] {
+					mx = math.Max(mx, v)
+				}
+				var z float64
+				for _, v := range a[g0:g1] {
+					z += math.Exp(v - mx)
+				}
+				k, cum := g1-1, 0.0
+				for j := g0; j < g1; j++ {
+					cum += math.Exp(a[j]-mx) / z
+					if cum > float64(u[g]) {
+						k = j
+						break
+					}
+				}
+				out[k] = 1
 			}
 			return out
 		}
+		energies := make([]float64, M)
 		hpos := up(x0)
 		h := sample(hpos)
 		x := x0
@@ -121,15 +177,7 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 					st = &streams[cfg.Batch+k*cfg.Batch+s]
 					xk := out.chains[(k*cfg.Batch+s)*X : (k*cfg.Batch+s+1)*X]
 					hk := sample(upBeta(xk, betas[k]))
-					pv := make([]float64, X)
-					for j := range pv {
-						a := float64(m0.VisibleBias[j])
-						for i := 0; i < H; i++ {
-							a += c(i, j) * hk[i]
-						}
-						pv[j] = sig(betas[k] * a)
-					}
-					copy(xk, sample(pv))
+					copy(xk, sampleVisible(hk, betas[k]))
 					// E(x, h) = −b·h − d·x − xᵀC h.
 					var e float64
 					for i := 0; i < H; i++ {
@@ -168,12 +216,20 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 				h = sample(up(x))
 			}
 		} else {
+			pcd := cfg.sampler() == PersistentCD
+			if pcd { // the chain continues from its persistent state
+				x = out.chains[s*X : (s+1)*X]
+				h = sample(up(x))
+			}
 			for step := 1; step <= cfg.K; step++ {
-				x = sample(down(h))
+				x = sampleVisible(h, 1)
 				if step < cfg.K {
 					h = sample(up(x))
 				}
 			}
+		}
+		if cfg.sampler() == PersistentCD {
+			copy(out.chains[s*X:(s+1)*X], x)
 		}
 		hneg := up(x)
 		if cfg.SETProcedure == Mocanu {

@@ -100,13 +100,14 @@ func (t *Trainer) Compressed() bool { return t.sp != nil }
 // "compressed" or "dense", whatever its density: a test and benchmark hook.
 var rowForm string
 
-// useSparse reports whether the configuration trains on compressed rows.
-// Gaussian visible units never do: they train on the dense matrices,
-// their chains on compressed copies of a sparse C (gaussrows.go).
+// useSparse reports whether the configuration trains on compressed rows:
+// binary visible states only (binaryInput). Gaussian visible units train
+// on the dense matrices, their chains on compressed copies of a sparse C
+// (gaussrows.go).
 func useSparse(cfg Config, d int) bool {
 	fixed := cfg.Method == Line || cfg.Method == Random || cfg.Method == SET
 	switch {
-	case rowForm == "dense" || !fixed || cfg.Visible == Gaussian:
+	case rowForm == "dense" || !fixed || !unitsOf(cfg.Visible).binaryStates():
 		return false
 	case rowForm == "compressed":
 		return true

@@ -27,36 +27,28 @@ import (
 // Every product is computed afresh: a chain makes one step per round, so
 // CD's incremental products have nothing to reuse.
 //
-// With Gaussian visible units chain m samples v ~ N(b + C h, σ²/β_m) and
-// h from σ(β_m(c + Cᵀ(v/σ²))), and E is gaussEnergy's.
+// Every visible unit type takes part through t.vis: chain m draws its
+// visible states at β_m (binary units from σ(β_m(d + Cᵀh)), Gaussian ones
+// from N(b + C h, σ²/β_m)), and E is the type's energy.
 func (t *Trainer) ptBlock(blk int) {
-	m := t.m
+	m, v := t.m, t.vis
 	x, h, b := m.X, m.H, t.cfg.Batch
 	c0 := blk * t.block
 	c1 := min(c0+t.block, t.nb)
 	nc := c1 - c0
+	t.loadSamples(c0, c1)
 	x0, xs, vpre, vprob := t.x0[c0*x:c1*x], t.xs[c0*x:c1*x], t.vpre[c0*x:c1*x], t.vprob[c0*x:c1*x]
 	hs, hpre, hprob, hpos, nhneg := t.h[c0*h:c1*h], t.hpre[c0*h:c1*h], t.hprob[c0*h:c1*h], t.hpos[c0*h:c1*h], t.nhneg[c0*h:c1*h]
-	tmpIdx, tmpCnt, hIdx, hCnt := t.indexLists(c0, c1)
+	_, _, hIdx, hCnt := t.indexLists(c0, c1)
 	sc := &t.scratch[blk]
 	u := sc.u
 
-	gauss := m.Gaussian
-	if gauss {
-		t.gaussUp(hpre, x0, sub(t.spos, c0*x, c1*x), nc, sc)
-	} else {
-		t.up.affineBinary(hpre, m.HiddenBias, x0, nc, x, h, t.posIdx[c0*x:c1*x], t.posCnt[c0:c1], sc)
-	}
+	v.up(t, blk, c0, c1, hpre, x0, rolePos, true)
 	for c := 0; c < nc; c++ {
 		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &t.streams[c0+c])
 	}
 	t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt, sc)
-	if gauss { // the reconstruction is the mean b + C h
-		t.reconError(c0, c1, x0, vpre)
-	} else {
-		kernel.Sigmoid(vprob, vpre)
-		t.reconError(c0, c1, x0, vprob)
-	}
+	t.reconError(c0, c1, x0, v.mean(vprob, vpre, nc))
 
 	for round := 0; round < t.cfg.K; round++ {
 		for k, beta := range t.betas {
@@ -65,28 +57,15 @@ func (t *Trainer) ptBlock(blk int) {
 			}
 			states := t.pcd[(k*b+c0)*x : (k*b+c1)*x]
 			streams := t.streams[b+k*b+c0 : b+k*b+c1]
-			if gauss {
-				t.gaussUp(hpre, states, sc.sv, nc, sc)
-			} else {
-				t.up.affineBinary(hpre, m.HiddenBias, states, nc, x, h, tmpIdx, tmpCnt, sc)
-			}
+			v.up(t, blk, c0, c1, hpre, states, roleMid, true)
 			scale(hprob, hpre, beta)
 			for c := 0; c < nc; c++ {
 				kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hprob[c*h:(c+1)*h], &streams[c])
 			}
 			t.down.affineBinary(vpre, m.VisibleBias, hs, nc, h, x, hIdx, hCnt, sc)
-			if gauss { // v ~ N(b + C h, σ²/β)
-				tempSigma(sc.sig, m.Sigma, beta)
-				for c := 0; c < nc; c++ {
-					kernel.GaussianSample(states[c*x:(c+1)*x], vpre[c*x:(c+1)*x], sc.sig, &streams[c])
-					t.energy[k*b+c0+c] = t.gaussEnergy(hs[c*h:(c+1)*h], states[c*x:(c+1)*x], vpre[c*x:(c+1)*x])
-				}
-				continue
-			}
-			scale(vprob, vpre, beta)
+			v.sample(t, blk, states, vprob, vpre, nc, beta, streams)
 			for c := 0; c < nc; c++ {
-				kernel.SigmoidBernoulli(vprob[c*x:(c+1)*x], states[c*x:(c+1)*x], vprob[c*x:(c+1)*x], &streams[c])
-				t.energy[k*b+c0+c] = energy(m.HiddenBias, hs[c*h:(c+1)*h], states[c*x:(c+1)*x], vpre[c*x:(c+1)*x])
+				t.energy[k*b+c0+c] = v.energy(t, hs[c*h:(c+1)*h], states[c*x:(c+1)*x], vpre[c*x:(c+1)*x])
 			}
 		}
 		for c := c0; c < c1; c++ {
@@ -103,20 +82,13 @@ func (t *Trainer) ptBlock(blk int) {
 
 	// Negative statistics from the β = 1 chains, as CD's.
 	copy(xs, t.pcd[c0*x:c1*x])
-	if gauss {
-		t.gaussUp(hpre, xs, sub(t.sneg, c0*x, c1*x), nc, sc)
-	} else {
-		t.up.affineBinary(hpre, m.HiddenBias, xs, nc, x, h, t.negIdx[c0*x:c1*x], t.negCnt[c0:c1], sc)
-	}
+	v.up(t, blk, c0, c1, hpre, xs, roleNeg, true)
 	kernel.Sigmoid(nhneg, hpre)
 	for i, v := range nhneg {
 		nhneg[i] = -v
 	}
-	if gauss {
-		t.blockSigmaGrad(blk)
-		return
-	}
-	t.blockOffsets(c0, c1)
+	v.finishBlock(t, blk)
+	t.blockVisibleGrad(blk)
 }
 
 // scale sets dst = β·src (dst = src when β = 1).

@@ -154,19 +154,11 @@ type Trainer struct {
 	spDirty    bool    // sp's weights are newer than the model's (flush)
 	up, down   weights // the products' matrices: C padded (up), CH (down)
 	afterBatch func()  // test hook
-	// Gaussian visible units (gaussian.go): gg, the gradient rows of W
-	// (X×H); gST, each row chunk's columns of the scaled states (rowChunk ×
-	// 2·Batch); with learned σ, invVar = 1/σ² (X), spos and sneg the
-	// slots' x⁰/σ² and x̃/σ² (Batch×X), dzBlock each chain block's share of
-	// z's gradient (X), gZ its sum and velZ its velocity.
-	gg, gST                     []float32
-	invVar, spos, sneg, dzBlock []float32
-	gZ, velZ                    []float32
-	// gHid and gVis are a masked Gaussian model's compressed copies of C
-	// (hidden-major and visible-major), which its chains use in a
-	// minibatch when gSparse (gaussrows.go).
-	gHid, gVis *sparseRows
-	gSparse    bool
+	// vis is the visible units' behaviour (units.go); cdDown the CD
+	// chains' down-pass matrix of the minibatch: down, or a Gaussian
+	// model's compressed copy (gaussrows.go).
+	vis    visibleUnits
+	cdDown weights
 
 	ctr *centring // centred training (centre.go), or nil
 
@@ -187,8 +179,17 @@ func New(cfg Config, d *Data) (*Trainer, error) {
 	x := d.D + d.Classes
 	rng := rand.New(rand.NewPCG(cfg.Seed, keyInit))
 	t := &Trainer{cfg: cfg, data: d, m: initModel(cfg, x, d.D, rng)}
+	t.setUnits()
 	t.alloc()
 	return t, nil
+}
+
+// setUnits gives the trainer and its model the configuration's visible
+// unit type.
+func (t *Trainer) setUnits() {
+	t.vis = unitsOf(t.cfg.Visible)
+	t.m.Visible = t.cfg.Visible
+	t.vis.initModel(t.m, t.data)
 }
 
 func (t *Trainer) alloc() {
@@ -244,8 +245,14 @@ func (t *Trainer) alloc() {
 	t.posOff, t.negOff = make([]int32, b*(chunks+1)), make([]int32, b*(chunks+1))
 	t.rowList, t.rowLen = make([]int32, chunks*rowChunk*2*b), make([]int32, chunks*rowChunk)
 	t.grow = make([]float32, chunks*h)
-	t.blockFn, t.rowFn = t.chainBlock, t.rowTask
-	t.allocGaussian()
+	t.blockFn, t.rowFn = t.cdBlock, t.rowTask
+	switch {
+	case t.sampler == ParallelTempering:
+		t.blockFn = t.ptBlock
+	case t.cfg.SETProcedure == Mocanu:
+		t.blockFn = t.mocanuBlock
+	}
+	t.vis.alloc(t)
 	t.allocCentre()
 	if sparse {
 		t.sp, t.spStale = &sparseModel{}, true

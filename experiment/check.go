@@ -12,6 +12,7 @@ import (
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // ConfigError is a setting that cannot work, found before any training:
@@ -342,11 +343,12 @@ func checkAll(specs []Spec, dataDir string, memory uint64) ([]error, []float64, 
 // engineData views the training set as the engine's data; -classify on a
 // set without labels is a ConfigError.
 func engineData(s Spec, train *data.Set) (*engine.Data, error) {
-	if train.Real != nil && s.Engine.Visible != engine.Gaussian {
-		return nil, &ConfigError{fmt.Errorf("data %s is real-valued: train it with -visible gaussian", s.Data)}
-	}
-	if train.Real == nil && s.Engine.Visible == engine.Gaussian {
-		return nil, &ConfigError{fmt.Errorf("-visible gaussian: data %s is binary; give -real unit or standardise (MNIST, IDX images) or a real-valued .npy or CSV file", s.Data)}
+	if err := s.Engine.Visible.Accepts(train); err != nil {
+		var m *unit.MismatchError
+		if errors.As(err, &m) {
+			return nil, &ConfigError{fmt.Errorf("-visible %s: data %s %s: train them with -visible %s", m.Type.Name(), s.Data, m.Why, m.Suits.Name())}
+		}
+		return nil, &ConfigError{fmt.Errorf("-visible %s: %w", s.Engine.Visible.Name(), err)}
 	}
 	if s.Classify && (train.Labels == nil || train.NumClasses <= 0) {
 		return nil, &ConfigError{fmt.Errorf("classify: data %s has no labels", s.Data)}

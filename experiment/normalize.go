@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // Normalize returns s as a run stores and compares it: the sampler and
@@ -27,6 +28,9 @@ func (s Spec) Normalize() Spec {
 	}
 	if e.LRSchedule == "constant" {
 		e.LRSchedule = ""
+	}
+	if u, err := unit.Parse(string(e.Visible)); err == nil {
+		e.Visible = u // one spelling: "binary" is ""
 	}
 	if name, ok := namedData(s.Data); ok {
 		s.Data = name

@@ -4,6 +4,7 @@ import (
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // The settings of a run, each declared once. ncgbench's flags of train,
@@ -76,8 +77,8 @@ var settings = []*Setting{
 		Rules: []Rule{{When: "-set-procedure mocanu", Applies: mocanu, Value: func(Spec) any { return engine.MocanuInitScale }}},
 		Usage: "a of uniform(−a, a) or of normal N(0, a²)", Uses: func(s Spec) bool { return s.Engine.Init != engine.Zero }, UsedBy: "-init uniform or normal",
 		field: func(s *Spec) any { return &s.Engine.InitScale }},
-	{Name: "visible", Key: "engine.visible", Group: ModelGroup, Arg: "gaussian", Default: engine.Visible(""),
-		Usage: "visible units: gaussian for real-valued data, v ~ N(b + C h, σ²) (default binary)",
+	{Name: "visible", Key: "engine.visible", Group: ModelGroup, Arg: "type", Default: unit.Binary,
+		Usage: "visible units: binary; gaussian for real-valued data, v ~ N(b + C h, σ²); categorical for one-hot attributes (softmax groups)",
 		field: func(s *Spec) any { return &s.Engine.Visible }},
 	{Name: "learn-sigma", Key: "engine.learn_sigma", Group: ModelGroup, Arg: "", Default: false,
 		Usage: "gaussian: learn each visible unit's σ (through log σ², Cho, Ilin & Raiko 2011) instead of σ = 1",
@@ -184,7 +185,7 @@ func schedule(c engine.Schedule) func(Spec) bool {
 
 func mocanu(s Spec) bool   { return s.Engine.SETProcedure == engine.Mocanu }
 func pt(s Spec) bool       { return s.Engine.Sampler == engine.ParallelTempering }
-func gaussian(s Spec) bool { return s.Engine.Visible == engine.Gaussian }
+func gaussian(s Spec) bool { return s.Engine.Visible == unit.Gaussian }
 func dataFile(s Spec) bool {
 	_, named := namedData(s.Data)
 	return !named

@@ -11,6 +11,7 @@ import (
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // TestGaussianRunsMarked: binary and Gaussian runs of one data set are
@@ -27,7 +28,7 @@ func TestGaussianRunsMarked(t *testing.T) {
 		s := testSpec(engine.Dense, seed)
 		s.Data, s.Real = "mnist", real
 		if real != "" {
-			s.Engine.Visible, s.Engine.LearnSigma = engine.Gaussian, learn
+			s.Engine.Visible, s.Engine.LearnSigma = unit.Gaussian, learn
 		}
 		return s
 	}

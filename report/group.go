@@ -13,6 +13,7 @@ import (
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // Stat is the mean and sample standard deviation of N values (NaN values
@@ -281,12 +282,12 @@ func settings(s experiment.Spec) [][2]string {
 }
 
 // Gaussian reports whether the group's runs have Gaussian visible units.
-func (g *Group) Gaussian() bool { return g.Spec.Engine.Visible == engine.Gaussian }
+func (g *Group) Gaussian() bool { return g.Spec.Engine.Visible == unit.Gaussian }
 
 // visibleLabel names Gaussian visible units and their σ ("" for binary).
 func visibleLabel(c engine.Config) string {
 	switch {
-	case c.Visible != engine.Gaussian:
+	case c.Visible != unit.Gaussian:
 		return ""
 	case c.LearnSigma:
 		return "gaussian learned σ"
@@ -297,7 +298,7 @@ func visibleLabel(c engine.Config) string {
 // dataLabel is a group's DataLabel.
 func dataLabel(s experiment.Spec) string {
 	d := filepath.Base(s.Data)
-	if s.Engine.Visible != engine.Gaussian {
+	if s.Engine.Visible != unit.Gaussian {
 		return d
 	}
 	if s.Real == data.RealNone {

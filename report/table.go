@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // fmtStat writes "mean ± sd" with prec decimals ("mean" alone for one
@@ -122,7 +122,7 @@ var CSVColumns = []string{"data", "model", "method", "epochs", "runs", "unfinish
 // visible is the group's visible units for CSV and JSON: binary or gaussian.
 func (g *Group) visible() string {
 	if g.Gaussian() {
-		return string(engine.Gaussian)
+		return string(unit.Gaussian)
 	}
 	return "binary"
 }

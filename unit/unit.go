@@ -37,8 +37,8 @@ const (
 // Types returns every type, in the order help and documentation list them.
 func Types() []Type { return []Type{Binary, Gaussian, Categorical} }
 
-// String returns the type's name: "binary", "gaussian" or "categorical".
-func (t Type) String() string {
+// Name returns the type's name: "binary", "gaussian" or "categorical".
+func (t Type) Name() string {
 	if t == Binary {
 		return "binary"
 	}
@@ -63,7 +63,7 @@ func (t Type) Check() error {
 	}
 	names := make([]string, 0, 3)
 	for _, k := range Types() {
-		names = append(names, k.String())
+		names = append(names, k.Name())
 	}
 	return fmt.Errorf("visible %q is not one of %s", string(t), strings.Join(names, ", "))
 }
@@ -72,20 +72,22 @@ func (t Type) Check() error {
 // that says why not: binary units read binary rows, Gaussian units
 // real-valued ones, and categorical units binary rows whose data units are
 // categorical groups (s.Groups), one unit on in each group of every row.
-// This is the one place that says which data suits which unit type.
+// This is the one place that says which data suits which unit type. When
+// the rows are of the wrong kind, the error is a *MismatchError naming the
+// type that suits them.
 func (t Type) Accepts(s *data.Set) error {
 	if err := t.Check(); err != nil {
 		return err
 	}
 	switch {
 	case t == Gaussian && !s.IsReal():
-		return fmt.Errorf("visible gaussian needs real-valued rows; %s is binary", s.Name)
+		return &MismatchError{Data: s.Name, Type: t, Suits: Binary, Why: "is binary; gaussian units need real-valued rows"}
 	case t != Gaussian && s.IsReal():
-		return fmt.Errorf("visible %s needs binary rows; %s is real-valued (visible gaussian models real values)", t, s.Name)
+		return &MismatchError{Data: s.Name, Type: t, Suits: Gaussian, Why: "is real-valued; " + t.Name() + " units need binary rows"}
 	case t != Categorical:
 		return nil
 	case s.Groups == nil:
-		return fmt.Errorf("visible categorical needs the categorical groups of the data units; %s has none", s.Name)
+		return &MismatchError{Data: s.Name, Type: t, Suits: Binary, Why: "has no categorical groups; categorical units need them"}
 	}
 	if err := s.Groups.Check(s.D - s.LabelUnits); err != nil {
 		return fmt.Errorf("%s: %w", s.Name, err)
@@ -94,6 +96,18 @@ func (t Type) Accepts(s *data.Set) error {
 		return fmt.Errorf("%s: %w", s.Name, err)
 	}
 	return nil
+}
+
+// MismatchError is Accepts' error for rows of the wrong kind for a type.
+type MismatchError struct {
+	Data  string // the data set's name
+	Type  Type   // the type that refused them
+	Suits Type   // a type that takes them
+	Why   string // what is wrong, after the data's name
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("%s %s (%s units model these rows)", e.Data, e.Why, e.Suits.Name())
 }
 
 // ExactLayer returns the number of units whose joint states an exact log Z

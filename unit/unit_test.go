@@ -20,7 +20,7 @@ func TestParseAndString(t *testing.T) {
 	if _, err := Parse("softmax"); err == nil || !strings.Contains(err.Error(), "binary, gaussian, categorical") {
 		t.Errorf("Parse(softmax): %v, want the list of types", err)
 	}
-	if Binary.String() != "binary" || Categorical.String() != "categorical" {
+	if Binary.Name() != "binary" || Categorical.Name() != "categorical" {
 		t.Errorf("names %q %q", Binary, Categorical)
 	}
 }
@@ -37,18 +37,18 @@ func TestAccepts(t *testing.T) {
 		s    *data.Set
 		want string // "" accepted, else a fragment of the error
 	}{
-		{Binary, bin, ""}, {Binary, grouped, ""}, {Binary, real, "real-valued"},
-		{Gaussian, real, ""}, {Gaussian, bin, "needs real-valued"},
-		{Categorical, grouped, ""}, {Categorical, bin, "has none"}, {Categorical, real, "real-valued"},
+		{Binary, bin, ""}, {Binary, grouped, ""}, {Binary, real, "r is real-valued; binary units need binary rows (gaussian units model these rows)"},
+		{Gaussian, real, ""}, {Gaussian, bin, "b is binary; gaussian units need real-valued rows (binary units"},
+		{Categorical, grouped, ""}, {Categorical, bin, "b has no categorical groups"}, {Categorical, real, "real-valued"},
 		{Categorical, broken, "row 1, group 0 (units 0…1): 2 units on"},
 		{Type("softmax"), bin, "not one of"},
 	} {
 		err := c.t.Accepts(c.s)
 		switch {
 		case c.want == "" && err != nil:
-			t.Errorf("%s on %s: %v", c.t, c.s.Name, err)
+			t.Errorf("%s on %s: %v", c.t.Name(), c.s.Name, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s on %s: %v, want %q", c.t, c.s.Name, err, c.want)
+			t.Errorf("%s on %s: %v, want %q", c.t.Name(), c.s.Name, err, c.want)
 		}
 	}
 }

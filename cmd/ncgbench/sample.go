@@ -24,6 +24,7 @@ import (
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
 	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 func init() {
@@ -83,7 +84,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if m.Gaussian && m.X != m.DataUnits {
+	if (m.Visible == unit.Gaussian) && m.X != m.DataUnits {
 		return fmt.Errorf("%s has Gaussian visible units and %d label units: label units need a binary model", npzPath, m.X-m.DataUnits)
 	}
 	spec, err := runDir.Spec()
@@ -94,7 +95,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		spec.Data, spec.TestData, spec.Format = *dataName, "", ""
 	}
 	if *realMode != "" {
-		if !m.Gaussian {
+		if !(m.Visible == unit.Gaussian) {
 			return usagef("-real: %s has binary visible units, whose chains start from binary data", npzPath)
 		}
 		if spec.Real, err = data.ParseRealMode(*realMode); err != nil {
@@ -104,7 +105,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if spec.Data == "" {
 		return usagef("%s has no config.json beside it: give -data", npzPath)
 	}
-	if name, _ := data.Canonical(spec.Data); m.Gaussian && data.BinaryOnly(name) {
+	if name, _ := data.Canonical(spec.Data); (m.Visible == unit.Gaussian) && data.BinaryOnly(name) {
 		return usagef("-data %s is binary: %s has Gaussian visible units, whose chains start from real-valued data (MNIST or IDX images with -real, .npy or CSV files)",
 			spec.Data, npzPath)
 	}
@@ -117,9 +118,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		set, from = train, "training"
 	}
 	switch {
-	case set.IsReal() && !m.Gaussian:
+	case set.IsReal() && !(m.Visible == unit.Gaussian):
 		return usagef("data %s is real-valued: sample starts a binary model's chains from binary images", spec.Data)
-	case !set.IsReal() && m.Gaussian:
+	case !set.IsReal() && (m.Visible == unit.Gaussian):
 		return usagef("-data %s loads as binary images without -real: %s has Gaussian visible units, whose chains start from real-valued data (give -real unit or standardise, as the model was trained)",
 			spec.Data, npzPath)
 	}
@@ -152,7 +153,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	}
 	shown := fmt.Sprintf("from %s images of %s, seed %d: visible probabilities after the last step (white 1, black 0)", from, spec.Data, *seed)
 	grey := func(k int) uint8 { return uint8(math.Round(255 * float64(probs[k]))) }
-	if m.Gaussian {
+	if m.Visible == unit.Gaussian {
 		lo, hi := inputRange(train)
 		levels := meanLevels(probs, set.Scaling, lo, hi)
 		grey = func(k int) uint8 { return levels[k] }
@@ -232,7 +233,7 @@ func gibbs(ctx context.Context, m *engine.Model, v []float32, n, steps int, seed
 	probs := append([]float32(nil), v...)
 	up := v // the up pass's input: v, or v/σ² for Gaussian units
 	var invVar []float32
-	if m.Gaussian {
+	if m.Visible == unit.Gaussian {
 		up, invVar = make([]float32, n*x), make([]float32, x)
 		for j, z := range m.LogVar {
 			invVar[j] = float32(math.Exp(-float64(z))) // 1/σ², as the trainer computes it
@@ -253,13 +254,13 @@ func gibbs(ctx context.Context, m *engine.Model, v []float32, n, steps int, seed
 		}
 		kernel.Affine(vpre, m.VisibleBias, hs, m.CH(), n, h, x)
 		for c := range n {
-			if m.Gaussian {
+			if m.Visible == unit.Gaussian {
 				kernel.GaussianSample(v[c*x:(c+1)*x], vpre[c*x:(c+1)*x], m.Sigma, &streams[c])
 				continue
 			}
 			kernel.SigmoidBernoulli(probs[c*x:(c+1)*x], v[c*x:(c+1)*x], vpre[c*x:(c+1)*x], &streams[c])
 		}
-		if m.Gaussian {
+		if m.Visible == unit.Gaussian {
 			copy(probs, vpre)
 		}
 	}
@@ -287,7 +288,7 @@ func sampleFits(m *engine.Model, n int, lay layout, scale int, masks bool) error
 	}
 	x, hid, chains := float64(m.X), float64(m.H), float64(n)
 	vecs := 4.0 // start, states, probabilities or means, pre-activations
-	if m.Gaussian {
+	if m.Visible == unit.Gaussian {
 		vecs++ // v/σ²
 	}
 	pixels := 2 * w * h * 4 // the grid and its captioned copy, RGBA

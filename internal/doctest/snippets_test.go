@@ -195,7 +195,7 @@ var stdImports = map[string]string{
 	"data": "github.com/ncg-rbm/ncg/data", "engine": "github.com/ncg-rbm/ncg/engine",
 	"eval": "github.com/ncg-rbm/ncg/eval", "experiment": "github.com/ncg-rbm/ncg/experiment",
 	"kernel": "github.com/ncg-rbm/ncg/kernel", "report": "github.com/ncg-rbm/ncg/report",
-	"bench": "github.com/ncg-rbm/ncg/bench",
+	"bench": "github.com/ncg-rbm/ncg/bench", "unit": "github.com/ncg-rbm/ncg/unit",
 }
 
 // checkFunc ends the program of a main block: check stops it on an error,

@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/kernel"
+)
+
+// categoricalUnits are categorical attributes in one-hot form (unit.
+// Categorical): the visible units form groups (Model.Groups), and a
+// group's units are drawn together from the softmax of their inputs,
+// exactly one of them on (kernel.SoftmaxSample):
+//
+//	P(x_g = k | h) = exp(d_gk + (C h)_gk) / Σ_k′ exp(d_gk′ + (C h)_gk′)
+//
+// A classification model's label units are one more group. The states
+// are 0 and 1, so they enter the up pass and the gradient as binary
+// units' do (binaryInput), and the energy −b·h − x·(d + C h) is the
+// binary units' too: only the draw and the means differ.
+type categoricalUnits struct {
+	binaryInput
+	groups []int32 // Model.Groups, for the kernels
+}
+
+// initModel gives the model the data's groups, and the label units, if
+// any, as a last group.
+func (u *categoricalUnits) initModel(m *Model, d *Data) {
+	g := append(data.Groups(nil), d.Groups...)
+	if d.Classes > 0 {
+		g = append(g, d.D+d.Classes)
+	}
+	m.Groups = g
+	u.groups = make([]int32, len(g))
+	for k, v := range g {
+		u.groups[k] = int32(v)
+	}
+}
+
+func (u *categoricalUnits) checkConfig(c Config, bad func(string, ...any)) {
+	u.binaryInput.checkConfig(c, bad)
+	if c.SETProcedure == Mocanu {
+		bad("set-procedure %s trains binary visible units only", Mocanu)
+	}
+}
+
+// mean sets each group's softmax probabilities.
+func (u *categoricalUnits) mean(dst, pre []float32, nc int) []float32 {
+	x := len(pre) / nc
+	for c := 0; c < nc; c++ {
+		kernel.Softmax(dst[c*x:(c+1)*x], pre[c*x:(c+1)*x], u.groups)
+	}
+	return dst
+}
+
+// sample draws each group's unit from the softmax of β(d + C h).
+func (u *categoricalUnits) sample(t *Trainer, blk int, states, dst, pre []float32, nc int, beta float64, streams []kernel.Stream) []float32 {
+	x := t.m.X
+	if beta != 1 {
+		scale(dst[:nc*x], pre[:nc*x], beta)
+		pre = dst
+	}
+	for c := 0; c < nc; c++ {
+		kernel.SoftmaxSample(dst[c*x:(c+1)*x], states[c*x:(c+1)*x], pre[c*x:(c+1)*x], u.groups, &streams[c])
+	}
+	return dst
+}
