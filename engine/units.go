@@ -42,8 +42,10 @@ type visibleUnits interface {
 	// unit.Type.Accepts says (label units).
 	checkConfig(c Config, bad func(format string, args ...any))
 	checkData(d *Data) error
-	// initModel gives the new model m of data d the type's parameters.
+	// initModel gives the new model m of data d the type's parameters;
+	// bind takes what the type reads of a model's (m's groups).
 	initModel(m *Model, d *Data)
+	bind(m *Model)
 	// binaryStates reports whether the states are 0 and 1 (binary and
 	// categorical units), which the up pass and the gradient take as
 	// lists of ones, on compressed rows too.

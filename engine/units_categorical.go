@@ -29,8 +29,12 @@ func (u *categoricalUnits) initModel(m *Model, d *Data) {
 		g = append(g, d.D+d.Classes)
 	}
 	m.Groups = g
-	u.groups = make([]int32, len(g))
-	for k, v := range g {
+	u.bind(m)
+}
+
+func (u *categoricalUnits) bind(m *Model) {
+	u.groups = make([]int32, len(m.Groups))
+	for k, v := range m.Groups {
 		u.groups[k] = int32(v)
 	}
 }

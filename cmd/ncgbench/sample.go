@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -147,7 +146,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
-	probs, err := gibbs(ctx, m, start, *n, *steps, *seed)
+	probs, err := engine.Gibbs(ctx, m, start, *n, *steps, *seed)
 	if err != nil {
 		return errInterrupted
 	}
@@ -212,59 +211,6 @@ func withCaption(img *image.RGBA, text string) *image.RGBA {
 		d.DrawString(l)
 	}
 	return out
-}
-
-// gibbs runs n chains of block Gibbs sampling from the visible states v
-// (n×X): steps times h ~ p(h|v), v ~ p(v|h), chain c on stream (seed, c).
-// For binary visible units it returns the visible probabilities of the
-// last step (n×X); for Gaussian ones (docs/algorithm.md, "Gaussian visible
-// units") P(h = 1 | v) = σ(b + C(v/σ²)) and v ~ N(d + Cᵀh, σ²) by
-// kernel.GaussianSample, with the model's σ, and it returns the means
-// d + Cᵀh of the last step. With no steps it returns the start states. It
-// stops, with ctx's error, when ctx is done.
-func gibbs(ctx context.Context, m *engine.Model, v []float32, n, steps int, seed uint64) ([]float32, error) {
-	x, h := m.X, m.H
-	streams := make([]kernel.Stream, n)
-	for c := range streams {
-		streams[c] = kernel.NewStream(seed, uint64(c))
-	}
-	hpre, hs := make([]float32, n*h), make([]float32, n*h)
-	vpre := make([]float32, n*x)
-	probs := append([]float32(nil), v...)
-	up := v // the up pass's input: v, or v/σ² for Gaussian units
-	var invVar []float32
-	if m.Visible == unit.Gaussian {
-		up, invVar = make([]float32, n*x), make([]float32, x)
-		for j, z := range m.LogVar {
-			invVar[j] = float32(math.Exp(-float64(z))) // 1/σ², as the trainer computes it
-		}
-	}
-	for range steps {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if invVar != nil {
-			for k, u := range v {
-				up[k] = u * invVar[k%x]
-			}
-		}
-		kernel.Affine(hpre, m.HiddenBias, up, m.C(), n, x, h)
-		for c := range n {
-			kernel.SigmoidBernoulli(hpre[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &streams[c])
-		}
-		kernel.Affine(vpre, m.VisibleBias, hs, m.CH(), n, h, x)
-		for c := range n {
-			if m.Visible == unit.Gaussian {
-				kernel.GaussianSample(v[c*x:(c+1)*x], vpre[c*x:(c+1)*x], m.Sigma, &streams[c])
-				continue
-			}
-			kernel.SigmoidBernoulli(probs[c*x:(c+1)*x], v[c*x:(c+1)*x], vpre[c*x:(c+1)*x], &streams[c])
-		}
-		if m.Visible == unit.Gaussian {
-			copy(probs, vpre)
-		}
-	}
-	return probs, nil
 }
 
 // maxImageSide is the most pixels a side of an image of sample may have:
