@@ -11,7 +11,7 @@ type binaryInput struct{}
 func (binaryInput) binaryStates() bool      { return true }
 func (binaryInput) alloc(*Trainer)          {}
 func (binaryInput) initModel(*Model, *Data) {}
-func (binaryInput) bind(*Model)                {}
+func (binaryInput) bind(*Model)             {}
 func (binaryInput) prepare(*Trainer)        {}
 func (binaryInput) refresh(*Trainer)        {}
 

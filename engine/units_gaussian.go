@@ -63,7 +63,7 @@ func (m *Model) refreshSigma(invVar []float32, j0, j1 int) {
 func (g *gaussianUnits) binaryStates() bool { return false }
 
 func (g *gaussianUnits) initModel(m *Model, _ *Data) { m.setGaussian() }
-func (g *gaussianUnits) bind(*Model)                  {}
+func (g *gaussianUnits) bind(*Model)                 {}
 
 func (g *gaussianUnits) checkConfig(c Config, bad func(string, ...any)) {
 	if c.SETProcedure == Mocanu {
