@@ -60,9 +60,10 @@ func Curves(groups []Group) (*Figure, error) {
 			}
 			return false
 		}
-		// A panel's groups share a data label, so all or none are Gaussian.
+		// A panel's groups share a data label, so all or none are
+		// real-valued.
 		nll, recon := "NLL (nats)", "reconstruction error"
-		if groups[set[0]].Gaussian() {
+		if groups[set[0]].Continuous() {
 			nll, recon = "NLL: −log density (nats)", "reconstruction error: squared error of the means"
 		}
 		var metrics []curveMetric

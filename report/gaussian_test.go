@@ -53,8 +53,8 @@ func TestGaussianRunsMarked(t *testing.T) {
 	if strings.Join(names, "; ") != strings.Join(want, "; ") {
 		t.Fatalf("groups %q, want %q", names, want)
 	}
-	if g := groups[2]; !g.Gaussian() || groups[0].Gaussian() || g.NLL.N != 2 || math.Abs(g.NLL.Mean+296.5) > 1e-9 {
-		t.Errorf("Gaussian group: gaussian %v (binary %v), NLL %+v; want −296.5 over 2", g.Gaussian(), groups[0].Gaussian(), g.NLL)
+	if g := groups[2]; !g.Continuous() || groups[0].Continuous() || g.NLL.N != 2 || math.Abs(g.NLL.Mean+296.5) > 1e-9 {
+		t.Errorf("Gaussian group: gaussian %v (binary %v), NLL %+v; want −296.5 over 2", g.Continuous(), groups[0].Continuous(), g.NLL)
 	}
 
 	var md bytes.Buffer

@@ -281,24 +281,28 @@ func settings(s experiment.Spec) [][2]string {
 	return kv
 }
 
-// Gaussian reports whether the group's runs have Gaussian visible units.
-func (g *Group) Gaussian() bool { return g.Spec.Engine.Visible == unit.Gaussian }
+// Continuous reports whether the group's runs have real-valued visible
+// units, whose NLL is a negative log density.
+func (g *Group) Continuous() bool { return g.Spec.Engine.Visible.Continuous() }
 
-// visibleLabel names Gaussian visible units and their σ ("" for binary).
+// visibleLabel names the visible units' type ("" for binary), with a
+// learned σ.
 func visibleLabel(c engine.Config) string {
 	switch {
-	case c.Visible != unit.Gaussian:
+	case c.Visible == unit.Binary:
 		return ""
 	case c.LearnSigma:
-		return "gaussian learned σ"
+		return c.Visible.Name() + " learned σ"
+	case c.Visible.Continuous():
+		return c.Visible.Name() + " σ=1"
 	}
-	return "gaussian σ=1"
+	return c.Visible.Name()
 }
 
 // dataLabel is a group's DataLabel.
 func dataLabel(s experiment.Spec) string {
 	d := filepath.Base(s.Data)
-	if s.Engine.Visible != unit.Gaussian {
+	if !s.Engine.Visible.Continuous() {
 		return d
 	}
 	if s.Real == data.RealNone {

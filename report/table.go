@@ -7,8 +7,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/ncg-rbm/ncg/unit"
 )
 
 // fmtStat writes "mean ± sd" with prec decimals ("mean" alone for one
@@ -57,7 +55,7 @@ func WriteMarkdown(w io.Writer, groups []Group) error {
 			nll += fmt.Sprintf(" † (%d of %d)", g.AISUnbounded, g.Finished)
 			unbounded = true
 		}
-		if g.Gaussian() && g.NLL.N > 0 {
+		if g.Continuous() && g.NLL.N > 0 {
 			nll += " §"
 			density = true
 		}
@@ -111,7 +109,7 @@ func fmtSeconds(s float64) string {
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // CSVColumns are the columns of WriteCSV. Empty cells mark values not
-// measured (or an sd of a single run). visible is binary or gaussian (whose
+// measured (or an sd of a single run). visible is binary, categorical or gaussian (whose
 // nll is a negative log density of the data scaled as real says: unit,
 // standardise, or empty for values as read).
 var CSVColumns = []string{"data", "model", "method", "epochs", "runs", "unfinished",
@@ -119,13 +117,9 @@ var CSVColumns = []string{"data", "model", "method", "epochs", "runs", "unfinish
 	"density_mean", "density_sd", "initial_density_mean", "initial_density_sd", "seconds_per_epoch",
 	"nll_ais_unbounded", "values_at_epoch", "visible", "real"}
 
-// visible is the group's visible units for CSV and JSON: binary or gaussian.
-func (g *Group) visible() string {
-	if g.Gaussian() {
-		return string(unit.Gaussian)
-	}
-	return "binary"
-}
+// visible is the group's visible units for CSV and JSON: binary,
+// gaussian or categorical.
+func (g *Group) visible() string { return g.Spec.Engine.Visible.Name() }
 
 // WriteCSV writes the table of groups as CSV (accuracies as fractions).
 func WriteCSV(w io.Writer, groups []Group) error {
@@ -172,7 +166,7 @@ type TableRow struct {
 	SecondsPerEpoch *float64 `json:"seconds_per_epoch"`
 	AISUnbounded    int      `json:"nll_ais_unbounded"`         // runs whose AIS had no lower bound
 	ValuesAtEpoch   int      `json:"values_at_epoch,omitempty"` // no run finished: the values at this epoch
-	Visible         string   `json:"visible"`                   // binary, or gaussian: nll is a negative log density
+	Visible         string   `json:"visible"`                   // binary, categorical, or gaussian: nll is a negative log density
 	Real            string   `json:"real,omitempty"`            // the data's scaling: unit, standardise, or none
 	Dirs            []string `json:"dirs"`
 }

@@ -45,6 +45,11 @@ func (t Type) Name() string {
 	return string(t)
 }
 
+// Continuous reports whether the units are real-valued, so that a
+// model's NLL is a negative log density (it depends on the data's scale
+// and can be negative) rather than of a probability.
+func (t Type) Continuous() bool { return t == Gaussian }
+
 // Parse returns the type named s ("binary" or "" for Binary).
 func Parse(s string) (Type, error) {
 	if s == "binary" {

@@ -53,6 +53,12 @@ func TestAccepts(t *testing.T) {
 	}
 }
 
+func TestContinuous(t *testing.T) {
+	if !Gaussian.Continuous() || Binary.Continuous() || Categorical.Continuous() {
+		t.Error("only Gaussian units are real-valued")
+	}
+}
+
 func TestExactLayer(t *testing.T) {
 	if Binary.ExactLayer(10, 30) != 10 || Binary.ExactLayer(40, 12) != 12 {
 		t.Error("binary: the smaller layer")
