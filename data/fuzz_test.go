@@ -98,6 +98,41 @@ func FuzzReadCSV(f *testing.F) {
 	})
 }
 
+// FuzzReadOneHot reads the input as a LIBSVM file named connect-4 or as
+// a split file (one-hot when its Name says so): what a reader accepts as
+// connect-4 has its groups, which Validate checks on every row.
+func FuzzReadOneHot(f *testing.F) {
+	f.Add([]byte(c4Row("1", emptyBoard, nil, -1)+c4Row("-1", twoMoves, nil, -1)), false)
+	f.Add([]byte(c4Row("0", emptyBoard, []int{37}, 41)), false)
+	f.Add([]byte(c4Split("CONNECT-4", c4Values(twoMoves))), true)
+	f.Add([]byte(c4Split("mushrooms", c4Values(twoMoves))), true)
+	f.Fuzz(func(t *testing.T, b []byte, split bool) {
+		var (
+			s   *Set
+			err error
+		)
+		name := "in/connect-4"
+		if split {
+			name = "in"
+			s, _, err = ReadSplit(bytes.NewReader(b), name)
+		} else {
+			s, err = ReadLIBSVM(bytes.NewReader(b), name, 0)
+		}
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), name+": ") {
+				t.Fatalf("error does not name the input: %v", err)
+			}
+			return
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if !split && (s.Groups.Len() != 42 || s.D != 126) {
+			t.Fatalf("connect-4 read without its groups: %v", s)
+		}
+	})
+}
+
 // FuzzReadAny goes through format detection and gzip sniffing like LoadFile.
 func FuzzReadAny(f *testing.F) {
 	f.Add(gz([]byte(splitGood)))
