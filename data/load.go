@@ -59,6 +59,12 @@ type Options struct {
 	// the last. The distinct values of the column (training and test file
 	// together) become labels 0..L−1 in increasing numeric order.
 	LabelColumn int
+	// Categorical, when not nil, reads a .npy or CSV file as categorical
+	// attributes coded as integers, each column (but the label column) a
+	// group of one-hot units: a binary set with Groups (see
+	// [Categorical]). It applies to .npy and CSV files only, and not with
+	// Real.
+	Categorical *Categorical
 }
 
 // Names are the built-in data set names Load knows.
@@ -79,8 +85,14 @@ var Names = []string{"bas", "mnist", "mushrooms", "connect-4"}
 //     opts.Format or detected), test is opts.TestPath or nil.
 //
 // With opts.Real, MNIST and IDX images are real-valued (grey levels scaled
-// or standardised); .npy and CSV files are always real-valued. The other
+// or standardised); .npy and CSV files are real-valued unless
+// opts.Categorical reads them as one-hot categorical columns. The other
 // sets are binary only, and opts.Real is an error for them.
+//
+// Mushrooms and Connect-4 have their categorical groups built in
+// ([BuiltinGroups]); so has a file of them named or headed as such (see
+// [ReadLIBSVM], [ReadSplit]). When only one of a file and its test file
+// has groups, the other's rows must fit them, and it gets them too.
 //
 // Source of each set says exactly which files, seeds and fallbacks made it.
 //
@@ -96,6 +108,9 @@ func Load(name string, opts Options) (train, test *Set, err error) {
 	}
 	if opts.LabelColumn != 0 && slices.Contains(Names, name) {
 		return nil, nil, fmt.Errorf("data: %s has its labels; a label column applies to .npy and CSV files", name)
+	}
+	if opts.Categorical != nil && slices.Contains(Names, name) {
+		return nil, nil, fmt.Errorf("data: %s: categorical columns apply to .npy and CSV files (mushrooms and connect-4 have their groups built in)", name)
 	}
 	switch name {
 	case "bas":
@@ -126,6 +141,9 @@ func Load(name string, opts Options) (train, test *Set, err error) {
 	if _, err := os.Stat(name); err != nil {
 		return nil, nil, fmt.Errorf("data: %q is neither a known data set (%s) nor a readable file: %w",
 			name, strings.Join(Names, ", "), err)
+	}
+	if opts.Categorical != nil {
+		return loadCategoricalFiles(name, opts.TestPath, opts)
 	}
 	if real, err := isReal(name, opts); err != nil {
 		return nil, nil, err
@@ -315,9 +333,14 @@ func detect(r io.Reader, name string) (string, error) {
 // opts.Binarization (PCG stream 1), or made real-valued by opts.Real; its
 // labels are read from the file of the same name with "-labels-idx1-ubyte"
 // for "-images-idx3-ubyte", when present. A .npy or CSV file is
-// real-valued, scaled by opts.Real with its own statistics, and labelled by
-// opts.LabelColumn.
+// real-valued, scaled by opts.Real with its own statistics, or with
+// opts.Categorical binary one-hot categorical columns whose categories are
+// its own; either way labelled by opts.LabelColumn.
 func LoadFile(path string, opts Options) (*Set, error) {
+	if opts.Categorical != nil {
+		s, _, err := loadCategoricalFiles(path, "", opts)
+		return s, err
+	}
 	if real, err := isReal(path, opts); err != nil {
 		return nil, err
 	} else if real {

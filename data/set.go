@@ -31,7 +31,8 @@ import (
 // Groups, when not nil, says that the data units are categorical attributes
 // in one-hot form, one unit on in each group of every row, and Attributes
 // names the groups: the built-in Mushrooms and Connect-4 sets have them
-// (see [BuiltinGroups]). Sets made by Subset, Split and WithOneHotLabels
+// (see [BuiltinGroups]), and so has a .npy or CSV file read with
+// [Options.Categorical]. Sets made by Subset, Split and WithOneHotLabels
 // keep them (the label units are not in a group).
 //
 // Source says where the rows came from, in words, including every seed used
