@@ -46,7 +46,7 @@ const (
 )
 
 func TestCategoricalCSVByHand(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"train.csv": catTrain, "test.csv": catTest, "bad.csv": "1,2\n2,3\n", "unseen.csv": "3 1 0\n\n7 5 1\n"})
+	dir := writeFiles(t, map[string]string{"train.csv": catTrain, "test.csv": catTest, "bad.csv": "1,2\n2,3\n", "unseen.csv": "3 1 0\n\n7 5 1\n", "between.csv": "# 5 lies between 3 and 7\n5,1,0\n"})
 	p := func(f string) string { return filepath.Join(dir, f) }
 	train, test, err := Load(p("train.csv"), Options{Categorical: &Categorical{}, LabelColumn: 2, TestPath: p("test.csv")})
 	if err != nil {
@@ -107,6 +107,7 @@ func TestCategoricalCSVByHand(t *testing.T) {
 		{"train.csv", Options{Categorical: &Categorical{Sizes: []int{13, 2}}, LabelColumn: 2}, "train.csv: line 3: column 3: value 2 is outside the stated categories 0…1"},
 		{"train.csv", Options{Categorical: &Categorical{Sizes: []int{13, 3}}}, "categories stated for 2 columns, but the file has 3 (without the label column)"},
 		{"train.csv", Options{Categorical: &Categorical{}, LabelColumn: 3, TestPath: p("unseen.csv")}, "unseen.csv: line 3: column 2: value 5 is not among the 2 categories of the column in the training file"},
+		{"train.csv", Options{Categorical: &Categorical{}, LabelColumn: 2, TestPath: p("between.csv")}, "between.csv: line 2: column 1: value 5 is not among the 3 categories"},
 		{"train.csv", Options{Categorical: &Categorical{}, LabelColumn: 2, TestPath: p("bad.csv")}, "has 2 categorical columns but " + p("bad.csv") + " has 1"},
 		{"train.csv", Options{Categorical: &Categorical{}, Real: RealUnit}, "categorical columns are one-hot binary units; real-valued mode \"unit\""},
 		{"train.csv", Options{Categorical: &Categorical{Size: -1}}, "-1 categories"},
