@@ -3,9 +3,11 @@ package data
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -46,6 +48,7 @@ func readCSV(in *input) (*matrix, error) {
 		header     []byte // the header line, if any
 		headerLine int
 		dLine      int // the line that set d
+		rowLine    int // the line of the last row
 	)
 	for sc.Scan() {
 		line++
@@ -78,6 +81,10 @@ func readCSV(in *input) (*matrix, error) {
 		} else if len(fields) != m.d {
 			return nil, fmt.Errorf("%s: line %d: %d columns, want %d (as on line %d)", name, line, len(fields), m.d, dLine)
 		}
+		if m.n == 0 || line != rowLine+1 {
+			m.jumps = append(m.jumps, lineJump{row: m.n, line: line})
+		}
+		rowLine = line
 		if m.n >= MaxRealValues/m.d {
 			return nil, fmt.Errorf("%s: line %d: more than %d values", name, line, MaxRealValues)
 		}
@@ -115,6 +122,9 @@ func readCSV(in *input) (*matrix, error) {
 	}
 	if headerLine > 0 {
 		sep += fmt.Sprintf(", header on line %d", headerLine)
+		for _, f := range split(header, comma) {
+			m.names = append(m.names, string(bytes.TrimSpace(f)))
+		}
 	}
 	m.source = fmt.Sprintf("CSV %s (%d×%d, %s)", name, m.n, m.d, sep)
 	return m, nil
@@ -127,4 +137,26 @@ func split(b []byte, comma bool) [][]byte {
 		return bytes.Split(b, []byte(","))
 	}
 	return bytes.Fields(b)
+}
+
+// lineJump records that row is on line, for the rows of a CSV file that
+// do not follow the row before on the next line.
+type lineJump struct{ row, line int }
+
+// lineOf returns the line (from 1) of row i of a matrix read from CSV.
+func (m *matrix) lineOf(i int) int {
+	k, found := slices.BinarySearchFunc(m.jumps, i, func(j lineJump, i int) int { return cmp.Compare(j.row, i) })
+	if !found {
+		k--
+	}
+	return m.jumps[k].line + i - m.jumps[k].row
+}
+
+// where names row i (from 0) of m for an error message: its line in a CSV
+// file, else its row (from 1).
+func (m *matrix) where(i int) string {
+	if m.jumps != nil {
+		return fmt.Sprintf("line %d", m.lineOf(i))
+	}
+	return fmt.Sprintf("row %d", i+1)
 }

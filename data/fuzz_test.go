@@ -98,6 +98,105 @@ func FuzzReadCSV(f *testing.F) {
 	})
 }
 
+// FuzzReadOneHot reads the input as a LIBSVM file named connect-4 or as
+// a split file (one-hot when its Name says so): what a reader accepts as
+// connect-4 has its groups, which Validate checks on every row.
+func FuzzReadOneHot(f *testing.F) {
+	f.Add([]byte(c4Row("1", emptyBoard, nil, -1)+c4Row("-1", twoMoves, nil, -1)), false)
+	f.Add([]byte(c4Row("0", emptyBoard, []int{37}, 41)), false)
+	f.Add([]byte(c4Split("CONNECT-4", c4Values(twoMoves))), true)
+	f.Add([]byte(c4Split("mushrooms", c4Values(twoMoves))), true)
+	f.Fuzz(func(t *testing.T, b []byte, split bool) {
+		var (
+			s   *Set
+			err error
+		)
+		name := "in/connect-4"
+		if split {
+			name = "in"
+			s, _, err = ReadSplit(bytes.NewReader(b), name)
+		} else {
+			s, err = ReadLIBSVM(bytes.NewReader(b), name, 0)
+		}
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), name+": ") {
+				t.Fatalf("error does not name the input: %v", err)
+			}
+			return
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if !split && (s.Groups.Len() != 42 || s.D != 126) {
+			t.Fatalf("connect-4 read without its groups: %v", s)
+		}
+	})
+}
+
+// FuzzReadCategorical reads the input as a CSV or .npy training file of
+// integer-coded categorical columns (categories as the flag value spec
+// says) and the second input as its test file: whatever is accepted is a
+// binary set whose groups are one column each, one unit on per group.
+func FuzzReadCategorical(f *testing.F) {
+	f.Add([]byte(catTrain), []byte(catTest), "data", 2, false)
+	f.Add([]byte("1,2\n3,4\n"), []byte("0,0\n"), "5,5", 0, false)
+	f.Add([]byte("0 1 1\n1 0 0\n"), []byte("1 1 1\n"), "2", -1, false)
+	f.Add(npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2), }", []byte{1, 2, 3, 4}),
+		npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (1, 2), }", []byte{1, 2}), "data", 0, true)
+	f.Fuzz(func(t *testing.T, train, test []byte, spec string, labelColumn int, npy bool) {
+		defer SetMaxFeatures(1 << 12)()
+		c, err := ParseCategorical(spec)
+		if err != nil || c == nil {
+			return
+		}
+		format := FormatCSV
+		if npy {
+			format = FormatNPY
+		}
+		var files []*catFile
+		for i, b := range [][]byte{train, test} {
+			name := []string{"tr", "te"}[i]
+			in, err := sniff(bytes.NewReader(b), name, int64(len(b)))
+			if err != nil {
+				return
+			}
+			f, err := readCat(in, format, labelColumn)
+			if err != nil {
+				if !strings.HasPrefix(err.Error(), name+": ") && !strings.HasPrefix(err.Error(), "data: "+name+": ") {
+					t.Fatalf("error does not name the input: %v", err)
+				}
+				return
+			}
+			files = append(files, f)
+		}
+		cols := files[0].s.D
+		tr, te, err := categoricalSets(c, files...)
+		if err != nil {
+			if !strings.Contains(err.Error(), "tr") && !strings.Contains(err.Error(), "te") {
+				t.Fatalf("error names no input: %v", err)
+			}
+			return
+		}
+		for _, s := range []*Set{tr, te} {
+			if err := s.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if s.Real != nil || s.Groups.Len() != cols || len(s.Attributes) != s.Groups.Len() || s.N != len(s.X)/max(s.D, 1) {
+				t.Fatalf("%+v", s)
+			}
+			for i := 0; i < s.N; i++ {
+				n := 0
+				for _, v := range s.Row(i) {
+					n += int(v)
+				}
+				if n != s.Groups.Len() {
+					t.Fatalf("row %d has %d units on for %d groups", i, n, s.Groups.Len())
+				}
+			}
+		}
+	})
+}
+
 // FuzzReadAny goes through format detection and gzip sniffing like LoadFile.
 func FuzzReadAny(f *testing.F) {
 	f.Add(gz([]byte(splitGood)))

@@ -30,28 +30,47 @@ const maxLine = 16 << 20
 // mapped to 0..L−1 in increasing numeric order; ClassNames records the
 // original values ("-1", "0", "1" for connect-4, "1", "2" for mushrooms).
 // name is used in error messages, which give the line number.
+//
+// A file named like one of LIBSVM's one-hot sets, "mushrooms" or
+// "connect-4" (the base of name, without a .gz), is that set: it has its
+// number of features (112 or 126; numFeatures must be 0 or that), every
+// row must have exactly one feature on in each of its categorical groups
+// (an error names the line and the group), and the set has the groups
+// ([BuiltinGroups]).
 func ReadLIBSVM(r io.Reader, name string, numFeatures int) (*Set, error) {
 	in, err := sniff(r, name, lenOf(r))
 	if err != nil {
 		return nil, err
 	}
-	return readLIBSVM(in, numFeatures)
+	return readLIBSVM(in, numFeatures, libsvmClaim(name))
 }
 
 // ReadLIBSVMFile reads a LIBSVM file of binary features; see [ReadLIBSVM].
 func ReadLIBSVMFile(path string, numFeatures int) (*Set, error) {
+	return readLIBSVMFile(path, numFeatures, libsvmClaim(path))
+}
+
+func readLIBSVMFile(path string, numFeatures int, set *builtin) (*Set, error) {
 	in, err := openInput(path)
 	if err != nil {
 		return nil, err
 	}
 	defer in.close()
-	return readLIBSVM(in, numFeatures)
+	return readLIBSVM(in, numFeatures, set)
 }
 
-func readLIBSVM(in *input, numFeatures int) (*Set, error) {
+// readLIBSVM reads a LIBSVM file; when set is not nil the file is that
+// built-in set, and its rows are checked against its groups.
+func readLIBSVM(in *input, numFeatures int, set *builtin) (*Set, error) {
 	name := in.name
 	if numFeatures < 0 || numFeatures > maxFeatures {
 		return nil, fmt.Errorf("%s: number of features %d not in 0..%d", name, numFeatures, maxFeatures)
+	}
+	if set != nil {
+		if numFeatures != 0 && numFeatures != set.units() {
+			return nil, fmt.Errorf("%s: %d features asked for, but the LIBSVM %s set has %d", name, numFeatures, set.name, set.units())
+		}
+		numFeatures = set.units()
 	}
 	sc := bufio.NewScanner(in.r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
@@ -113,6 +132,11 @@ func readLIBSVM(in *input, numFeatures int) (*Set, error) {
 				idx = append(idx, int32(j-1))
 			}
 		}
+		if set != nil {
+			if k, on := set.brokenSorted(idx[off[len(off)-1]:]); k >= 0 {
+				return nil, set.rowError(name, fmt.Sprintf("line %d", line), k, on, "features")
+			}
+		}
 		off = append(off, len(idx))
 	}
 	if err := sc.Err(); err != nil {
@@ -157,6 +181,10 @@ func readLIBSVM(in *input, numFeatures int) (*Set, error) {
 	}
 	s.Source = fmt.Sprintf("LIBSVM %s (%d rows, %d features; labels %s → 0..%d)",
 		name, n, d, strings.Join(names, ","), len(names)-1)
+	if set != nil {
+		set.attach(s)
+		s.Source += fmt.Sprintf("; every row one-hot in the %d categorical groups of %s", s.Groups.Len(), set.name)
+	}
 	return s, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,6 +59,12 @@ type Options struct {
 	// the last. The distinct values of the column (training and test file
 	// together) become labels 0..L−1 in increasing numeric order.
 	LabelColumn int
+	// Categorical, when not nil, reads a .npy or CSV file as categorical
+	// attributes coded as integers, each column (but the label column) a
+	// group of one-hot units: a binary set with Groups (see
+	// [Categorical]). It applies to .npy and CSV files only, and not with
+	// Real.
+	Categorical *Categorical
 }
 
 // Names are the built-in data set names Load knows.
@@ -80,8 +85,14 @@ var Names = []string{"bas", "mnist", "mushrooms", "connect-4"}
 //     opts.Format or detected), test is opts.TestPath or nil.
 //
 // With opts.Real, MNIST and IDX images are real-valued (grey levels scaled
-// or standardised); .npy and CSV files are always real-valued. The other
+// or standardised); .npy and CSV files are real-valued unless
+// opts.Categorical reads them as one-hot categorical columns. The other
 // sets are binary only, and opts.Real is an error for them.
+//
+// Mushrooms and Connect-4 have their categorical groups built in
+// ([BuiltinGroups]); so has a file of them named or headed as such (see
+// [ReadLIBSVM], [ReadSplit]). When only one of a file and its test file
+// has groups, the other's rows must fit them, and it gets them too.
 //
 // Source of each set says exactly which files, seeds and fallbacks made it.
 //
@@ -97,6 +108,9 @@ func Load(name string, opts Options) (train, test *Set, err error) {
 	}
 	if opts.LabelColumn != 0 && slices.Contains(Names, name) {
 		return nil, nil, fmt.Errorf("data: %s has its labels; a label column applies to .npy and CSV files", name)
+	}
+	if opts.Categorical != nil && slices.Contains(Names, name) {
+		return nil, nil, fmt.Errorf("data: %s: categorical columns apply to .npy and CSV files (mushrooms and connect-4 have their groups built in)", name)
 	}
 	switch name {
 	case "bas":
@@ -128,6 +142,9 @@ func Load(name string, opts Options) (train, test *Set, err error) {
 		return nil, nil, fmt.Errorf("data: %q is neither a known data set (%s) nor a readable file: %w",
 			name, strings.Join(Names, ", "), err)
 	}
+	if opts.Categorical != nil {
+		return loadCategoricalFiles(name, opts.TestPath, opts)
+	}
 	if real, err := isReal(name, opts); err != nil {
 		return nil, nil, err
 	} else if real {
@@ -144,8 +161,33 @@ func Load(name string, opts Options) (train, test *Set, err error) {
 		if test.D != train.D {
 			return nil, nil, fmt.Errorf("data: %s has %d units per row but %s has %d", name, train.D, opts.TestPath, test.D)
 		}
+		if err := shareGroups(train, test, name, opts.TestPath); err != nil {
+			return nil, nil, err
+		}
 	}
 	return train, test, nil
+}
+
+// shareGroups gives the set of two files that has no categorical groups
+// those of the other, when one has them (a file of mushrooms or connect-4
+// with a file that does not say what it is); its rows must fit them.
+func shareGroups(train, test *Set, trainPath, testPath string) error {
+	from, to, path := train, test, testPath
+	if train.Groups == nil {
+		from, to, path = test, train, trainPath
+	}
+	if from.Groups == nil || to.Groups != nil {
+		return nil
+	}
+	for i := 0; i < to.N; i++ {
+		if k, on := from.Groups.broken(to.Row(i)); k >= 0 {
+			return fmt.Errorf("data: %s: example %d: group %d%s has %d units on, want exactly 1: the rows of %s must have the categorical groups of %s",
+				path, i+1, k, attrName(from.Attributes, k), on, path, from.Name)
+		}
+	}
+	to.Groups, to.Attributes = from.Groups, from.Attributes
+	to.Source += fmt.Sprintf("; every row one-hot in the %d categorical groups of %s", to.Groups.Len(), from.Name)
+	return nil
 }
 
 // MNIST file names in the mnist/ directory.
@@ -227,156 +269,6 @@ func unreachable(set string, paths ...string) error {
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-// paperSet describes one of the paper's LIBSVM-derived sets.
-type paperSet struct {
-	name, libsvm, train, test string
-	nTrain, features          int
-	classNames                []string
-}
-
-var paperSets = map[string]paperSet{
-	"mushrooms": {"mushrooms", "mushrooms/mushrooms", "mushrooms/mushrooms-train.data", "mushrooms/mushrooms-test.data",
-		2000, 112, []string{"1", "2"}},
-	"connect-4": {"connect-4", "connect-4/connect-4", "connect-4/connect-4-train.data", "connect-4/connect-4-test.data",
-		16000, 126, []string{"-1", "0", "1"}},
-}
-
-// LoadPaperSplit loads "mushrooms" or "connect-4" from opts.Dir, using the
-// first of these that the files present allow:
-//
-//  1. the paper's split files <name>-train.data and <name>-test.data;
-//  2. the paper's training split file, with the test set made of the rows of
-//     the full LIBSVM file that are not in it (the paper's test set: the
-//     split files are a partition of the LIBSVM file, labels in the same
-//     order);
-//  3. the full LIBSVM file, split by [Split] with opts.SplitSeed into
-//     2000/6124 (mushrooms) or 16000/51557 (connect-4) rows;
-//  4. the paper's training split file alone, with a seeded hold-out of
-//     opts.HoldOut (default 20%) of its rows as the test set, which is then
-//     NOT the paper's test set.
-//
-// Class names are the LIBSVM labels ("1","2" for mushrooms, "-1","0","1"
-// for connect-4) whichever files are used. Source says which case applied.
-func LoadPaperSplit(name string, opts Options) (train, test *Set, err error) {
-	name, _ = Canonical(name)
-	ps, ok := paperSets[name]
-	if !ok {
-		return nil, nil, fmt.Errorf("data: no paper split for %q", name)
-	}
-	dir := Dir(opts.Dir)
-	p := func(f string) string { return filepath.Join(dir, filepath.FromSlash(f)) }
-	if err := unreachable(name, p(ps.train), p(ps.test), p(ps.libsvm)); err != nil {
-		return nil, nil, err
-	}
-	haveTrain, haveTest, haveFull := exists(p(ps.train)), exists(p(ps.test)), exists(p(ps.libsvm))
-	readSplit := func(f string) (*Set, error) {
-		s, _, err := ReadSplitFile(p(f))
-		if err == nil && (s.D != ps.features || s.NumClasses != len(ps.classNames)) {
-			err = fmt.Errorf("data: %s: %d units and %d classes, want %d and %d", p(f), s.D, s.NumClasses, ps.features, len(ps.classNames))
-		}
-		return s, err
-	}
-	readFull := func() (*Set, error) {
-		s, err := ReadLIBSVMFile(p(ps.libsvm), ps.features)
-		if err == nil && s.NumClasses != len(ps.classNames) {
-			err = fmt.Errorf("data: %s: %d classes, want %d", p(ps.libsvm), s.NumClasses, len(ps.classNames))
-		}
-		return s, err
-	}
-	switch {
-	case haveTrain && haveTest:
-		if train, err = readSplit(ps.train); err != nil {
-			return nil, nil, err
-		}
-		if test, err = readSplit(ps.test); err != nil {
-			return nil, nil, err
-		}
-		test.Source += "; the paper's test split"
-	case haveTrain && haveFull:
-		if train, err = readSplit(ps.train); err != nil {
-			return nil, nil, err
-		}
-		full, err := readFull()
-		if err != nil {
-			return nil, nil, err
-		}
-		if test, err = difference(full, train); err != nil {
-			return nil, nil, err
-		}
-		test.Source = fmt.Sprintf("the %d rows of %s not in %s (the paper's test split)", test.N, p(ps.libsvm), p(ps.train))
-	case haveFull:
-		full, err := readFull()
-		if err != nil {
-			return nil, nil, err
-		}
-		if full.N <= ps.nTrain {
-			return nil, nil, fmt.Errorf("data: %s: %d rows, want more than %d", p(ps.libsvm), full.N, ps.nTrain)
-		}
-		train, test = Split(full, ps.nTrain, opts.SplitSeed)
-		train.Source += " (split files absent: a seeded split of the LIBSVM file, not the paper's exact split)"
-		test.Source += " (split files absent: a seeded split of the LIBSVM file, not the paper's exact split)"
-	case haveTrain:
-		all, err := readSplit(ps.train)
-		if err != nil {
-			return nil, nil, err
-		}
-		f := opts.HoldOut
-		if f == 0 {
-			f = 0.2
-		}
-		if !(f > 0 && f < 1) {
-			return nil, nil, fmt.Errorf("data: hold-out fraction %v not in (0, 1)", opts.HoldOut)
-		}
-		nTest := int(math.Round(f * float64(all.N)))
-		if nTest < 1 || nTest >= all.N {
-			return nil, nil, fmt.Errorf("data: hold-out of %v of %d rows leaves no train or test rows", f, all.N)
-		}
-		train, test = Split(all, all.N-nTest, opts.SplitSeed)
-		note := fmt.Sprintf(" (%s and %s absent: test is a seeded %.0f%% hold-out of the paper's training split, NOT the paper's test set)",
-			p(ps.test), p(ps.libsvm), 100*f)
-		train.Source += note
-		test.Source += note
-	default:
-		return nil, nil, fmt.Errorf("data: %s: none of %s, %s found (run 'ncgbench data fetch %s', or set -data-dir or NCG_DATA to the data directory)",
-			name, p(ps.train), p(ps.libsvm), name)
-	}
-	for _, s := range []*Set{train, test} {
-		s.ClassNames = append([]string(nil), ps.classNames...)
-	}
-	train.Name, test.Name = name+"-train", name+"-test"
-	return train, test, nil
-}
-
-// difference returns the rows of full (in file order) that are not in part,
-// matching rows by units and label, each row of part used once. It fails if
-// a row of part is not in full.
-func difference(full, part *Set) (*Set, error) {
-	if full.D != part.D || full.NumClasses != part.NumClasses {
-		return nil, fmt.Errorf("data: %s and %s differ in shape", full.Name, part.Name)
-	}
-	key := func(s *Set, i int) string {
-		return string(append(append([]byte(nil), s.Row(i)...), byte(s.Label(i)), byte(s.Label(i)>>8)))
-	}
-	left := make(map[string]int, part.N)
-	for i := 0; i < part.N; i++ {
-		left[key(part, i)]++
-	}
-	var idx []int
-	for i := 0; i < full.N; i++ {
-		k := key(full, i)
-		if left[k] > 0 {
-			left[k]--
-			continue
-		}
-		idx = append(idx, i)
-	}
-	if full.N-len(idx) != part.N {
-		return nil, fmt.Errorf("data: %d of the %d rows of %s are not in %s: they are not a split of it",
-			part.N-(full.N-len(idx)), part.N, part.Source, full.Source)
-	}
-	return full.Subset(idx), nil
-}
-
 // Formats LoadFile knows.
 const (
 	FormatIDX    = "idx"
@@ -441,9 +333,14 @@ func detect(r io.Reader, name string) (string, error) {
 // opts.Binarization (PCG stream 1), or made real-valued by opts.Real; its
 // labels are read from the file of the same name with "-labels-idx1-ubyte"
 // for "-images-idx3-ubyte", when present. A .npy or CSV file is
-// real-valued, scaled by opts.Real with its own statistics, and labelled by
-// opts.LabelColumn.
+// real-valued, scaled by opts.Real with its own statistics, or with
+// opts.Categorical binary one-hot categorical columns whose categories are
+// its own; either way labelled by opts.LabelColumn.
 func LoadFile(path string, opts Options) (*Set, error) {
+	if opts.Categorical != nil {
+		s, _, err := loadCategoricalFiles(path, "", opts)
+		return s, err
+	}
 	if real, err := isReal(path, opts); err != nil {
 		return nil, err
 	} else if real {

@@ -27,8 +27,10 @@ var npyMagic = []byte("\x93NUMPY")
 // label column is taken out or any scaling applied.
 type matrix struct {
 	n, d   int
-	v      []float64 // row-major
-	source string    // for Set.Source
+	v      []float64  // row-major
+	source string     // for Set.Source
+	names  []string   // the column names of a CSV header, or nil
+	jumps  []lineJump // where the rows of a CSV file are (see lineOf); nil for .npy
 }
 
 // ReadNPY reads a NumPy .npy file, plain or gzip, from r: a 2-D array

@@ -28,6 +28,13 @@ import (
 // unless the set was made by [Set.WithOneHotLabels]); the data units are then
 // the first D−LabelUnits of each row.
 //
+// Groups, when not nil, says that the data units are categorical attributes
+// in one-hot form, one unit on in each group of every row, and Attributes
+// names the groups: the built-in Mushrooms and Connect-4 sets have them
+// (see [BuiltinGroups]), and so has a .npy or CSV file read with
+// [Options.Categorical]. Sets made by Subset, Split and WithOneHotLabels
+// keep them (the label units are not in a group).
+//
 // Source says where the rows came from, in words, including every seed used
 // (binarisation, shuffles), so that logs record the data's provenance.
 //
@@ -45,8 +52,10 @@ type Set struct {
 	LabelUnits int
 	// Groups, when not nil, says that the data units are categorical
 	// attributes in one-hot form (see [Groups]); a binary set only.
-	Groups Groups
-	Source string
+	// Attributes, when not nil, names them: Attributes[g] is group g.
+	Groups     Groups
+	Attributes []Attribute
+	Source     string
 }
 
 // Row returns example i of a binary set (a slice of X, not a copy). It
@@ -123,7 +132,12 @@ func (s *Set) Validate() error {
 		if err := s.Groups.Check(s.D - s.LabelUnits); err != nil {
 			return fmt.Errorf("data: %s: %w", s.Name, err)
 		}
-		if err := s.Groups.CheckRows(s.X, s.N, s.D); err != nil {
+		if err := s.Groups.checkRows(s.X, s.N, s.D, s.Attributes); err != nil {
+			return fmt.Errorf("data: %s: %w", s.Name, err)
+		}
+	}
+	if s.Attributes != nil {
+		if err := checkAttributes(s.Attributes, s.Groups); err != nil {
 			return fmt.Errorf("data: %s: %w", s.Name, err)
 		}
 	}
@@ -189,7 +203,8 @@ func (s *Set) Subset(idx []int) *Set {
 // empty returns a set like s with n zero rows.
 func (s *Set) empty(n int) *Set {
 	t := &Set{Name: s.Name, N: n, D: s.D, X: make([]uint8, n*s.D),
-		NumClasses: s.NumClasses, LabelUnits: s.LabelUnits, Groups: s.Groups, Source: s.Source}
+		NumClasses: s.NumClasses, LabelUnits: s.LabelUnits, Groups: s.Groups, Attributes: s.Attributes,
+		Source: s.Source}
 	if s.Real != nil {
 		t.X, t.Real, t.Scaling = nil, make([]float32, n*s.D), s.Scaling
 	}
@@ -225,7 +240,7 @@ func (s *Set) WithOneHotLabels() (*Set, error) {
 	}
 	t := &Set{Name: s.Name, N: s.N, D: w, X: make([]uint8, s.N*w),
 		Labels: append([]int32(nil), s.Labels...), NumClasses: L, LabelUnits: L,
-		ClassNames: append([]string(nil), s.ClassNames...), Groups: s.Groups,
+		ClassNames: append([]string(nil), s.ClassNames...), Groups: s.Groups, Attributes: s.Attributes,
 		Source: fmt.Sprintf("%s; with %d one-hot label units appended", s.Source, L)}
 	if s.ClassNames == nil {
 		t.ClassNames = nil
@@ -373,6 +388,9 @@ func (s *Set) String() string {
 	}
 	if s.LabelUnits > 0 {
 		fmt.Fprintf(&b, ", last %d units one-hot labels", s.LabelUnits)
+	}
+	if s.Groups != nil {
+		fmt.Fprintf(&b, ", %s", s.Groups.Describe())
 	}
 	fmt.Fprintf(&b, " (%s)", s.Source)
 	return b.String()

@@ -31,25 +31,37 @@ type SplitHeader struct {
 // labels) followed by one line of Example size space-separated 0/1 values.
 // Blank lines between examples are ignored. name is used in error messages,
 // which give the line number.
+//
+// A file whose Name is MUSHROOMS or CONNECT-4 (in any case) is a split of
+// that built-in set: it must have its Example size (112 or 126), every
+// example must have exactly one value 1 in each of its categorical groups
+// (an error names the line and the group), and the set has the groups
+// ([BuiltinGroups]).
 func ReadSplit(r io.Reader, name string) (*Set, *SplitHeader, error) {
 	in, err := sniff(r, name, lenOf(r))
 	if err != nil {
 		return nil, nil, err
 	}
-	return readSplit(in)
+	return readSplit(in, nil)
 }
 
 // ReadSplitFile reads a split-format file; see [ReadSplit].
 func ReadSplitFile(path string) (*Set, *SplitHeader, error) {
+	return readSplitFile(path, nil)
+}
+
+func readSplitFile(path string, set *builtin) (*Set, *SplitHeader, error) {
 	in, err := openInput(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer in.close()
-	return readSplit(in)
+	return readSplit(in, set)
 }
 
-func readSplit(in *input) (*Set, *SplitHeader, error) {
+// readSplit reads a split file: a split of the built-in set "set" when it is
+// not nil, else of the set its Name says, if any.
+func readSplit(in *input, set *builtin) (*Set, *SplitHeader, error) {
 	name := in.name
 	sc := bufio.NewScanner(in.r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
@@ -132,6 +144,12 @@ func readSplit(in *input) (*Set, *SplitHeader, error) {
 	if int64(h.N)*int64(h.D) > MaxIDXBytes {
 		return nil, nil, fmt.Errorf("%s: line %d: header declares %d examples of size %d: too large", name, seen["Number of examples"], h.N, h.D)
 	}
+	if set == nil {
+		set = splitClaim(h.Name)
+	}
+	if set != nil && h.D != set.units() {
+		return nil, nil, fmt.Errorf("%s: line %d: header declares examples of size %d, but a split of %s has %d", name, seen["Example size"], h.D, set.name, set.units())
+	}
 	if h.HasLabels {
 		if _, ok := seen["Number of labels"]; !ok {
 			return nil, nil, fmt.Errorf("%s: line %d: header says \"Has labels: Yes\" but lacks \"Number of labels\"", name, seen["Has labels"])
@@ -199,6 +217,11 @@ func readSplit(in *input) (*Set, *SplitHeader, error) {
 		if got := len(s.X) - start; got != h.D {
 			return nil, nil, fmt.Errorf("%s: line %d: example %d has %d values, header says %d", name, line, s.N+1, got, h.D)
 		}
+		if set != nil {
+			if k, on := set.groups.broken(s.X[start:]); k >= 0 {
+				return nil, nil, set.rowError(name, fmt.Sprintf("line %d: example %d", line, s.N+1), k, on, "values")
+			}
+		}
 		s.N++
 		wantLabel = h.HasLabels
 	}
@@ -216,6 +239,10 @@ func readSplit(in *input) (*Set, *SplitHeader, error) {
 		seed = ", shuffled with seed " + h.ShuffleSeed
 	}
 	s.Source = fmt.Sprintf("split file %s (Name %q, Split %q, %d×%d%s)", name, h.Name, h.Split, s.N, s.D, seed)
+	if set != nil {
+		set.attach(s)
+		s.Source += fmt.Sprintf("; every row one-hot in the %d categorical groups of %s", s.Groups.Len(), set.name)
+	}
 	return s, h, nil
 }
 

@@ -23,7 +23,8 @@ const dataUsage = `Usage:
       download mnist, mushrooms, connect-4 (or all) into the data directory,
       verifying checksums; files already present and valid are kept
   ncgbench data info [-data-dir D] [-json]
-      list every known file: present or missing, size, checksum verified
+      list every known file: present or missing, size, checksum verified;
+      and the categorical groups built into mushrooms and connect-4
   ncgbench data show [-data-dir D] [-seed S] [-format F] NAME|FILE
       load a data set as training would and describe it
 
@@ -216,9 +217,10 @@ func runDataInfo(args []string, stdout, stderr io.Writer) error {
 				Present: s.Present, Size: s.Size, Verified: s.Verified, OK: s.OK, Check: s.Check}
 		}
 		if err := printJSON(stdout, struct {
-			Dir   string           `json:"dir"`
-			Files []fileStatusJSON `json:"files"`
-		}{d, files}); err != nil {
+			Dir    string           `json:"dir"`
+			Files  []fileStatusJSON `json:"files"`
+			Groups []setGroupsJSON  `json:"categorical_groups"`
+		}{d, files, builtinGroups()}); err != nil {
 			return err
 		}
 	} else {
@@ -240,6 +242,10 @@ func runDataInfo(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Path, status, size, check)
 		}
 		tw.Flush()
+		fmt.Fprintln(stdout, "categorical groups built in (one unit on in each group of every row):")
+		for _, g := range builtinGroups() {
+			fmt.Fprintf(stdout, "  %s: %s\n", g.Set, describeGroups(g))
+		}
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d file(s) in %s failed verification", bad, d)
@@ -266,6 +272,53 @@ type fileStatusJSON struct {
 	Verified     bool   `json:"verified"`
 	OK           bool   `json:"ok"`
 	Check        string `json:"check"`
+}
+
+// setGroupsJSON is one built-in set's categorical groups in data info
+// -json: how many, the units they cover, each one's size and attribute.
+type setGroupsJSON struct {
+	Set    string   `json:"set"`
+	Groups int      `json:"groups"`
+	Units  int      `json:"units"`
+	Sizes  []int    `json:"sizes"`
+	Names  []string `json:"names"`
+}
+
+// builtinGroups lists the categorical groups of the built-in sets that
+// have them.
+func builtinGroups() []setGroupsJSON {
+	var out []setGroupsJSON
+	for _, name := range data.Names {
+		g, attrs, ok := data.BuiltinGroups(name)
+		if !ok {
+			continue
+		}
+		sg := setGroupsJSON{Set: name, Groups: g.Len(), Units: g[g.Len()]}
+		for k, a := range attrs {
+			sg.Sizes = append(sg.Sizes, g.Size(k))
+			sg.Names = append(sg.Names, a.Name)
+		}
+		out = append(out, sg)
+	}
+	return out
+}
+
+// describeGroups is a set's groups in a line: "21 groups, 112 units:
+// cap-shape 6, …", or "42 groups of 3 units (a1, a2, …, g6), 126 in all"
+// when every group has the same size.
+func describeGroups(g setGroupsJSON) string {
+	same := true
+	for _, n := range g.Sizes {
+		same = same && n == g.Sizes[0]
+	}
+	if same && g.Groups > 3 {
+		return fmt.Sprintf("%d groups of %d units (%s, %s, …, %s), %d in all", g.Groups, g.Sizes[0], g.Names[0], g.Names[1], g.Names[g.Groups-1], g.Units)
+	}
+	parts := make([]string, g.Groups)
+	for k := range parts {
+		parts[k] = fmt.Sprintf("%s %d", g.Names[k], g.Sizes[k])
+	}
+	return fmt.Sprintf("%d groups, %d units: %s", g.Groups, g.Units, strings.Join(parts, ", "))
 }
 
 func humanBytes(n int64) string {

@@ -29,7 +29,9 @@ func TestDataInfoEmptyDir(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{"data directory " + dir + " (-data-dir)", "mnist/train-images-idx3-ubyte.gz", "missing",
-		"ncgbench data fetch mushrooms", "mushrooms-train.data", "not downloadable"} {
+		"ncgbench data fetch mushrooms", "mushrooms-train.data", "not downloadable",
+		"\n  mushrooms: 21 groups, 112 units: cap-shape 6, cap-surface 4, cap-color 10, bruises? 2, odor 9, ", ", habitat 7\n",
+		"\n  connect-4: 42 groups of 3 units (a1, a2, …, g6), 126 in all\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -69,8 +71,9 @@ func TestDataInfoJSONKeys(t *testing.T) {
 		t.Fatalf("exit %d: %s\n%s", code, errs, out)
 	}
 	var v struct {
-		Dir   string           `json:"dir"`
-		Files []map[string]any `json:"files"`
+		Dir    string           `json:"dir"`
+		Files  []map[string]any `json:"files"`
+		Groups []map[string]any `json:"categorical_groups"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
@@ -81,6 +84,32 @@ func TestDataInfoJSONKeys(t *testing.T) {
 		t.Fatalf("dir %q, %d files:\n%s", v.Dir, len(v.Files), out)
 	}
 	snake := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	// The groups of each built-in set: count, units, sizes and names.
+	if len(v.Groups) != 2 {
+		t.Fatalf("categorical_groups: %v", v.Groups)
+	}
+	for i, want := range []struct {
+		set           string
+		groups, units float64
+		first, last   string
+	}{{"mushrooms", 21, 112, "cap-shape", "habitat"}, {"connect-4", 42, 126, "a1", "g6"}} {
+		g := v.Groups[i]
+		sizes, _ := g["sizes"].([]any)
+		names, _ := g["names"].([]any)
+		sum := 0.0
+		for _, n := range sizes {
+			sum += n.(float64)
+		}
+		if g["set"] != want.set || g["groups"] != want.groups || g["units"] != want.units || len(sizes) != int(want.groups) ||
+			sum != want.units || len(names) != len(sizes) || names[0] != want.first || names[len(names)-1] != want.last {
+			t.Errorf("groups of %s: %v", want.set, g)
+		}
+		for k := range g {
+			if !snake.MatchString(k) {
+				t.Errorf("key %q is not snake_case", k)
+			}
+		}
+	}
 	for _, f := range v.Files {
 		for k := range f {
 			if !snake.MatchString(k) {
