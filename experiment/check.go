@@ -49,6 +49,9 @@ func (s Spec) Validate() error {
 	if _, err := data.ParseRealMode(string(s.Real)); err != nil {
 		errs = append(errs, err)
 	}
+	if _, err := data.ParseCategorical(s.Categories); err != nil {
+		errs = append(errs, err)
+	}
 	switch s.Format {
 	case "", "idx", "libsvm", "split":
 	default:

@@ -48,6 +48,10 @@ type Spec struct {
 	// Real makes the data real-valued (for Gaussian visible units): grey
 	// levels in [0, 1] or standardised per unit (data.RealMode).
 	Real data.RealMode `json:"real,omitempty"`
+	// Categories reads a data file's columns as integer-coded categorical
+	// attributes (data.ParseCategorical: "data", "K" or "K1,K2,…"; "":
+	// numbers as they are).
+	Categories string `json:"categories,omitempty"`
 
 	Engine   engine.Config `json:"engine"`
 	Classify bool          `json:"classify"`
@@ -155,6 +159,13 @@ func Load(s Spec, dataDir string) (train, test *data.Set, err error) {
 		return nil, nil, &ConfigError{fmt.Errorf("-real %s: data %s is binary; real-valued data are MNIST, IDX images, .npy and CSV files", s.Real, name)}
 	}
 	opts := data.Options{Dir: dataDir, Format: s.Format, TestPath: s.TestData, SplitSeed: s.DataSeed, Real: s.Real}
+	if s.Categories != "" {
+		c, err := data.ParseCategorical(s.Categories)
+		if err != nil {
+			return nil, nil, &ConfigError{fmt.Errorf("-categories: %w", err)}
+		}
+		opts.Categorical = c
+	}
 	opts.Binarization.Seed = s.DataSeed
 	return data.Load(s.Data, opts)
 }
