@@ -30,7 +30,7 @@ var settings = []*Setting{
 	{Name: "categories", Key: "categories", Group: DataGroup, Arg: "K", Eval: true, Default: "",
 		Rules: []Rule{{When: "-visible categorical: data", Applies: func(s Spec) bool { return s.Engine.Visible == unit.Categorical }, Value: func(Spec) any { return "data" }}},
 		Usage: "a .npy or CSV file's columns as integer-coded categorical attributes, each a one-hot group: data (each column's values in the training file), K (values 0…K−1 in every column) or K1,K2,… (one K per column); mushrooms and connect-4 have their groups built in",
-		Uses: dataFile, UsedBy: "a data file",
+		Uses:  dataFile, UsedBy: "a data file",
 		field: func(s *Spec) any { return &s.Categories }},
 	{Name: "data-seed", Key: "data_seed", Group: DataGroup, Arg: "S", Eval: true, Default: uint64(0),
 		Usage: "seed of MNIST's stochastic binarisation and of seeded splits",
