@@ -320,14 +320,15 @@ func epochParts(ph *engine.Phases, took, initTook time.Duration) []Part {
 // from run to run on a shared machine.
 func Training(dataDir string) []Case {
 	mn := &mnist{dir: dataDir}
-	epochOn := func(name string, cfg engine.Config, sized bool, mode data.RealMode) Case {
+	c4 := &connect4{dir: dataDir}
+	epochWith := func(name string, cfg engine.Config, sized bool, load func() (*engine.Data, error)) Case {
 		var ph engine.Phases
 		var took, initTook time.Duration
 		var size []Part
 		c := Case{Name: name, Unit: "s", Count: 3, Group: "epoch"}
 		c.Parts = func() []Part { return append(epochParts(&ph, took, initTook), size...) }
 		c.Run = func() (float64, error) {
-			d, err := mn.dataAs(mode)
+			d, err := load()
 			if err != nil {
 				return 0, err
 			}
@@ -350,6 +351,9 @@ func Training(dataDir string) []Case {
 			return took.Seconds(), nil
 		}
 		return c
+	}
+	epochOn := func(name string, cfg engine.Config, sized bool, mode data.RealMode) Case {
+		return epochWith(name, cfg, sized, func() (*engine.Data, error) { return mn.dataAs(mode) })
 	}
 	// epoch trains binary units on the binarised set, Gaussian ones on
 	// the grey levels in [0, 1].
@@ -419,6 +423,8 @@ func Training(dataDir string) []Case {
 		epoch("epoch/mnist-ncg/workers1", paper(engine.NCG, 1), false),
 		pair,
 		epoch("epoch/mnist-dense", paper(engine.Dense, 0), false),
+		epochWith("epoch/connect4-ncg", connect4Config(unit.Binary), false, c4.engineData),
+		epochWith("epoch/connect4-ncg-categorical", connect4Config(unit.Categorical), false, c4.engineData),
 	}
 	cs = append(cs, scaleCases(mn, func(name string, cfg engine.Config) Case { return epoch(name, cfg, true) })...)
 	return append(cs, []Case{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // mnist loads the MNIST training set once in each form: binarised, and
@@ -53,4 +54,38 @@ func (m *mnist) view(load func() (*data.Set, error)) (*engine.Data, error) {
 		return nil, err
 	}
 	return engine.FromSet(train, false)
+}
+
+// connect4 loads the paper's Connect-4 training split once, with its
+// label units (the paper's classification setting).
+type connect4 struct {
+	dir  string
+	once sync.Once
+	d    *engine.Data
+	err  error
+}
+
+func (c *connect4) engineData() (*engine.Data, error) {
+	c.once.Do(func() {
+		d := data.Dir(c.dir)
+		if _, err := os.Stat(filepath.Join(d, "connect-4")); err != nil {
+			c.err = &SkipError{fmt.Sprintf("no connect-4 in %s (ncgbench data fetch connect-4, or -data-dir)", d)}
+			return
+		}
+		train, _, err := data.Load("connect-4", data.Options{Dir: d})
+		if err != nil {
+			c.err = err
+			return
+		}
+		c.d, c.err = engine.FromSet(train, true)
+	})
+	return c.d, c.err
+}
+
+// connect4Config is the paper's Connect-4 NCG configuration (H 100, CD-10,
+// batch 10, α 0.01, α_A 0.05, p 0.5) with visible units of type u.
+func connect4Config(u unit.Type) engine.Config {
+	cfg := engine.DefaultConfig()
+	cfg.Hidden, cfg.Batch, cfg.LR, cfg.LRConn, cfg.Visible = 100, 10, 0.01, 0.05, u
+	return cfg
 }

@@ -74,6 +74,8 @@ func targetRules(tier string) []targetRule {
 			num: "epoch/mnist-ncg-gaussian", den: "epoch/mnist-ncg", unit: "×", atMost: 2},
 		targetRule{name: "MNIST Gaussian–Bernoulli NCG epoch (standardised, W ~ N(0, 0.01²), α 0.01: C stays dense) vs the binary one", key: "target/epoch-gaussian-std",
 			num: "epoch/mnist-ncg-gaussian-std", den: "epoch/mnist-ncg", unit: "×"},
+		targetRule{name: "Connect-4 NCG epoch, categorical vs binary visible units", key: "target/epoch-categorical",
+			num: "epoch/connect4-ncg-categorical", den: "epoch/connect4-ncg", unit: "×", atMost: 1.3},
 		targetRule{name: "MNIST NCG epoch: NumPy + OpenBLAS (bench/peers) vs ours", key: "target/numpy-ncg",
 			num: "peer/numpy/mnist-ncg", den: "epoch/mnist-ncg", unit: "×"},
 		targetRule{name: "MNIST Gaussian–Bernoulli NCG epoch: NumPy + OpenBLAS (bench/peers) vs ours", key: "target/numpy-gaussian",
