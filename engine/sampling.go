@@ -2,11 +2,9 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/ncg-rbm/ncg/kernel"
-	"github.com/ncg-rbm/ncg/unit"
 )
 
 // Gibbs runs n chains of block Gibbs sampling of the model m from the
@@ -29,8 +27,8 @@ func Gibbs(ctx context.Context, m *Model, v []float32, n, steps int, seed uint64
 	if err := m.Visible.Check(); err != nil {
 		return nil, err
 	}
-	if m.Visible == unit.Categorical && m.Groups.Check(m.X) != nil {
-		return nil, errors.New("engine: Gibbs: a categorical model without groups of its X units")
+	if err := unitsOf(m.Visible).checkModel(m); err != nil {
+		return nil, fmt.Errorf("engine: Gibbs: %w", err)
 	}
 	means := append([]float32(nil), v...)
 	if steps == 0 {
@@ -63,10 +61,11 @@ func Gibbs(ctx context.Context, m *Model, v []float32, n, steps int, seed uint64
 }
 
 // samplerFor returns a trainer of n slots around m that only samples: its
-// chain scratch, m's unit type bound to m (σ from its log σ²), and
+// chain scratch, m's unit type bound to m (with LearnSigma, a Gaussian
+// model's σ is its own, from log σ², where training keeps σ = 1), and
 // stream (seed, c) for chain c.
 func samplerFor(m *Model, n int, seed uint64) *Trainer {
-	cfg := Config{Method: Dense, Hidden: m.H, K: 1, Batch: n, Visible: m.Visible, LearnSigma: m.Visible == unit.Gaussian, Init: Zero}
+	cfg := Config{Method: Dense, Hidden: m.H, K: 1, Batch: n, Visible: m.Visible, LearnSigma: true, Init: Zero}
 	d := &Data{N: n, D: m.DataUnits, Classes: m.X - m.DataUnits}
 	t := &Trainer{cfg: cfg, data: d, m: m, vis: unitsOf(m.Visible)}
 	t.vis.bind(m)

@@ -42,6 +42,8 @@ type visibleUnits interface {
 	// unit.Type.Accepts says (label units).
 	checkConfig(c Config, bad func(format string, args ...any))
 	checkData(d *Data) error
+	// checkModel checks the type's parameters of m (their shapes).
+	checkModel(m *Model) error
 	// initModel gives the new model m of data d the type's parameters;
 	// bind takes what the type reads of a model's (m's groups).
 	initModel(m *Model, d *Data)

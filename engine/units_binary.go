@@ -20,7 +20,8 @@ func (binaryInput) checkConfig(c Config, bad func(string, ...any)) {
 		bad("learn-sigma needs visible gaussian")
 	}
 }
-func (binaryInput) checkData(*Data) error { return nil }
+func (binaryInput) checkData(*Data) error   { return nil }
+func (binaryInput) checkModel(*Model) error { return nil }
 
 func (binaryInput) load(dst []float32, d *Data, r int) {
 	for j, v := range d.X[r*d.D : (r+1)*d.D] {

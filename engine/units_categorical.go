@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/kernel"
 )
@@ -37,6 +39,13 @@ func (u *categoricalUnits) bind(m *Model) {
 	for k, v := range m.Groups {
 		u.groups[k] = int32(v)
 	}
+}
+
+func (u *categoricalUnits) checkModel(m *Model) error {
+	if err := m.Groups.Check(m.X); err != nil {
+		return fmt.Errorf("categorical units: %w", err)
+	}
+	return nil
 }
 
 func (u *categoricalUnits) checkConfig(c Config, bad func(string, ...any)) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/ncg-rbm/ncg/kernel"
@@ -69,6 +70,13 @@ func (g *gaussianUnits) checkConfig(c Config, bad func(string, ...any)) {
 	if c.SETProcedure == Mocanu {
 		bad("set-procedure %s trains binary visible units only", Mocanu)
 	}
+}
+
+func (g *gaussianUnits) checkModel(m *Model) error {
+	if len(m.LogVar) != m.X || len(m.Sigma) != m.X {
+		return fmt.Errorf("gaussian units: %d log σ² and %d σ, want X = %d", len(m.LogVar), len(m.Sigma), m.X)
+	}
+	return nil
 }
 
 func (g *gaussianUnits) checkData(d *Data) error {
