@@ -210,7 +210,7 @@ func SoftmaxSample(prob, state, pre []float32, groups []int32, s *Stream) {
 	if len(pre) == 0 {
 		return
 	}
-	softmaxSampleGeneric(prob[:len(pre)], state[:len(pre)], pre, groups, s)
+	cur.softmaxSample(prob[:len(pre)], state[:len(pre)], pre, groups, s)
 }
 
 // Softmax computes SoftmaxSample's probabilities, bit for bit, with no
@@ -223,5 +223,5 @@ func Softmax(prob, pre []float32, groups []int32) {
 	if len(pre) == 0 {
 		return
 	}
-	softmaxGeneric(prob[:len(pre)], pre, groups)
+	cur.softmax(prob[:len(pre)], pre, groups)
 }

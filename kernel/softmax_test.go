@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -454,6 +455,10 @@ func chiSquare(counts []int, p []float64, n int) (stat float64, df int) {
 	return stat, len(cells) - 1
 }
 
+// chiCounts are the counts of chiDraws(chiDrawCount), drawn once for both
+// χ² tests.
+var chiCounts = sync.OnceValue(func() [][]int { return chiDraws(chiDrawCount) })
+
 // chiDraws draws n rows of chiGroups through SoftmaxSample and returns the
 // counts of each group's units.
 func chiDraws(n int) [][]int {
@@ -503,7 +508,7 @@ func chiLimit(df int) float64 {
 // probability below 10⁻¹² are never drawn (they would be with probability
 // below 4·10⁻⁸), and the single unit always.
 func TestSoftmaxChiSquare(t *testing.T) {
-	counts := chiDraws(chiDrawCount)
+	counts := chiCounts()
 	for g, pre := range chiGroups {
 		p := softmax64(pre)
 		for j, q := range p {
@@ -529,7 +534,7 @@ func TestSoftmaxChiSquare(t *testing.T) {
 // in the selection) in the spread and Connect-4-like groups, and the
 // counts of the spread group against the probabilities at inputs 5% larger.
 func TestSoftmaxChiSquareDetects(t *testing.T) {
-	counts := chiDraws(chiDrawCount)
+	counts := chiCounts()
 	for _, g := range []int{3, 4} {
 		c := counts[g]
 		shifted := append([]int{c[len(c)-1]}, c[:len(c)-1]...)
