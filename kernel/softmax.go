@@ -98,15 +98,24 @@ func groupMax(x []float32) float32 {
 	return m
 }
 
+// softmaxExpShift sets d[j] = x[j] − m (0 where x[j] = m) for the group x
+// with maximum m; d may be x.
+func softmaxExpShift(d, x []float32) {
+	m := groupMax(x)
+	for j, v := range x {
+		dv := v - m
+		if v == m {
+			dv = 0
+		}
+		d[j] = dv
+	}
+}
+
 // softmaxExpGroup sets e[j] = expRef(x[j] − m) (0 where x[j] = m) for the
 // group x with maximum m; e may be x.
 func softmaxExpGroup(e, x []float32) {
-	m := groupMax(x)
-	for j, v := range x {
-		d := v - m
-		if v == m {
-			d = 0
-		}
+	softmaxExpShift(e, x)
+	for j, d := range e[:len(x)] {
 		e[j] = expRef(d)
 	}
 }

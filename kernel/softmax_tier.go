@@ -46,19 +46,32 @@ func softmaxFinishGeneric(prob, state []float32) {
 const signBit = 1 << 31
 
 // softmaxShift is step 1: per group, prob[j] = pre[j] − m_g, 0 where
-// pre[j] = m_g. prob may be pre.
+// pre[j] = m_g. prob may be pre. Without branches on the data where it
+// can: for a finite m, pre[j] − m is ±0 exactly where pre[j] = m, and
+// expRef(±0) = 1 either way; a small group's maximum is builtin max, NaN
+// if the group holds a NaN, when groupMax (which skips NaNs) takes over.
+// The maximum does not depend on the order of the units (up to the sign
+// of a zero m, which changes no exponential).
 func softmaxShift(prob, pre []float32, groups []int32) {
 	for g := 0; g+1 < len(groups); g++ {
 		x := pre[groups[g]:groups[g+1]]
 		d := prob[groups[g]:groups[g+1]]
 		d = d[:len(x)]
-		m := groupMax(x)
-		for j, v := range x {
-			dv := v - m
-			if v == m {
-				dv = 0
+		var m float32
+		if len(x) < 8 {
+			m = x[0]
+			for _, v := range x[1:] {
+				m = max(m, v)
 			}
-			d[j] = dv
+		} else {
+			m = groupMax(x)
+		}
+		if m-m != 0 { // NaN, or m = ±Inf: softmax.go's loop
+			softmaxExpShift(d, x)
+			continue
+		}
+		for j, v := range x {
+			d[j] = v - m
 		}
 	}
 }

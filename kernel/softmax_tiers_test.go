@@ -51,19 +51,23 @@ func softmaxPartitions(r *rand.Rand, n int) [][]int {
 }
 
 // softmaxFill sets pre to values in [−6, 6) with, one in ten, a special
-// one: a tie with the previous unit, −Inf, a value far below the rest or
-// near −87 below them, and more rarely +Inf or NaN.
+// one: a tie with the previous unit, ±0, −Inf, a value far below the rest
+// or near −87 below them, and more rarely +Inf or NaN.
 func softmaxFill(r *rand.Rand, pre []float32) {
 	for i := range pre {
 		pre[i] = 12*r.Float32() - 6
 		if r.IntN(10) != 0 {
 			continue
 		}
-		switch r.IntN(12) {
+		switch r.IntN(14) {
 		case 0, 1, 2:
 			if i > 0 {
 				pre[i] = pre[i-1]
 			}
+		case 12:
+			pre[i] = 0
+		case 13:
+			pre[i] = float32(math.Copysign(0, -1))
 		case 3, 4:
 			pre[i] = float32(math.Inf(-1))
 		case 5, 6:
