@@ -276,3 +276,39 @@ func FuzzTiersSampling(f *testing.F) {
 		})
 	})
 }
+
+// FuzzTiersSoftmax: categorical sampling with the groups and inputs the
+// fuzzer chooses (one group of 1–16 units per byte of sizes, inputs from
+// vals through fuzzValue, scaled by 1, 8 or 64, so that ±Inf, ±0, large
+// values and NaN appear), every assembly tier and the Go driver on the
+// generic kernels against the generic code bit for bit
+// (checkSoftmaxTier: probabilities, states, the stream, in place).
+func FuzzTiersSoftmax(f *testing.F) {
+	f.Add(uint64(1), []byte{2, 2, 2, 2}, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	f.Add(uint64(2), []byte{0, 5, 11, 1, 0, 0, 15}, []byte{0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128})
+	f.Add(uint64(7), []byte{15, 15, 15}, []byte{})
+	f.Fuzz(func(t *testing.T, seed uint64, sizes, vals []byte) {
+		if len(sizes) > 300 {
+			sizes = sizes[:300]
+		}
+		k := make([]int, len(sizes))
+		for i, b := range sizes {
+			k[i] = 1 + int(b%16)
+		}
+		groups := groupsOf(k)
+		n := int(groups[len(groups)-1])
+		r := rand.New(rand.NewPCG(seed, 5))
+		scale := []float32{1, 8, 64}[seed%3]
+		pre, _ := padded(t, r, n, int(seed%4), uni(0, 0))
+		for i := range pre {
+			b := byte(r.IntN(256))
+			if i < len(vals) {
+				b = vals[i]
+			}
+			pre[i] = scale * fuzzValue(r, b)
+		}
+		for _, im := range softmaxTiers() {
+			checkSoftmaxTier(t, r, im, pre, groups, NewStream(seed, 6), int(seed/4%4), int(seed/16%4))
+		}
+	})
+}

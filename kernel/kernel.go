@@ -1,7 +1,8 @@
 // Package kernel holds the float32 inner loops of RBM training and evaluation:
 // block matrix products (dense and binary-state forms), sigmoid and softplus,
-// Bernoulli and Gaussian sampling from per-chain random streams, sparse gradient
-// accumulation and the fused parameter updates.
+// Bernoulli, Gaussian and categorical (softmax) sampling from per-chain
+// random streams, sparse gradient accumulation and the fused parameter
+// updates.
 //
 // Every kernel has a pure-Go reference (generic.go, always compiled) and, where
 // the CPU allows, an assembly version: AVX2+FMA and AVX-512 on amd64, NEON on

@@ -23,6 +23,8 @@ var neonKernels = &impl{
 	bernoulli:        bernoulliNEON,
 	sigmoidBernoulli: sigmoidBernoulliNEON,
 	gaussian:         gaussianNEON,
+	softmaxExp:       softmaxExpNEON,
+	softmaxFinish:    softmaxFinishNEON,
 	axpy:             axpyNEON,
 	updateNCG:        updateNCGNEON,
 	updateMasked:     updateMaskedNEON,
@@ -173,6 +175,23 @@ func gaussianNEON(dst, mean, sigma []float32, s *Stream) {
 //
 //go:noescape
 func gaussianBlocksNEON(dst, mean, sigma []float32, s *Stream)
+
+// softmaxExpNEON computes, for src[i] ≤ 0, −Inf or NaN, with expRef's
+// operations in its order, none fused, so with the generic code's bits:
+//
+//	for i, x := range src { dst[i] = expRef(x) }
+//
+// dst may be src.
+//
+//go:noescape
+func softmaxExpNEON(dst, src []float32)
+
+// softmaxFinishNEON computes, for len(state) ≥ len(prob):
+//
+//	for i := range prob { prob[i] /= |state[i]|; state[i] = 1 if state[i]'s sign bit is set else 0 }
+//
+//go:noescape
+func softmaxFinishNEON(prob, state []float32)
 
 // axpyNEON computes, with a fused multiply-add:
 //

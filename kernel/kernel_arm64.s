@@ -1950,3 +1950,123 @@ group:
 
 done:
 	RET
+
+// ---------------------------------------------------------------------------
+// Categorical (softmax) sampling: the row-wide steps (softmax_tier.go).
+// SMEXP is package kernel's expRef (softmax.go), one instruction per
+// operation in its order, never fused, so the bits are the generic code's.
+
+// FCMEQ Vd.4S, Vn.4S, Vm.4S (lane = all ones if n == m; false for NaN)
+#define FCMEQ4S(d, n, m) WORD $(0x4E20E400 | (m)<<16 | (n)<<5 | (d))
+
+// SMEXP_CONSTANTS loads the constants of SMEXP into V16–V26.
+#define SMEXP_CONSTANTS \
+	BCAST(0x3FB8AA3B, V16); \ // log2(e)
+	BCAST(0x3F318000, V17); \ // C1 = 0.693359375
+	BCAST(0xB95E8083, V18); \ // C2 = -2.12194440e-4
+	BCAST(0x39506967, V19); \ // P0 = 1.9875691500e-4
+	BCAST(0x3AB743CE, V20); \ // P1 = 1.3981999507e-3
+	BCAST(0x3C088908, V21); \ // P2 = 8.3334519073e-3
+	BCAST(0x3D2AA9C1, V22); \ // P3 = 4.1665795894e-2
+	BCAST(0x3E2AAAAA, V23); \ // P4 = 1.6666665459e-1
+	BCAST(0x3F000000, V24); \ // P5 = 5.0000001201e-1
+	BCAST(0x3F800000, V25); \ // 1.0, and 127<<23 as an integer
+	BCAST(0xC2AE0000, V26)    // -87: expRef is 0 below
+
+// SMEXP sets V1 = expRef(V1) for V1 ≤ 0, −Inf or NaN, using V2–V6: n is
+// rounded to nearest even by FCVTNS, lanes below −87 are set to 0 and NaN
+// lanes keep x.
+#define SMEXP \
+	FMUL4S(3, 1, 16);              \ // t = x·log2e
+	FCVTNS4S(4, 3);                \ // n
+	SCVTF4S(3, 4);                 \ // nf
+	FMUL4S(5, 3, 17);              \ // nf·C1
+	FSUB4S(5, 1, 5);               \ // r = x − nf·C1
+	FMUL4S(3, 3, 18);              \ // nf·C2
+	FSUB4S(5, 5, 3);               \ // r = r − nf·C2
+	FMUL4S(3, 5, 5);               \ // z = r·r
+	FMUL4S(6, 19, 5);              \ // y = P0·r
+	FADD4S(6, 6, 20);              \
+	FMUL4S(6, 6, 5);               \
+	FADD4S(6, 6, 21);              \
+	FMUL4S(6, 6, 5);               \
+	FADD4S(6, 6, 22);              \
+	FMUL4S(6, 6, 5);               \
+	FADD4S(6, 6, 23);              \
+	FMUL4S(6, 6, 5);               \
+	FADD4S(6, 6, 24);              \ // + P5
+	FMUL4S(6, 6, 3);               \ // y·z
+	FADD4S(6, 6, 5);               \ // + r
+	FADD4S(6, 6, 25);              \ // + 1
+	VSHL  $23, V4.S4, V4.S4;       \
+	VADD  V25.S4, V4.S4, V4.S4;    \ // 2ⁿ
+	FMUL4S(2, 6, 4);               \ // e
+	FCMGT4S(3, 26, 1);             \ // x < −87
+	BIC16B(2, 2, 3);               \
+	FCMEQ4S(3, 1, 1);              \ // x is not NaN
+	VBIT  V3.B16, V2.B16, V1.B16
+
+// func softmaxExpNEON(dst, src []float32)
+TEXT ·softmaxExpNEON(SB), NOSPLIT|NOFRAME, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD src_base+24(FP), R1
+	MOVD src_len+32(FP), R2
+	SMEXP_CONSTANTS
+
+loop4:
+	CMP    $4, R2
+	BLT    tail
+	VLD1.P 16(R1), [V1.S4]
+	SMEXP
+	VST1.P [V1.S4], 16(R0)
+	SUB    $4, R2
+	B      loop4
+
+tail:
+	CBZ     R2, done
+	FMOVS.P 4(R1), F1
+	SMEXP
+	FMOVS.P F1, 4(R0)
+	SUB     $1, R2
+	B       tail
+
+done:
+	RET
+
+// SMFINISH sets V2 = V2 / |V1| and V1 = 1.0 where V1's sign bit is set,
+// else 0, using V3.
+#define SMFINISH \
+	FABS4S(3, 1);                \
+	FDIV4S(2, 2, 3);             \
+	VUSHR $31, V1.S4, V1.S4;     \
+	SCVTF4S(1, 1)
+
+// func softmaxFinishNEON(prob, state []float32)
+TEXT ·softmaxFinishNEON(SB), NOSPLIT|NOFRAME, $0-48
+	MOVD prob_base+0(FP), R0
+	MOVD prob_len+8(FP), R2
+	MOVD state_base+24(FP), R1
+
+loop4:
+	CMP    $4, R2
+	BLT    tail
+	VLD1   (R0), [V2.S4]
+	VLD1   (R1), [V1.S4]
+	SMFINISH
+	VST1.P [V2.S4], 16(R0)
+	VST1.P [V1.S4], 16(R1)
+	SUB    $4, R2
+	B      loop4
+
+tail:
+	CBZ     R2, done
+	FMOVS   (R0), F2
+	FMOVS   (R1), F1
+	SMFINISH
+	FMOVS.P F2, 4(R0)
+	FMOVS.P F1, 4(R1)
+	SUB     $1, R2
+	B       tail
+
+done:
+	RET

@@ -18,6 +18,8 @@ var avx2Kernels = &impl{
 	bernoulli:        bernoulliAVX2,
 	sigmoidBernoulli: sigmoidBernoulliAVX2,
 	gaussian:         gaussianAVX2,
+	softmaxExp:       softmaxExpAVX2,
+	softmaxFinish:    softmaxFinishAVX2,
 	axpy:             axpyAVX2,
 	updateNCG:        updateNCGAVX2,
 	updateMasked:     updateMaskedAVX2,

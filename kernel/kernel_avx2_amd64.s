@@ -2191,6 +2191,226 @@ gaDone:
 	VZEROUPPER
 	RET
 
+// func softmaxExpAVX2(dst []float32, src []float32)
+// Requires: AVX, AVX2
+TEXT ·softmaxExpAVX2(SB), NOSPLIT|NOFRAME, $0-48
+	MOVQ    dst_base+0(FP), DI
+	MOVQ    src_base+24(FP), SI
+	MOVQ    src_len+32(FP), CX
+	VMOVUPS one<>+0(SB), Y15
+	XORQ    AX, AX
+
+smx16:
+	LEAQ      16(AX), DX
+	CMPQ      DX, CX
+	JGT       smx8
+	VMOVUPS   (SI)(AX*4), Y0
+	VMOVUPS   32(SI)(AX*4), Y5
+	VMULPS    log2e<>+0(SB), Y0, Y1
+	VCVTPS2DQ Y1, Y1
+	VCVTDQ2PS Y1, Y2
+	VMULPS    ln2hi<>+0(SB), Y2, Y3
+	VSUBPS    Y3, Y0, Y3
+	VMULPS    ln2lo<>+0(SB), Y2, Y2
+	VSUBPS    Y2, Y3, Y3
+	VMULPS    Y3, Y3, Y2
+	VMULPS    expP0<>+0(SB), Y3, Y4
+	VADDPS    expP1<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP2<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP3<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP4<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP5<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y4, Y4
+	VADDPS    Y3, Y4, Y4
+	VADDPS    Y15, Y4, Y4
+	VPSLLD    $0x17, Y1, Y1
+	VPADDD    expBias<>+0(SB), Y1, Y1
+	VMULPS    Y1, Y4, Y4
+	VCMPPS    $0x01, expLo<>+0(SB), Y0, Y1
+	VANDNPS   Y4, Y1, Y4
+	VCMPPS    $0x03, Y0, Y0, Y1
+	VBLENDVPS Y1, Y0, Y4, Y0
+	VMULPS    log2e<>+0(SB), Y5, Y6
+	VCVTPS2DQ Y6, Y6
+	VCVTDQ2PS Y6, Y7
+	VMULPS    ln2hi<>+0(SB), Y7, Y8
+	VSUBPS    Y8, Y5, Y8
+	VMULPS    ln2lo<>+0(SB), Y7, Y7
+	VSUBPS    Y7, Y8, Y8
+	VMULPS    Y8, Y8, Y7
+	VMULPS    expP0<>+0(SB), Y8, Y9
+	VADDPS    expP1<>+0(SB), Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VADDPS    expP2<>+0(SB), Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VADDPS    expP3<>+0(SB), Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VADDPS    expP4<>+0(SB), Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VADDPS    expP5<>+0(SB), Y9, Y9
+	VMULPS    Y7, Y9, Y9
+	VADDPS    Y8, Y9, Y9
+	VADDPS    Y15, Y9, Y9
+	VPSLLD    $0x17, Y6, Y6
+	VPADDD    expBias<>+0(SB), Y6, Y6
+	VMULPS    Y6, Y9, Y9
+	VCMPPS    $0x01, expLo<>+0(SB), Y5, Y6
+	VANDNPS   Y9, Y6, Y9
+	VCMPPS    $0x03, Y5, Y5, Y6
+	VBLENDVPS Y6, Y5, Y9, Y5
+	VMOVUPS   Y0, (DI)(AX*4)
+	VMOVUPS   Y5, 32(DI)(AX*4)
+	MOVQ      DX, AX
+	JMP       smx16
+
+smx8:
+	LEAQ      8(AX), DX
+	CMPQ      DX, CX
+	JGT       smxTail
+	VMOVUPS   (SI)(AX*4), Y0
+	VMULPS    log2e<>+0(SB), Y0, Y1
+	VCVTPS2DQ Y1, Y1
+	VCVTDQ2PS Y1, Y2
+	VMULPS    ln2hi<>+0(SB), Y2, Y3
+	VSUBPS    Y3, Y0, Y3
+	VMULPS    ln2lo<>+0(SB), Y2, Y2
+	VSUBPS    Y2, Y3, Y3
+	VMULPS    Y3, Y3, Y2
+	VMULPS    expP0<>+0(SB), Y3, Y4
+	VADDPS    expP1<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP2<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP3<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP4<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP5<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y4, Y4
+	VADDPS    Y3, Y4, Y4
+	VADDPS    Y15, Y4, Y4
+	VPSLLD    $0x17, Y1, Y1
+	VPADDD    expBias<>+0(SB), Y1, Y1
+	VMULPS    Y1, Y4, Y4
+	VCMPPS    $0x01, expLo<>+0(SB), Y0, Y1
+	VANDNPS   Y4, Y1, Y4
+	VCMPPS    $0x03, Y0, Y0, Y1
+	VBLENDVPS Y1, Y0, Y4, Y0
+	VMOVUPS   Y0, (DI)(AX*4)
+	MOVQ      DX, AX
+
+smxTail:
+	MOVQ         CX, DX
+	SUBQ         AX, DX
+	JZ           smxDone
+	VMOVQ        DX, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     iota<>+0(SB), Y10, Y10
+	VMASKMOVPS   (SI)(AX*4), Y10, Y0
+	VMULPS       log2e<>+0(SB), Y0, Y1
+	VCVTPS2DQ    Y1, Y1
+	VCVTDQ2PS    Y1, Y2
+	VMULPS       ln2hi<>+0(SB), Y2, Y3
+	VSUBPS       Y3, Y0, Y3
+	VMULPS       ln2lo<>+0(SB), Y2, Y2
+	VSUBPS       Y2, Y3, Y3
+	VMULPS       Y3, Y3, Y2
+	VMULPS       expP0<>+0(SB), Y3, Y4
+	VADDPS       expP1<>+0(SB), Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       expP2<>+0(SB), Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       expP3<>+0(SB), Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       expP4<>+0(SB), Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       expP5<>+0(SB), Y4, Y4
+	VMULPS       Y2, Y4, Y4
+	VADDPS       Y3, Y4, Y4
+	VADDPS       Y15, Y4, Y4
+	VPSLLD       $0x17, Y1, Y1
+	VPADDD       expBias<>+0(SB), Y1, Y1
+	VMULPS       Y1, Y4, Y4
+	VCMPPS       $0x01, expLo<>+0(SB), Y0, Y1
+	VANDNPS      Y4, Y1, Y4
+	VCMPPS       $0x03, Y0, Y0, Y1
+	VBLENDVPS    Y1, Y0, Y4, Y0
+	VMASKMOVPS   Y0, Y10, (DI)(AX*4)
+
+smxDone:
+	VZEROUPPER
+	RET
+
+// func softmaxFinishAVX2(prob []float32, state []float32)
+// Requires: AVX, AVX2
+TEXT ·softmaxFinishAVX2(SB), NOSPLIT|NOFRAME, $0-48
+	MOVQ    prob_base+0(FP), DI
+	MOVQ    state_base+24(FP), SI
+	MOVQ    prob_len+8(FP), CX
+	VMOVUPS absmask<>+0(SB), Y15
+	XORQ    AX, AX
+
+smf16:
+	LEAQ      16(AX), DX
+	CMPQ      DX, CX
+	JGT       smf8
+	VMOVUPS   (DI)(AX*4), Y0
+	VMOVUPS   (SI)(AX*4), Y1
+	VANDPS    Y15, Y1, Y2
+	VDIVPS    Y2, Y0, Y0
+	VPSRLD    $0x1f, Y1, Y1
+	VCVTDQ2PS Y1, Y1
+	VMOVUPS   Y0, (DI)(AX*4)
+	VMOVUPS   Y1, (SI)(AX*4)
+	VMOVUPS   32(DI)(AX*4), Y3
+	VMOVUPS   32(SI)(AX*4), Y4
+	VANDPS    Y15, Y4, Y5
+	VDIVPS    Y5, Y3, Y3
+	VPSRLD    $0x1f, Y4, Y4
+	VCVTDQ2PS Y4, Y4
+	VMOVUPS   Y3, 32(DI)(AX*4)
+	VMOVUPS   Y4, 32(SI)(AX*4)
+	MOVQ      DX, AX
+	JMP       smf16
+
+smf8:
+	LEAQ      8(AX), DX
+	CMPQ      DX, CX
+	JGT       smfTail
+	VMOVUPS   (DI)(AX*4), Y0
+	VMOVUPS   (SI)(AX*4), Y1
+	VANDPS    Y15, Y1, Y2
+	VDIVPS    Y2, Y0, Y0
+	VPSRLD    $0x1f, Y1, Y1
+	VCVTDQ2PS Y1, Y1
+	VMOVUPS   Y0, (DI)(AX*4)
+	VMOVUPS   Y1, (SI)(AX*4)
+	MOVQ      DX, AX
+
+smfTail:
+	MOVQ         CX, DX
+	SUBQ         AX, DX
+	JZ           smfDone
+	VMOVQ        DX, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     iota<>+0(SB), Y10, Y10
+	VMASKMOVPS   (DI)(AX*4), Y10, Y0
+	VMASKMOVPS   (SI)(AX*4), Y10, Y1
+	VANDPS       Y15, Y1, Y2
+	VDIVPS       Y2, Y0, Y0
+	VPSRLD       $0x1f, Y1, Y1
+	VCVTDQ2PS    Y1, Y1
+	VMASKMOVPS   Y0, Y10, (DI)(AX*4)
+	VMASKMOVPS   Y1, Y10, (SI)(AX*4)
+
+smfDone:
+	VZEROUPPER
+	RET
+
 // func affine4x24AVX2(o0 []float32, o1 []float32, o2 []float32, o3 []float32, i0 []float32, i1 []float32, i2 []float32, i3 []float32, m []float32, ldm int, nin int, pfd int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·affine4x24AVX2(SB), NOSPLIT|NOFRAME, $0-240

@@ -41,6 +41,21 @@ func sigmoidBernoulliAVX2(prob []float32, state []float32, pre []float32, s *Str
 //go:noescape
 func gaussianAVX2(dst []float32, mean []float32, sigma []float32, s *Stream)
 
+// softmaxExpAVX2 computes dst[i] = expRef(src[i]) for src[i] ≤ 0, −Inf
+// or NaN, with the generic code's bits; len(dst) ≥ len(src), dst may be src.
+//
+//go:noescape
+func softmaxExpAVX2(dst []float32, src []float32)
+
+// softmaxFinishAVX2 computes, for i < len(prob),
+//
+//	prob[i] /= |state[i]|; state[i] = 1 if state[i]'s sign bit is set else 0
+//
+// len(state) ≥ len(prob).
+//
+//go:noescape
+func softmaxFinishAVX2(prob []float32, state []float32)
+
 // affine4x24AVX2 computes, for r < 4 and o < 24,
 //
 //	or[o] += Σ_{j<nin} ir[j] * m[j*ldm+o]

@@ -20,6 +20,8 @@ var avx512Kernels = &impl{
 	bernoulli:        bernoulliAVX512,
 	sigmoidBernoulli: sigmoidBernoulliAVX512,
 	gaussian:         gaussianAVX512,
+	softmaxExp:       softmaxExpAVX512,
+	softmaxFinish:    softmaxFinishAVX512,
 	axpy:             axpyAVX512,
 	updateNCG:        updateNCGAVX512,
 	updateMasked:     updateMaskedAVX512,

@@ -575,6 +575,134 @@ gadone:
 	VZEROUPPER
 	RET
 
+// func softmaxExpAVX512(dst []float32, src []float32)
+// Requires: AVX, AVX512F, CMOV
+TEXT ·softmaxExpAVX512(SB), NOSPLIT|NOFRAME, $0-48
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         src_base+24(FP), SI
+	MOVQ         src_len+32(FP), BX
+	TESTQ        BX, BX
+	JLE          smxdone
+	MOVL         $0x3f800000, AX
+	VPBROADCASTD AX, Z31
+	MOVL         $0x3fb8aa3b, AX
+	VPBROADCASTD AX, Z30
+	MOVL         $0x3f318000, AX
+	VPBROADCASTD AX, Z29
+	MOVL         $0xb95e8083, AX
+	VPBROADCASTD AX, Z28
+	MOVL         $0x39506967, AX
+	VPBROADCASTD AX, Z27
+	MOVL         $0x3ab743ce, AX
+	VPBROADCASTD AX, Z26
+	MOVL         $0x3c088908, AX
+	VPBROADCASTD AX, Z25
+	MOVL         $0x3d2aa9c1, AX
+	VPBROADCASTD AX, Z24
+	MOVL         $0x3e2aaaaa, AX
+	VPBROADCASTD AX, Z23
+	MOVL         $0x3f000000, AX
+	VPBROADCASTD AX, Z22
+	MOVL         $0xc2b00000, AX
+	VPBROADCASTD AX, Z21
+	MOVL         $0x42b00000, AX
+	VPBROADCASTD AX, Z20
+	MOVL         $0x80000000, AX
+	VPBROADCASTD AX, Z19
+	MOVL         $0xc2ae0000, AX
+	VPBROADCASTD AX, Z21
+
+smxloop:
+	MOVQ      BX, CX
+	XORL      AX, AX
+	CMPQ      CX, AX
+	CMOVQLT   AX, CX
+	MOVQ      $0x00000010, AX
+	CMPQ      CX, AX
+	CMOVQGT   AX, CX
+	MOVL      $0x00000001, AX
+	SHLL      CL, AX
+	DECL      AX
+	KMOVW     AX, K1
+	VMOVUPS.Z (SI), K1, Z0
+	VMULPS    Z30, Z0, Z2
+	VCVTPS2DQ Z2, Z2
+	VCVTDQ2PS Z2, Z1
+	VMULPS    Z29, Z1, Z3
+	VSUBPS    Z3, Z0, Z3
+	VMULPS    Z28, Z1, Z1
+	VSUBPS    Z1, Z3, Z3
+	VMULPS    Z3, Z3, Z1
+	VMULPS    Z27, Z3, Z4
+	VADDPS    Z26, Z4, Z4
+	VMULPS    Z3, Z4, Z4
+	VADDPS    Z25, Z4, Z4
+	VMULPS    Z3, Z4, Z4
+	VADDPS    Z24, Z4, Z4
+	VMULPS    Z3, Z4, Z4
+	VADDPS    Z23, Z4, Z4
+	VMULPS    Z3, Z4, Z4
+	VADDPS    Z22, Z4, Z4
+	VMULPS    Z1, Z4, Z4
+	VADDPS    Z3, Z4, Z4
+	VADDPS    Z31, Z4, Z4
+	VPSLLD    $+23, Z2, Z2
+	VPADDD    Z31, Z2, Z2
+	VMULPS    Z2, Z4, Z1
+	VCMPPS    $+1, Z21, Z0, K1, K2
+	VPXORD    Z1, Z1, K2, Z1
+	VCMPPS    $+3, Z0, Z0, K1, K3
+	VMOVAPS   Z0, K3, Z1
+	VMOVUPS   Z1, K1, (DI)
+	ADDQ      $+64, SI
+	ADDQ      $+64, DI
+	SUBQ      $+16, BX
+	JG        smxloop
+
+smxdone:
+	VZEROUPPER
+	RET
+
+// func softmaxFinishAVX512(prob []float32, state []float32)
+// Requires: AVX, AVX512F, CMOV
+TEXT ·softmaxFinishAVX512(SB), NOSPLIT|NOFRAME, $0-48
+	MOVQ         prob_base+0(FP), DI
+	MOVQ         state_base+24(FP), SI
+	MOVQ         prob_len+8(FP), BX
+	TESTQ        BX, BX
+	JLE          smfdone
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z31
+
+smfloop:
+	MOVQ      BX, CX
+	XORL      AX, AX
+	CMPQ      CX, AX
+	CMOVQLT   AX, CX
+	MOVQ      $0x00000010, AX
+	CMPQ      CX, AX
+	CMOVQGT   AX, CX
+	MOVL      $0x00000001, AX
+	SHLL      CL, AX
+	DECL      AX
+	KMOVW     AX, K1
+	VMOVUPS.Z (SI), K1, Z0
+	VMOVUPS.Z (DI), K1, Z1
+	VPANDD    Z31, Z0, Z2
+	VDIVPS.Z  Z2, Z1, K1, Z1
+	VPSRLD    $+31, Z0, Z0
+	VCVTDQ2PS Z0, Z0
+	VMOVUPS   Z1, K1, (DI)
+	VMOVUPS   Z0, K1, (SI)
+	ADDQ      $+64, DI
+	ADDQ      $+64, SI
+	SUBQ      $+16, BX
+	JG        smfloop
+
+smfdone:
+	VZEROUPPER
+	RET
+
 // func indicesAVX512(idx []int32, s []float32) int
 // Requires: AVX, AVX512F, CMOV, POPCNT
 TEXT ·indicesAVX512(SB), NOSPLIT|NOFRAME, $0-56

@@ -36,6 +36,18 @@ func sigmoidBernoulliAVX512(prob []float32, state []float32, pre []float32, s *S
 //go:noescape
 func gaussianAVX512(dst []float32, mean []float32, sigma []float32, s *Stream)
 
+// softmaxExpAVX512: for i < len(src): dst[i] = expRef(src[i]), for
+// src[i] ≤ 0, −Inf or NaN. len(dst) ≥ len(src); dst may be src.
+//
+//go:noescape
+func softmaxExpAVX512(dst []float32, src []float32)
+
+// softmaxFinishAVX512: for i < len(prob): prob[i] /= |state[i]|;
+// state[i] = 1 if state[i]'s sign bit is set else 0. len(state) ≥ len(prob).
+//
+//go:noescape
+func softmaxFinishAVX512(prob []float32, state []float32)
+
 // indicesAVX512: for i < len(s): if s[i] != 0 { idx[count] = i; count++ }; returns count.
 // len(idx) ≥ len(s). It may write garbage to idx[count:len(s)] (never past it).
 //

@@ -98,15 +98,24 @@ func groupMax(x []float32) float32 {
 	return m
 }
 
+// softmaxExpShift sets d[j] = x[j] − m (0 where x[j] = m) for the group x
+// with maximum m; d may be x.
+func softmaxExpShift(d, x []float32) {
+	m := groupMax(x)
+	for j, v := range x {
+		dv := v - m
+		if v == m {
+			dv = 0
+		}
+		d[j] = dv
+	}
+}
+
 // softmaxExpGroup sets e[j] = expRef(x[j] − m) (0 where x[j] = m) for the
 // group x with maximum m; e may be x.
 func softmaxExpGroup(e, x []float32) {
-	m := groupMax(x)
-	for j, v := range x {
-		d := v - m
-		if v == m {
-			d = 0
-		}
+	softmaxExpShift(e, x)
+	for j, d := range e[:len(x)] {
 		e[j] = expRef(d)
 	}
 }
@@ -210,7 +219,7 @@ func SoftmaxSample(prob, state, pre []float32, groups []int32, s *Stream) {
 	if len(pre) == 0 {
 		return
 	}
-	softmaxSampleGeneric(prob[:len(pre)], state[:len(pre)], pre, groups, s)
+	cur.softmaxSample(prob[:len(pre)], state[:len(pre)], pre, groups, s)
 }
 
 // Softmax computes SoftmaxSample's probabilities, bit for bit, with no
@@ -223,5 +232,5 @@ func Softmax(prob, pre []float32, groups []int32) {
 	if len(pre) == 0 {
 		return
 	}
-	softmaxGeneric(prob[:len(pre)], pre, groups)
+	cur.softmax(prob[:len(pre)], pre, groups)
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -454,6 +455,10 @@ func chiSquare(counts []int, p []float64, n int) (stat float64, df int) {
 	return stat, len(cells) - 1
 }
 
+// chiCounts are the counts of chiDraws(chiDrawCount), drawn once for both
+// χ² tests.
+var chiCounts = sync.OnceValue(func() [][]int { return chiDraws(chiDrawCount) })
+
 // chiDraws draws n rows of chiGroups through SoftmaxSample and returns the
 // counts of each group's units.
 func chiDraws(n int) [][]int {
@@ -503,7 +508,7 @@ func chiLimit(df int) float64 {
 // probability below 10⁻¹² are never drawn (they would be with probability
 // below 4·10⁻⁸), and the single unit always.
 func TestSoftmaxChiSquare(t *testing.T) {
-	counts := chiDraws(chiDrawCount)
+	counts := chiCounts()
 	for g, pre := range chiGroups {
 		p := softmax64(pre)
 		for j, q := range p {
@@ -529,7 +534,7 @@ func TestSoftmaxChiSquare(t *testing.T) {
 // in the selection) in the spread and Connect-4-like groups, and the
 // counts of the spread group against the probabilities at inputs 5% larger.
 func TestSoftmaxChiSquareDetects(t *testing.T) {
-	counts := chiDraws(chiDrawCount)
+	counts := chiCounts()
 	for _, g := range []int{3, 4} {
 		c := counts[g]
 		shifted := append([]int{c[len(c)-1]}, c[:len(c)-1]...)
@@ -543,5 +548,54 @@ func TestSoftmaxChiSquareDetects(t *testing.T) {
 	}
 	if stat, df := chiSquare(counts[3], softmax64(hot), chiDrawCount); stat <= chiLimit(df) {
 		t.Errorf("inputs 5%% larger: χ² = %.1f, not above %.1f", stat, chiLimit(df))
+	}
+}
+
+// TestSoftmaxExtremeUniforms: the first group's draw set by hand to the
+// least and the greatest uniform, u = 0 and 1 − 2⁻²⁴ (xoshiro128++'s
+// output is rotl(s0+s3, 7) + s0: lane 0 in state (0, 1, 0, 0) draws 0,
+// in state (2³²−1, 0, 0, 1) draws 2³²−1). At u = 0 the unit on is the
+// first of positive probability, at the greatest u the last one, on
+// every tier: a unit of probability 0 before or after them is never on.
+func TestSoftmaxExtremeUniforms(t *testing.T) {
+	inf := float32(math.Inf(1))
+	lane0 := func(s0, s1, s2, s3 uint32) Stream {
+		st := NewStream(1, 2)
+		st.s[0][0], st.s[1][0], st.s[2][0], st.s[3][0] = s0, s1, s2, s3
+		return st
+	}
+	low, high := lane0(0, 1, 0, 0), lane0(math.MaxUint32, 0, 0, 1)
+	var u, v [1]float32
+	s, h := low, high
+	s.Uniforms(u[:])
+	h.Uniforms(v[:])
+	if u[0] != 0 || v[0] != 1-ulp32 {
+		t.Fatalf("the crafted streams draw %g and %g, want 0 and 1 − 2⁻²⁴", u[0], v[0])
+	}
+	for _, c := range []struct {
+		name string
+		s    Stream
+		pre  []float32
+		on   int
+	}{
+		{"u = 0 after a unit of probability 0", low, []float32{-inf, 2, 1}, 1},
+		{"u = 0", low, []float32{0, 5}, 0},
+		{"u = 0, the unit below −87 first", low, []float32{-90, 0, 0}, 1},
+		{"greatest u before a unit of probability 0", high, []float32{1, 2, -inf}, 1},
+		{"greatest u before units below −87", high, []float32{3, -1e30, 0, -inf, -88}, 2},
+		{"greatest u, equal units", high, []float32{0, 0, 0, 0}, 3},
+	} {
+		for _, im := range append(softmaxTiers(), generic) {
+			k := len(c.pre)
+			prob, state := make([]float32, k+1), make([]float32, k+1)
+			s := c.s
+			// A second group, so that the draw of lane 1 is used too.
+			im.softmaxSample(prob, state, append(clone(c.pre), 0), []int32{0, int32(k), int32(k + 1)}, &s)
+			want := make([]float32, k+1)
+			want[c.on], want[k] = 1, 1
+			if !slices.Equal(state, want) {
+				t.Errorf("%s, %s: state %v, want %v", im.name, c.name, state, want)
+			}
+		}
 	}
 }

@@ -31,6 +31,16 @@ type impl struct {
 	sigmoidBernoulli func(prob, state, pre []float32, s *Stream)
 	// gaussian: dst[i] = mean[i] + sigma[i]·Φ⁻¹(u_i) (see GaussianSample).
 	gaussian func(dst, mean, sigma []float32, s *Stream)
+	// softmaxSample, softmax: see SoftmaxSample and Softmax (groups
+	// checked, len(pre) > 0). A tier without its own builds them from its
+	// softmaxExp and softmaxFinish (softmaxSampleVia, softmaxVia).
+	softmaxSample func(prob, state, pre []float32, groups []int32, s *Stream)
+	softmax       func(prob, pre []float32, groups []int32)
+	// softmaxExp: dst[i] = expRef(src[i]) for src[i] ≤ 0, −Inf or NaN;
+	// dst may be src. softmaxFinish: prob[i] /= |state[i]|, state[i] = 1
+	// where its sign bit is set, else 0 (see softmax_tier.go).
+	softmaxExp    func(dst, src []float32)
+	softmaxFinish func(prob, state []float32)
 	// axpy: y[i] += a·x[i].
 	axpy func(y []float32, a float32, x []float32)
 	// updates: see the exported functions. They return a value that is 0 when
@@ -71,6 +81,10 @@ var (
 		bernoulli:        bernoulliGeneric,
 		sigmoidBernoulli: sigmoidBernoulliGeneric,
 		gaussian:         gaussianGeneric,
+		softmaxSample:    softmaxSampleGeneric,
+		softmax:          softmaxGeneric,
+		softmaxExp:       softmaxExpGeneric,
+		softmaxFinish:    softmaxFinishGeneric,
 		axpy:             axpyGeneric,
 		updateNCG:        updateNCGGeneric,
 		updateMasked:     updateMaskedGeneric,
@@ -136,6 +150,18 @@ func fillGeneric(t *impl) {
 	}
 	if t.gaussian == nil {
 		t.gaussian = generic.gaussian
+	}
+	if t.softmaxExp == nil {
+		t.softmaxExp = generic.softmaxExp
+	}
+	if t.softmaxFinish == nil {
+		t.softmaxFinish = generic.softmaxFinish
+	}
+	if t.softmaxSample == nil {
+		t.softmaxSample = softmaxSampleVia(t)
+	}
+	if t.softmax == nil {
+		t.softmax = softmaxVia(t)
 	}
 	if t.taylorSums == nil {
 		t.taylorSums = generic.taylorSums

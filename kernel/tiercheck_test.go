@@ -74,6 +74,21 @@ func TestSelfCheckHarness(t *testing.T) {
 				unsafe.Slice(&state[0], len(pre)+1)[len(pre)] = 1
 			}
 		},
+		"softmaxSample takes a draw too many": func(k *impl) {
+			k.softmaxSample = func(prob, state, pre []float32, groups []int32, s *Stream) {
+				softmaxSampleGeneric(prob, state, pre, groups, s)
+				var blk [Lanes]uint32
+				s.next(&blk)
+			}
+		},
+		"softmaxExp one ulp high": func(k *impl) {
+			k.softmaxExp = func(dst, src []float32) {
+				softmaxExpGeneric(dst, src)
+				for i, e := range dst {
+					dst[i] = math.Nextafter32(e, 2)
+				}
+			}
+		},
 		"sumRows ignores the last row": func(k *impl) {
 			k.sumRows = func(out, m []float32, stride int, idx []int32, n int) {
 				sumRowsGeneric(out, m, stride, idx[:len(idx)-1], n)
@@ -156,6 +171,7 @@ func tierSelfCheck(t *impl) (err error) {
 		sc.elementwise(t, n)
 		sc.sampling(t, n)
 		sc.gaussian(t, n)
+		sc.softmax(t, n)
 		sc.rows(t, n)
 		sc.updates(t, n)
 		if sc.err != nil {

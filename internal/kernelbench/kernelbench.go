@@ -299,7 +299,60 @@ func Cases() []Case {
 		kernel.Transpose(c, w, X, H)
 	})
 	sparseCases(r, perTier)
+	softmaxCases(perTier)
 	return cs
+}
+
+// softmaxShapes are the rows of the categorical sampling cases: the
+// group sizes of Connect-4 (42 cells of 3 states), Mushrooms (21
+// attributes of 1–12 values), a label group of 10, one group of 500 units,
+// and 100 units in groups of 1 or 2.
+var softmaxShapes = func() []struct {
+	Name  string
+	Sizes []int
+} {
+	r := rand.New(rand.NewPCG(3, 3))
+	pairs := make([]int, 0, 67)
+	for n := 0; n < 100; {
+		k := min(1+r.IntN(2), 100-n)
+		pairs = append(pairs, k)
+		n += k
+	}
+	return []struct {
+		Name  string
+		Sizes []int
+	}{
+		{"connect4-u126", slices.Repeat([]int{3}, 42)},
+		{"mushrooms-u112", []int{6, 4, 10, 2, 9, 2, 2, 2, 12, 2, 4, 4, 9, 9, 1, 4, 3, 5, 9, 6, 7}},
+		{"label10-u10", []int{10}},
+		{"group500-u500", []int{500}},
+		{"pairs-u100", pairs},
+	}
+}()
+
+// softmaxCases are categorical sampling (kernel.SoftmaxSample), one
+// chain's row a call as the engine calls it, beside the fused sigmoid
+// and Bernoulli sampling of as many binary units (sigmoidbernoulli on the
+// same shape names); the work is the bytes of the inputs. Diagnostic
+// cases, with inputs of their own seed.
+func softmaxCases(perTier func(kern, shape string, work float64, unit Unit, detail bool, call func())) {
+	r := rand.New(rand.NewPCG(4, 4))
+	s := kernel.NewStream(1, 3)
+	for _, sh := range softmaxShapes {
+		groups := []int32{0}
+		for _, k := range sh.Sizes {
+			groups = append(groups, groups[len(groups)-1]+int32(k))
+		}
+		n := int(groups[len(groups)-1])
+		pre := RandSlice(r, n, -4, 4)
+		prob, state := make([]float32, n), make([]float32, n)
+		perTier("softmaxsample", sh.Name, float64(4*n), Bytes, true, func() {
+			kernel.SoftmaxSample(prob, state, pre, groups, &s)
+		})
+		perTier("sigmoidbernoulli", sh.Name, float64(4*n), Bytes, true, func() {
+			kernel.SigmoidBernoulli(prob, state, pre, &s)
+		})
+	}
 }
 
 // sparseCases are the products and the gradient sums of a compressed-row

@@ -30,7 +30,8 @@ func TestCases(t *testing.T) {
 	want := []string{"dense/gonum/x784-h500-c8", "dense/gonum-1core/x784-h500-c64", "copy/go/x784-h500"}
 	for _, tier := range kernel.Tiers() {
 		want = append(want, "dense/"+tier+"/x784-h500-c16", "binary13/"+tier+"/x784-h500-c64",
-			"sigmoid/"+tier+"/n32000", "updatencg/"+tier+"/x784-h500", "rowrate/"+tier+"/c8-rows112")
+			"sigmoid/"+tier+"/n32000", "updatencg/"+tier+"/x784-h500", "rowrate/"+tier+"/c8-rows112",
+			"softmaxsample/"+tier+"/connect4-u126", "sigmoidbernoulli/"+tier+"/connect4-u126")
 	}
 	for _, n := range want {
 		if !seen[n] {

@@ -29,8 +29,9 @@
 // defines the read-only tables. A kernel's generator is named after the
 // function it emits, less the tier suffix (sigmoid emits sigmoidAVX2 and
 // sigmoidAVX512), and each sits in the file of its theme: elementwise.go,
-// linear.go (products and row sums), math.go, momentum.go, sparse.go,
-// tables.go, update.go (updates, index lists) and, for AVX2, prefetch.go.
+// linear.go (products and row sums), math.go, momentum.go, softmax.go
+// (categorical sampling), sparse.go, tables.go, update.go (updates, index
+// lists) and, for AVX2, prefetch.go.
 package main
 
 import (
@@ -52,6 +53,8 @@ func main() {
 	bernoulli()
 	sigmoidBernoulli()
 	gaussian()
+	softmaxExp()
+	softmaxFinish()
 	indices()
 	sumRows()
 	affine6()

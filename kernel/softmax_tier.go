@@ -1,0 +1,146 @@
+package kernel
+
+import "math"
+
+// The tiers' SoftmaxSample and Softmax: softmax.go's operations, in its
+// order, arranged so that what costs runs on whole rows in vector code.
+// A tier supplies two element-wise kernels over the row, softmaxExp (the
+// exponential) and softmaxFinish (the division and the states); the steps
+// that are sequential within a group (its maximum, the running sums and
+// the choice of the unit) are the Go loops below, shared by every tier,
+// so their order is the same everywhere by construction:
+//
+//  1. softmaxShift: per group, prob[j] = d_j = pre[j] − m (0 where
+//     pre[j] = m);
+//  2. softmaxExp over the row: prob[j] = e_j = expRef(d_j);
+//  3. softmaxPick: per group, the running sums c_j in state, t = u·S, the
+//     unit k = the number of j with c_j ≤ t (the c_j do not decrease, so
+//     that is the first j with c_j > t), then state[j] = S, −S at k (a
+//     group whose S is NaN is divided here instead, its states ±1, since
+//     |NaN| would lose the sign of the NaN that softmax.go's division
+//     keeps);
+//  4. softmaxFinish over the row: prob[j] = e_j / |state[j]|, state[j] =
+//     1 where its sign bit is set, else 0.
+
+// softmaxExpGeneric is the generic softmaxExp: dst[i] = expRef(src[i]) for
+// src[i] ≤ 0, −Inf or NaN (the tiers agree on nothing else); dst may be
+// src.
+func softmaxExpGeneric(dst, src []float32) {
+	for i, x := range src {
+		dst[i] = expRef(x)
+	}
+}
+
+// softmaxFinishGeneric is the generic softmaxFinish: for i < len(prob),
+// prob[i] /= |state[i]|; state[i] = 1 if state[i]'s sign bit is set, else
+// 0.
+func softmaxFinishGeneric(prob, state []float32) {
+	state = state[:len(prob)]
+	for i, v := range state {
+		b := math.Float32bits(v)
+		prob[i] /= math.Float32frombits(b &^ signBit)
+		state[i] = float32(b >> 31)
+	}
+}
+
+const signBit = 1 << 31
+
+// softmaxShift is step 1: per group, prob[j] = pre[j] − m_g, 0 where
+// pre[j] = m_g. prob may be pre. Without branches on the data where it
+// can: for a finite m, pre[j] − m is ±0 exactly where pre[j] = m, and
+// expRef(±0) = 1 either way; a small group's maximum is builtin max, NaN
+// if the group holds a NaN, when groupMax (which skips NaNs) takes over.
+// The maximum does not depend on the order of the units (up to the sign
+// of a zero m, which changes no exponential).
+func softmaxShift(prob, pre []float32, groups []int32) {
+	for g := 0; g+1 < len(groups); g++ {
+		x := pre[groups[g]:groups[g+1]]
+		d := prob[groups[g]:groups[g+1]]
+		d = d[:len(x)]
+		var m float32
+		if len(x) < 8 {
+			m = x[0]
+			for _, v := range x[1:] {
+				m = max(m, v)
+			}
+		} else {
+			m = groupMax(x)
+		}
+		if m-m != 0 { // NaN, or m = ±Inf: softmax.go's loop
+			softmaxExpShift(d, x)
+			continue
+		}
+		for j, v := range x {
+			d[j] = v - m
+		}
+	}
+}
+
+// softmaxPick is step 3 on the exponentials e (one draw of s a group).
+func softmaxPick(e, state []float32, groups []int32, s *Stream) {
+	var blk [Lanes]uint32
+	for g := 0; g+1 < len(groups); g++ {
+		if g%Lanes == 0 {
+			s.next(&blk)
+		}
+		ev := e[groups[g]:groups[g+1]]
+		st := state[groups[g]:groups[g+1]]
+		st = st[:len(ev)]
+		var c float32
+		for j, v := range ev {
+			c += v
+			st[j] = c
+		}
+		if c != c {
+			// A NaN: |state| would drop the NaN's sign, so the group is
+			// divided here and finishes as e_j/1, its last unit on.
+			for j := range ev {
+				ev[j] /= c
+				st[j] = 1
+			}
+			st[len(st)-1] = -1
+			continue
+		}
+		t := float32(uniform(blk[g%Lanes]) * c)
+		k := 0
+		for j, cj := range st {
+			if !(cj > t) {
+				k++
+			}
+			st[j] = c
+		}
+		k = min(k, len(st)-1)
+		st[k] = -c
+	}
+}
+
+// softmaxSampleVia builds SoftmaxSample from tier t's softmaxExp and
+// softmaxFinish; it gives softmaxSampleGeneric's bits.
+func softmaxSampleVia(t *impl) func(prob, state, pre []float32, groups []int32, s *Stream) {
+	return func(prob, state, pre []float32, groups []int32, s *Stream) {
+		softmaxShift(prob, pre, groups)
+		t.softmaxExp(prob, prob)
+		softmaxPick(prob, state, groups, s)
+		t.softmaxFinish(prob, state)
+	}
+}
+
+// softmaxVia builds Softmax from tier t's softmaxExp; it gives
+// softmaxGeneric's bits. With no state to hold the sums, each group's
+// division is a Go loop.
+func softmaxVia(t *impl) func(prob, pre []float32, groups []int32) {
+	return func(prob, pre []float32, groups []int32) {
+		softmaxShift(prob, pre, groups)
+		t.softmaxExp(prob, prob)
+		for g := 0; g+1 < len(groups); g++ {
+			p := prob[groups[g]:groups[g+1]]
+			var sum float32
+			for _, e := range p {
+				sum += e
+			}
+			for j := range p {
+				p[j] /= sum
+			}
+		}
+	}
+}
