@@ -53,19 +53,31 @@ const signBit = 1 << 31
 // The maximum does not depend on the order of the units (up to the sign
 // of a zero m, which changes no exponential).
 func softmaxShift(prob, pre []float32, groups []int32) {
-	for g := 0; g+1 < len(groups); g++ {
-		x := pre[groups[g]:groups[g+1]]
-		d := prob[groups[g]:groups[g+1]]
-		d = d[:len(x)]
+	prob = prob[:len(pre)]
+	lo := 0
+	for _, end := range groups[1:] {
+		hi := int(end)
+		x := pre[lo:hi:hi]
 		var m float32
-		if len(x) < 8 {
+		switch len(x) {
+		case 1:
 			m = x[0]
-			for _, v := range x[1:] {
-				m = max(m, v)
+		case 2:
+			m = max(x[0], x[1])
+		case 3:
+			m = max(max(x[0], x[1]), x[2])
+		default:
+			if len(x) < 8 {
+				m = x[0]
+				for _, v := range x[1:] {
+					m = max(m, v)
+				}
+			} else {
+				m = groupMax(x)
 			}
-		} else {
-			m = groupMax(x)
 		}
+		d := prob[lo:hi:hi]
+		lo = hi
 		if m-m != 0 { // NaN, or m = ±Inf: softmax.go's loop
 			softmaxExpShift(d, x)
 			continue
@@ -79,13 +91,32 @@ func softmaxShift(prob, pre []float32, groups []int32) {
 // softmaxPick is step 3 on the exponentials e (one draw of s a group).
 func softmaxPick(e, state []float32, groups []int32, s *Stream) {
 	var blk [Lanes]uint32
-	for g := 0; g+1 < len(groups); g++ {
+	state = state[:len(e)]
+	lo := 0
+	for g, end := range groups[1:] {
 		if g%Lanes == 0 {
 			s.next(&blk)
 		}
-		ev := e[groups[g]:groups[g+1]]
-		st := state[groups[g]:groups[g+1]]
-		st = st[:len(ev)]
+		hi := int(end)
+		ev, st := e[lo:hi:hi], state[lo:hi:hi]
+		lo = hi
+		if len(ev) == 3 { // the running sums in registers (Connect-4's cells)
+			c0 := ev[0]
+			c1 := c0 + ev[1]
+			c := c1 + ev[2]
+			if c == c {
+				t := float32(uniform(blk[g%Lanes]) * c)
+				k := 2
+				if c0 > t {
+					k = 0
+				} else if c1 > t {
+					k = 1
+				}
+				st[0], st[1], st[2] = c, c, c
+				st[k] = -c
+				continue
+			}
+		}
 		var c float32
 		for j, v := range ev {
 			c += v
