@@ -82,7 +82,7 @@ func TestRAISEIsUnbiasedForTheAnnealedModel(t *testing.T) {
 	const chains = 40000
 	for _, s := range []int{0, 5, 10, 15} {
 		row := []uint8{uint8(s & 1), uint8(s >> 1 & 1), uint8(s >> 2 & 1), uint8(s >> 3 & 1)}
-		res, err := RAISE(context.Background(), m, row, 1, RAISEConfig{Chains: chains, Betas: betas, BaseBias: dA, Seed: 3})
+		res, err := RAISE(context.Background(), m, binRows(row, 1, 4), RAISEConfig{Chains: chains, Betas: betas, BaseBias: dA, Seed: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,14 +109,14 @@ func TestRAISEMatchesExactNLL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact, err := AverageNLL(context.Background(), m, logZ, x, n, 0)
+	exact, err := AverageNLL(context.Background(), m, logZ, binRows(x, n, m.X), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	betas := UniformSchedule(2000)
 	var first *RAISEResult
 	for _, w := range []int{1, 3} {
-		res, err := RAISE(context.Background(), m, x, n, RAISEConfig{Chains: 4, Betas: betas, Seed: 1, Workers: w})
+		res, err := RAISE(context.Background(), m, binRows(x, n, m.X), RAISEConfig{Chains: 4, Betas: betas, Seed: 1, Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,13 +135,13 @@ func TestRAISEMatchesExactNLL(t *testing.T) {
 
 func TestRAISEErrors(t *testing.T) {
 	m := randomModel(4, 3, 1, 1)
-	if _, err := RAISE(context.Background(), m, nil, 0, RAISEConfig{}); err == nil {
+	if _, err := RAISE(context.Background(), m, binRows(nil, 0, 4), RAISEConfig{}); err == nil {
 		t.Error("no rows: no error")
 	}
-	if _, err := RAISE(context.Background(), m, []uint8{0, 1, 2, 0}, 1, RAISEConfig{}); err == nil {
+	if _, err := RAISE(context.Background(), m, binRows([]uint8{0, 1, 2, 0}, 1, 4), RAISEConfig{}); err == nil {
 		t.Error("a value 2: no error")
 	}
-	if _, err := RAISE(context.Background(), m, []uint8{0, 1, 1, 0}, 1, RAISEConfig{Betas: []float64{0, 0.5}}); err == nil {
+	if _, err := RAISE(context.Background(), m, binRows([]uint8{0, 1, 1, 0}, 1, 4), RAISEConfig{Betas: []float64{0, 0.5}}); err == nil {
 		t.Error("a schedule not ending at 1: no error")
 	}
 }
