@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -20,10 +21,10 @@ type binaryUnits struct {
 
 func (u *binaryUnits) validate() error {
 	if u.m.Sigma != nil {
-		return fmt.Errorf("eval: model has Sigma but %s visible units", u.m.Visible)
+		return errors.New("eval: model has Sigma but binary visible units (Sigma is for Gaussian ones)")
 	}
 	if u.m.Groups != nil {
-		return fmt.Errorf("eval: model has Groups but %s visible units", u.m.Visible)
+		return errors.New("eval: model has Groups but binary visible units (Groups are for categorical ones)")
 	}
 	return nil
 }

@@ -26,10 +26,10 @@ type categoricalUnits struct {
 func (u *categoricalUnits) validate() error {
 	m := u.m
 	if m.Sigma != nil {
-		return fmt.Errorf("eval: model has Sigma but %s visible units", m.Visible)
+		return errors.New("eval: model has Sigma but categorical visible units (Sigma is for Gaussian ones)")
 	}
 	if m.Groups == nil {
-		return fmt.Errorf("eval: a model of %s visible units needs its Groups", m.Visible)
+		return errors.New("eval: a model of categorical visible units needs its Groups")
 	}
 	if err := m.Groups.Check(m.X); err != nil {
 		return fmt.Errorf("eval: model Groups: %w", err)
@@ -175,7 +175,7 @@ func (u *categoricalUnits) anneal(dA []float32) (float64, []float32, error) {
 
 // TEMPORARY until kernel.SoftmaxSample is merged: the draws of AIS and
 // RAISE for categorical units are not written yet.
-var errNoSoftmax = errors.New("eval: AIS and RAISE of categorical units are not available yet")
+var errNoSoftmax = errors.New("eval: AIS and RAISE of categorical units need kernel.SoftmaxSample, not yet in this branch")
 
 func (u *categoricalUnits) start(b *chainBlock, i int)              { panic(errNoSoftmax) }
 func (u *categoricalUnits) draw(b *chainBlock, i int, beta float32) { panic(errNoSoftmax) }

@@ -253,10 +253,10 @@ func TestCategoricalRefuses(t *testing.T) {
 		rows *data.Set
 		want string
 	}{
-		{binRows(good, 2, 5), "has none"},
+		{binRows(good, 2, 5), "categorical groups"},
 		{&data.Set{Name: "rows", N: 2, D: 5, X: []uint8{0, 1, 0, 1, 0, 1, 1, 0, 0, 1}, Groups: m.Groups}, "row 1, group 0"},
 		{&data.Set{Name: "rows", N: 2, D: 5, X: good, Groups: data.Groups{0, 2, 5}}, "not the model's"},
-		{&data.Set{Name: "rows", N: 1, D: 5, Real: []float32{0, 1, 0, 1, 0}}, "needs binary rows"},
+		{&data.Set{Name: "rows", N: 1, D: 5, Real: []float32{0, 1, 0, 1, 0}}, "binary rows"},
 	} {
 		if _, err := FreeEnergies(ctx, m, c.rows, 1); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("rows %+v: %v, want an error about %q", c.rows, err, c.want)

@@ -78,8 +78,8 @@ func exactLogZ(ctx context.Context, m *Model, workers int, tick func(done int64)
 		return math.NaN(), err
 	}
 	if n := m.Visible.ExactLayer(m.X, m.H); n > MaxExactBits {
-		return math.NaN(), fmt.Errorf("eval: exact log Z of a %s model of %d visible and %d hidden units needs 2^%d states; the limit is 2^%d: use AIS",
-			m.Visible, m.X, m.H, n, MaxExactBits)
+		return math.NaN(), fmt.Errorf("eval: exact log Z of a model of %d visible and %d hidden units needs 2^%d states; the limit is 2^%d: use AIS",
+			m.X, m.H, n, MaxExactBits)
 	}
 	e := u.exact()
 	n, bias := e.n, e.bias

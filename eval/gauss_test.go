@@ -45,7 +45,7 @@ func TestValidateGaussian(t *testing.T) {
 		{func(m *Model) { m.Sigma[0] = float32(math.NaN()) }, "Sigma[0]"},
 		{func(m *Model) { m.Visible = unit.Binary }, "binary visible units"},
 		{func(m *Model) { m.Visible = unit.Categorical }, "Sigma but categorical"},
-		{func(m *Model) { m.Groups = data.Groups{0, 3} }, "Groups but gaussian"},
+		{func(m *Model) { m.Groups = data.Groups{0, 3} }, "Groups but Gaussian"},
 		{func(m *Model) { m.Visible = "softmax" }, `visible "softmax"`},
 	} {
 		bad := *m
@@ -58,10 +58,10 @@ func TestValidateGaussian(t *testing.T) {
 	// A Gaussian model refuses binary rows, and classification.
 	ctx := context.Background()
 	x := binRows([]uint8{0, 1, 1}, 1, 3)
-	if _, err := FreeEnergies(ctx, m, x, 1); err == nil || !strings.Contains(err.Error(), "needs real-valued rows") {
+	if _, err := FreeEnergies(ctx, m, x, 1); err == nil || !strings.Contains(err.Error(), "real-valued rows") {
 		t.Errorf("FreeEnergies of binary rows on a Gaussian model: %v", err)
 	}
-	if _, err := RAISE(ctx, m, x, RAISEConfig{}); err == nil || !strings.Contains(err.Error(), "needs real-valued rows") {
+	if _, err := RAISE(ctx, m, x, RAISEConfig{}); err == nil || !strings.Contains(err.Error(), "real-valued rows") {
 		t.Errorf("RAISE of binary rows on a Gaussian model: %v", err)
 	}
 	if _, err := ClassifyPaper(ctx, m, labelledRows([]uint8{0, 1}, 1, 2, []int{0}, 1), 1); err == nil || !strings.Contains(err.Error(), "binary or categorical") {
@@ -295,7 +295,7 @@ func TestGaussRealDataChecks(t *testing.T) {
 	if _, err := FreeEnergies(ctx, m, realRows([]float32{1, float32(math.NaN()), 0}, 1, 3), 1); err == nil || !strings.Contains(err.Error(), "unit 1") {
 		t.Errorf("NaN value: %v", err)
 	}
-	if _, err := FreeEnergies(ctx, randomModel(3, 2, 1, 1), realRows([]float32{1, 0, 0}, 1, 3), 1); err == nil || !strings.Contains(err.Error(), "needs binary rows") {
+	if _, err := FreeEnergies(ctx, randomModel(3, 2, 1, 1), realRows([]float32{1, 0, 0}, 1, 3), 1); err == nil || !strings.Contains(err.Error(), "binary rows") {
 		t.Errorf("binary model: %v", err)
 	}
 	mu, err := BaseMean([]float32{1, -2, 3, 4, 0, 6}, 2, 3)
@@ -431,9 +431,9 @@ func TestEvaluateGaussianRefuses(t *testing.T) {
 		plan Plan
 		want string
 	}{
-		{Sets{Train: binary}, Plan{}, "needs real-valued rows"},
+		{Sets{Train: binary}, Plan{}, "real-valued rows"},
 		{Sets{Train: realSet("train", v[:8], 5, 4)}, Plan{}, "8 values"},
-		{Sets{Train: train, Test: set("test", make([]uint8, 8), 2, 4, nil, 0)}, Plan{}, "needs real-valued rows"},
+		{Sets{Train: train, Test: set("test", make([]uint8, 8), 2, 4, nil, 0)}, Plan{}, "real-valued rows"},
 		{Sets{Train: realSet("train", v[:15], 5, 3)}, Plan{LabelUnits: 1}, "binary or categorical"},
 	} {
 		if _, err := Evaluate(context.Background(), m, c.sets, c.plan); err == nil || !strings.Contains(err.Error(), c.want) {

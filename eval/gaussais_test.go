@@ -334,6 +334,11 @@ func TestGaussRAISEMatchesExactNLL(t *testing.T) {
 	if math.Abs(nll-exact) > 0.05 {
 		t.Errorf("RAISE NLL %.4f, exact %.4f", nll, exact)
 	}
+	logZ, err := ExactLogZ(ctx, m, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRowsLogP(t, m, logZ, realRows(v, n, m.X), first)
 	if _, err := RAISE(ctx, m, realRows(v[:5], 1, m.X), RAISEConfig{}); err == nil {
 		t.Error("a short row: no error")
 	}

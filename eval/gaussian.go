@@ -54,7 +54,7 @@ func (m *Model) sigma(i int) float64 {
 func (u *gaussUnits) validate() error {
 	m := u.m
 	if m.Groups != nil {
-		return fmt.Errorf("eval: model has Groups but %s visible units", m.Visible)
+		return errors.New("eval: model has Groups but Gaussian visible units (Groups are for categorical ones)")
 	}
 	if m.Sigma != nil && len(m.Sigma) != m.X {
 		return fmt.Errorf("eval: model standard deviations Sigma have length %d, want X = %d", len(m.Sigma), m.X)
@@ -79,7 +79,7 @@ func (u *gaussUnits) checkRows(rows *data.Set, extra int) error {
 }
 
 func (u *gaussUnits) labels(L int) error {
-	return fmt.Errorf("eval: label units (and accuracy) need binary or categorical units; this model's are %s", u.m.Visible)
+	return errors.New("eval: label units (and accuracy) need binary or categorical visible units; this model's are Gaussian")
 }
 
 // precisions sets 1/σ_i² in float32 (the scale of the visible states in
