@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/kernel"
 )
 
 // categoricalUnits are categorical visible units: the model's Groups
@@ -21,6 +22,7 @@ type categoricalUnits struct {
 	// The exact sum: C's columns, C_·j for hidden unit j (H×X,
 	// hidden-major), and the visible biases, in float64.
 	rows, d []float64
+	g32     []int32 // AIS and RAISE: Groups for kernel.SoftmaxSample
 }
 
 func (u *categoricalUnits) validate() error {
@@ -154,9 +156,6 @@ func (u *categoricalUnits) fitBase(train *data.Set) ([]float32, error) {
 // anneal prepares the base model of independent groups, group g drawn from
 // softmax(d_A_g): log Z_A = Σ_g logsumexp_k d_A_gk + H·log 2.
 func (u *categoricalUnits) anneal(dA []float32) (float64, []float32, error) {
-	if errNoSoftmax != nil {
-		return 0, nil, errNoSoftmax
-	}
 	if err := u.checkBase(dA); err != nil {
 		return 0, nil, err
 	}
@@ -170,12 +169,21 @@ func (u *categoricalUnits) anneal(dA []float32) (float64, []float32, error) {
 		lz += logSumExp(v)
 	}
 	u.spA = lz
+	u.g32 = make([]int32, len(g))
+	for k, o := range g {
+		u.g32[k] = int32(o)
+	}
 	return lz + float64(u.m.H)*math.Ln2, u.dd32, nil
 }
 
-// TEMPORARY until kernel.SoftmaxSample is merged: the draws of AIS and
-// RAISE for categorical units are not written yet.
-var errNoSoftmax = errors.New("eval: AIS and RAISE of categorical units need kernel.SoftmaxSample, not yet in this branch")
+// start draws each group from softmax(d_A_g).
+func (u *categoricalUnits) start(b *chainBlock, i int) {
+	X := u.m.X
+	kernel.SoftmaxSample(b.prob[:X], b.x[i*X:(i+1)*X], u.dA, u.g32, &b.st[i])
+}
 
-func (u *categoricalUnits) start(b *chainBlock, i int)              { panic(errNoSoftmax) }
-func (u *categoricalUnits) draw(b *chainBlock, i int, beta float32) { panic(errNoSoftmax) }
+// draw draws each group from softmax((1−β)d_A_g + β(d + Cᵀh)_g).
+func (u *categoricalUnits) draw(b *chainBlock, i int, beta float32) {
+	X := u.m.X
+	kernel.SoftmaxSample(b.prob[:X], b.x[i*X:(i+1)*X], u.pre(b, i, beta), u.g32, &b.st[i])
+}
