@@ -42,7 +42,7 @@ func Example() {
 	}
 	m := t.Model()
 	em := m.EvalModel()
-	nll, err := eval.ExactNLL(context.Background(), em, d.X, d.N, 0)
+	nll, err := eval.ExactNLL(context.Background(), em, bas, 0)
 	if err != nil {
 		panic(err)
 	}

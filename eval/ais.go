@@ -25,12 +25,15 @@ type AISConfig struct {
 	// Workers is the number of goroutines (≤ 0: GOMAXPROCS). The result does
 	// not depend on it.
 	Workers int
-	// BaseBias holds the visible biases d_A of the base-rate model (length
-	// X), usually from BaseRate on the training data. Nil means a uniform
-	// base model (d_A = 0), which is valid but has a far larger variance on
-	// data like MNIST (docs/algorithm.md, "Evaluation"). For a Gaussian
-	// model it holds the means of the Gaussian base model, usually BaseMean
-	// of the training rows (nil: zeros).
+	// BaseBias holds the base model (length X), usually FitBase of the
+	// training rows: for binary units the visible biases d_A of the
+	// base-rate model (DataBaseRate), for categorical units the visible
+	// biases d_A of independent groups (the log of each unit's smoothed
+	// frequency within its group), for Gaussian units the means of the
+	// Gaussian base model (BaseMean). Nil means d_A = 0 (binary: every
+	// unit on with probability ½; categorical: a uniform draw in every
+	// group) or zero means: valid, but with a far larger variance on data
+	// like MNIST (docs/algorithm.md, "Evaluation").
 	BaseBias []float32
 
 	// tick, if set, is called with the intervals the chains have done
@@ -75,10 +78,14 @@ var incremental = true
 var taylorWeights = true
 
 // AIS estimates log Z by annealed importance sampling (Salakhutdinov &
-// Murray 2008) from the base-rate model p_A (zero weights and hidden biases,
-// visible biases cfg.BaseBias, log Z_A = Σ_j softplus(d_A_j) + H·log 2)
-// to the model, through p*_β(x) = exp((1−β)xᵀd_A + βxᵀd) ·
-// Π_i (1 + exp(β(b_i + C_i·x))).
+// Murray 2008) from a base model p_A (cfg.BaseBias) to the model, through
+// p*_β(x, h) = exp(−(1−β)E_A(x) − βE(x, h)), E_A the base model's energy.
+//
+// For binary units the base model is the base-rate model: zero weights and
+// hidden biases, visible biases d_A, log Z_A = Σ_j softplus(d_A_j) + H·log 2,
+// and summing out h,
+//
+//	log p*_β(x) = (1−β)xᵀd_A + βxᵀd + Σ_i softplus(β(b_i + C_i·x)).
 //
 // Each run draws x from p_A, then for every β_k adds
 // log p*_{β_k}(x) − log p*_{β_{k−1}}(x) to its log weight and, for k below
@@ -90,51 +97,53 @@ var taylorWeights = true
 // every |Δβ·a_i| is small (softplusDiffTaylor, at least as accurate as two
 // float32 softplus), else from two softplus passes.
 //
+// For categorical units the base model has independent groups: group g is
+// unit k with probability softmax_k(d_A_g), and log Z_A = Σ_g logsumexp_k
+// d_A_gk + H·log 2. p*_β(x) is the binary one over one-hot x, and the
+// transition draws h ~ σ(β_k(b + Cx)), then in each group x_g ~
+// softmax((1−β_k)d_A_g + β_k(d + Cᵀh)_g).
+//
+// For Gaussian units the base model has independent visible units
+// N(d_A_j, σ_j²), with the model's σ and the means d_A, and free hidden
+// units: log Z_A = H·log 2 + Σ_j ½·log(2πσ_j²). p*_β is then a Gaussian
+// model with the interaction and hidden biases scaled by β, and a Gibbs
+// transition draws v from N((1−β)d_A + β(d + Ch), σ²) (the derivation is
+// at gaussUnits).
+//
 // Runs are independent, each with its own stream kernel.NewStream(Seed, r).
 // Each worker advances a block of runs in lockstep (runBlock), which shares
 // the rows of C between the runs of a block; a run's arithmetic does not
 // depend on its block, so the result is bit-identical for any number of
 // workers (on a given kernel tier).
 //
-// For a Gaussian model (Model.Gaussian) the base model has independent
-// visible units N(d_A_j, σ_j²), with the model's σ and the means d_A =
-// cfg.BaseBias (BaseMean of the training rows; nil: zeros), and free hidden
-// units: log Z_A = H·log 2 + Σ_j ½·log(2πσ_j²). p*_β is then a
-// Gaussian model with the interaction and hidden biases scaled by β, and
-// a Gibbs transition draws v from N((1−β)d_A + β(d + Ch), σ²) (the
-// derivation is in gaussais.go). Runs are blocked and streamed in the same
-// way, so the result is again bit-identical for any number of workers.
-//
 // When ctx is done it stops early, with an error wrapping ctx.Err(): every
 // run looks every stopEvery intervals.
 func AIS(ctx context.Context, m *Model, cfg AISConfig) (*AISResult, error) {
-	if err := m.Validate(); err != nil {
+	u, err := m.units()
+	if err != nil {
 		return nil, err
 	}
 	runs := cfg.Runs
 	if runs <= 0 {
 		runs = DefaultRuns
 	}
-	if m.Gaussian {
-		return gaussAIS(ctx, m, cfg, runs)
-	}
-	r, logZA, err := newAISRunner(m, cfg.Betas, cfg.BaseBias, cfg.Seed)
+	r, logZA, err := newAISRunner(m, u, cfg.Betas, cfg.BaseBias, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
 	r.done, r.tick = ctx.Done(), cfg.tick
-	logw, err := runInBlocks(ctx, runs, cfg.Workers, func(size int) *aisBlock { return newAISBlock(size, m.H, m.X) },
-		r.runBlock, r.stopErr)
+	logw, err := runInBlocks(ctx, runs, cfg.Workers, r.newBlock, r.runBlock, r.stopErr)
 	if err != nil {
 		return nil, err
 	}
 	return aisResult(logw, logZA, cfg.Seed, len(r.beta)-1), nil
 }
 
-// runInBlocks runs AIS runs 0…runs−1 in blocks, one block of runs per
-// worker (at most maxBlockRuns a block), each worker with its own scratch
-// from newBlock; a run's log weight does not depend on its block, only on
-// its number. stop is checked after every block.
+// runInBlocks runs chains 0…runs−1 (AIS runs or RAISE chains) in blocks,
+// one block of chains per worker (at most maxBlockRuns a block), each
+// worker with its own scratch from newBlock; a chain's result does not
+// depend on its block, only on its number. stop is checked after every
+// block.
 func runInBlocks[B any](ctx context.Context, runs, workers int, newBlock func(size int) B,
 	run func(b B, first int, logw []float64), stop func(context.Context) error) ([]float64, error) {
 	logw := make([]float64, runs)
@@ -167,25 +176,6 @@ func schedule(betas []float64) ([]float64, error) {
 		betas = DefaultSchedule()
 	}
 	return betas, checkSchedule(betas)
-}
-
-// baseModel checks the base-rate biases dA (nil: zeros) against m and
-// returns them with log Z_A = Σ_j softplus(d_A_j) + H·log 2.
-func baseModel(m *Model, dA []float32) ([]float32, float64, error) {
-	if dA == nil {
-		dA = make([]float32, m.X)
-	}
-	if len(dA) != m.X {
-		return nil, 0, fmt.Errorf("eval: AIS base biases have length %d, want X = %d", len(dA), m.X)
-	}
-	logZA := float64(m.H) * math.Ln2
-	for j, v := range dA {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, 0, fmt.Errorf("eval: AIS base bias %d = %v is not finite", j, v)
-		}
-		logZA += softplus64(float64(v))
-	}
-	return dA, logZA, nil
 }
 
 // aisEstimate returns log Z_A + log mean(w) and the ±3σ bounds, computed
@@ -232,54 +222,50 @@ func padRows(m []float32, rows, cols, stride int) []float32 {
 	return out
 }
 
-// newAISRunner checks the schedule (nil: DefaultSchedule) and the base-rate
-// biases (nil: zeros), and prepares what every AIS (or RAISE) chain reads.
-// It returns the base model's log Z_A too.
-func newAISRunner(m *Model, betas []float64, dA []float32, seed uint64) (*aisRunner, float64, error) {
+// newAISRunner checks the schedule (nil: DefaultSchedule) and the base
+// model (nil: the type's default), and prepares what every AIS (or RAISE)
+// chain reads. It returns the base model's log Z_A too.
+func newAISRunner(m *Model, u visible, betas []float64, base []float32, seed uint64) (*aisRunner, float64, error) {
 	betas, err := schedule(betas)
 	if err != nil {
 		return nil, 0, err
 	}
-	dA, logZA, err := baseModel(m, dA)
+	logZA, vbias, err := u.anneal(base)
 	if err != nil {
 		return nil, 0, err
 	}
-	r := &aisRunner{m: m, dA: dA, seed: seed}
+	r := &aisRunner{m: m, u: u, vbias: vbias, seed: seed}
 	// Rows start on 64-byte boundaries (a row of 500 floats otherwise starts
 	// mid-line in three rows of four, and its loads span two lines) an odd
 	// number of lines apart (kernel.PadStride: 500 → 528), so that the
 	// column tiles of the lockstep row sums spread over L1's sets.
-	r.hs, r.xs = kernel.PadStride(m.H), kernel.PadStride(m.X)
-	r.c = padRows(m.C, m.X, m.H, r.hs)
+	r.xs = kernel.PadStride(m.X)
 	r.ct = padRows(m.transposed(), m.H, m.X, r.xs)
 	r.beta = make([]float32, len(betas))
 	for k, b := range betas {
 		r.beta[k] = float32(b)
 	}
-	r.dd = make([]float64, m.X)
-	r.dd32 = make([]float32, m.X)
-	for j := range r.dd {
-		r.dd[j] = float64(m.VisibleBias[j]) - float64(dA[j])
-		r.dd32[j] = float32(r.dd[j])
-	}
 	return r, logZA, nil
 }
 
-// aisRunner holds what all runs share (read-only).
+// aisRunner holds what all chains share (read-only).
 type aisRunner struct {
-	m      *Model
-	dA     []float32
-	hs, xs int       // row strides of c (X×H) and ct (H×X)
-	c      []float32 // C, X×H, rows padded to hs
-	ct     []float32 // Cᵀ, H×X, rows padded to xs
-	dd     []float64 // d − d_A
-	dd32   []float32 // d − d_A in float32: the bias of the visible product
-	beta   []float32 // the schedule in float32, used identically everywhere
-	seed   uint64
+	m     *Model
+	u     visible   // the unit type, prepared by anneal
+	xs    int       // row stride of ct
+	ct    []float32 // Cᵀ, H×X, rows padded to xs
+	vbias []float32 // the bias of the visible product vbias + Cᵀh
+	beta  []float32 // the schedule in float32, used identically everywhere
+	seed  uint64
 	// done, when closed, makes every chain return early (its result is
 	// then meaningless); nil never closes.
 	done <-chan struct{}
 	tick func(intervals int64) // progress (nil: none)
+}
+
+// newBlock returns a worker's scratch for a block of size chains.
+func (r *aisRunner) newBlock(size int) *chainBlock {
+	return newChainBlock(r.u, size, r.m.H, r.m.X)
 }
 
 // stopEvery is how many intervals a chain runs between looks at done: a
@@ -312,48 +298,13 @@ func (r *aisRunner) stopErr(ctx context.Context) error {
 	return nil
 }
 
-type aisScratch struct {
-	x, h       []float32 // binary states
-	idxX, idxH []int32   // their active units
-	a          []float32 // b + Cx (H)
-	v          []float32 // (d − d_A) + Cᵀh (X)
-	s1         []float32 // β_k·a (H)
-	sp         []float32 // scratch for softplusDiff (2H)
-	pre, prob  []float32 // visible pre-activation and probabilities (X; prob also H)
-	hp, vp     binProduct
-}
-
-// newAISScratches returns one scratch per worker.
-func newAISScratches(workers, H, X int) []*aisScratch {
-	sc := make([]*aisScratch, workers)
-	for w := range sc {
-		sc[w] = newAISScratch(H, X)
-	}
-	return sc
-}
-
-func newAISScratch(H, X int) *aisScratch {
-	return &aisScratch{
-		x: make([]float32, X), h: make([]float32, H),
-		idxX: make([]int32, X), idxH: make([]int32, H),
-		a: make([]float32, H), v: make([]float32, X),
-		s1: make([]float32, H), sp: make([]float32, 2*H),
-		pre: make([]float32, X), prob: make([]float32, max(H, X)),
-		hp: newBinProduct(X, H), vp: newBinProduct(H, X),
-	}
-}
-
-// hiddenStep is interval k of a run, given a = b + Cx and x's active units
-// act: it returns the run's log-weight increment Δβ·xᵀ(d − d_A) +
-// Σ_i softplus(β_k a_i) − softplus(β_{k−1} a_i) and, for k below the last,
+// hiddenStep is interval k of a chain, given its hidden input a: it
+// returns the hidden units' part of the log-weight increment,
+// Σ_i softplus(β_k a_i) − softplus(β_{k−1} a_i), and, for k below the last,
 // draws h ~ σ(β_k a). s1 (H), prob (≥ H) and sp (2H) are scratch.
-func (r *aisRunner) hiddenStep(k int, a []float32, act []int32, h []float32, st *kernel.Stream, s1, prob, sp []float32) float64 {
+func (r *aisRunner) hiddenStep(k int, a, h []float32, st *kernel.Stream, s1, prob, sp []float32) float64 {
 	H := len(a)
 	bk, bp := r.beta[k], r.beta[k-1]
-	var xd float64
-	for _, j := range act {
-		xd += r.dd[j]
-	}
 	clear(s1)
 	kernel.Axpy(s1, bk, a)
 	// p = σ(β_k a); h ~ p except at the last step.
@@ -366,15 +317,7 @@ func (r *aisRunner) hiddenStep(k int, a []float32, act []int32, h []float32, st 
 	if !ok || !taylorWeights {
 		dsp = softplusDiff(sp, a, bk, bp)
 	}
-	return (float64(bk)-float64(bp))*xd + dsp
-}
-
-// visibleStep draws x ~ σ((1−β_k)d_A + β_k(d + Cᵀh)) = σ(d_A + β_k v), with
-// v = (d − d_A) + Cᵀh. pre and prob (≥ X) are scratch.
-func (r *aisRunner) visibleStep(k int, v, x []float32, st *kernel.Stream, pre, prob []float32) {
-	copy(pre, r.dA)
-	kernel.Axpy(pre, r.beta[k], v)
-	kernel.SigmoidBernoulli(prob[:len(x)], x, pre, st)
+	return dsp
 }
 
 // incrementalPays reports whether a product is brought up to date by the
@@ -384,48 +327,6 @@ func (r *aisRunner) visibleStep(k int, v, x []float32, st *kernel.Stream, pre, p
 // binProduct), and when fewer units changed than are on.
 func incrementalPays(valid bool, since, ones, non, noff int) bool {
 	return valid && incremental && since < aisRefresh && non+noff < ones
-}
-
-// binProduct keeps out = bias + Σ_{j∈act} rows[j] for a binary state whose
-// active set changes a little from call to call. When fewer units changed
-// than are active, it adds the rows of the units switched on and subtracts
-// the sum of the rows of those switched off; otherwise, and after
-// aisRefresh incremental updates in a row, it recomputes from scratch.
-// (Subtracting a sum, rather than adding rows of a negated copy of the
-// matrix, halves the memory the runs stream.) Drift: an entry is a float32
-// sum of a fresh value and at most aisRefresh updates of a few rows each,
-// so its error is at most (terms)·2⁻²⁴·(|bias| + Σ|rows|) as for a fresh
-// sum with that many more terms: about 1e-5 relative for MNIST-sized models, far below the AIS
-// noise.
-type binProduct struct {
-	old     []float32 // the state out was computed for
-	valid   bool
-	since   int
-	on, off []int32
-	tmp     []float32 // the sum of the rows switched off
-}
-
-func newBinProduct(n, outLen int) binProduct {
-	return binProduct{old: make([]float32, n), on: make([]int32, n), off: make([]int32, n), tmp: make([]float32, outLen)}
-}
-
-func (p *binProduct) reset() { p.valid = false }
-
-// update brings out (n) up to date for the binary state s, writes the
-// active units of s to act and returns their number; row j of pos starts at
-// j·stride.
-func (p *binProduct) update(out, bias, pos []float32, n, stride int, s []float32, act []int32) int {
-	ones, non, noff := kernel.Changes(act, p.on, p.off, p.old, s)
-	if incrementalPays(p.valid, p.since, ones, non, noff) {
-		kernel.FlipRows(out, pos, stride, p.on[:non], p.off[:noff], p.tmp, n)
-		p.since++
-		return ones
-	}
-	copy(out, bias)
-	kernel.SumRows(out, pos, stride, act[:ones], n)
-	p.since = 0
-	p.valid = true
-	return ones
 }
 
 // aisTaylorMax bounds |Δβ·a_i| for softplusDiffTaylor: the first omitted

@@ -287,7 +287,11 @@ func TestAISLockstepMatchesRuns(t *testing.T) {
 		}
 		for _, inc := range []bool{true, false} {
 			incremental = inc
-			r, _, err := newAISRunner(m, UniformSchedule(c.intervals), dA, 11)
+			u, err := m.units()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, _, err := newAISRunner(m, u, UniformSchedule(c.intervals), dA, 11)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -297,7 +301,7 @@ func TestAISLockstepMatchesRuns(t *testing.T) {
 				want[i] = r.run(s, uint64(i))
 			}
 			for _, size := range []int{1, 3, c.runs} {
-				b := newAISBlock(size, c.H, c.X)
+				b := r.newBlock(size)
 				got := make([]float64, c.runs)
 				for first := 0; first < c.runs; first += size {
 					r.runBlock(b, first, got[first:min(first+size, c.runs)])
@@ -313,26 +317,95 @@ func TestAISLockstepMatchesRuns(t *testing.T) {
 	incremental = true
 }
 
-// run is one AIS run on its own, with binProduct's one-run products: the
-// reference TestAISLockstepMatchesRuns holds runBlock to.
+// aisScratch is the scratch of one run of the reference run.
+type aisScratch struct {
+	x, h       []float32 // binary states
+	idxX, idxH []int32   // their active units
+	a          []float32 // b + Cx (H)
+	v          []float32 // (d − d_A) + Cᵀh (X)
+	s1         []float32 // β_k·a (H)
+	sp         []float32 // scratch for softplusDiff (2H)
+	pre, prob  []float32 // visible pre-activation and probabilities (X; prob also H)
+	hp, vp     binProduct
+}
+
+func newAISScratch(H, X int) *aisScratch {
+	return &aisScratch{
+		x: make([]float32, X), h: make([]float32, H),
+		idxX: make([]int32, X), idxH: make([]int32, H),
+		a: make([]float32, H), v: make([]float32, X),
+		s1: make([]float32, H), sp: make([]float32, 2*H),
+		pre: make([]float32, X), prob: make([]float32, max(H, X)),
+		hp: newBinProduct(X, H), vp: newBinProduct(H, X),
+	}
+}
+
+// run is one binary AIS run on its own, with binProduct's one-run
+// products: the reference TestAISLockstepMatchesRuns holds runBlock to.
 func (r *aisRunner) run(s *aisScratch, id uint64) float64 {
 	m := r.m
+	u := r.u.(*binaryUnits)
 	H, X := m.H, m.X
 	st := kernel.NewStream(r.seed, id)
 	// x ~ p_A.
-	kernel.SigmoidBernoulli(s.prob[:X], s.x, r.dA, &st)
+	kernel.SigmoidBernoulli(s.prob[:X], s.x, u.dA, &st)
 	s.hp.reset()
 	s.vp.reset()
 	var logw float64
 	K := len(r.beta) - 1
 	for k := 1; k <= K; k++ {
-		actX := s.idxX[:s.hp.update(s.a, m.HiddenBias, r.c, H, r.hs, s.x, s.idxX)]
-		logw += r.hiddenStep(k, s.a, actX, s.h, &st, s.s1, s.prob, s.sp)
+		actX := s.idxX[:s.hp.update(s.a, m.HiddenBias, u.c, H, u.hs, s.x, s.idxX)]
+		var xd float64
+		for _, j := range actX {
+			xd += u.dd[j]
+		}
+		dsp := r.hiddenStep(k, s.a, s.h, &st, s.s1, s.prob, s.sp)
+		logw += (float64(r.beta[k])-float64(r.beta[k-1]))*xd + dsp
 		if k == K {
 			break
 		}
-		s.vp.update(s.v, r.dd32, r.ct, X, r.xs, s.h, s.idxH)
-		r.visibleStep(k, s.v, s.x, &st, s.pre, s.prob)
+		s.vp.update(s.v, u.dd32, r.ct, X, r.xs, s.h, s.idxH)
+		copy(s.pre, u.dA)
+		kernel.Axpy(s.pre, r.beta[k], s.v)
+		kernel.SigmoidBernoulli(s.prob[:X], s.x, s.pre, &st)
 	}
 	return logw
+}
+
+// binProduct keeps out = bias + Σ_{j∈act} rows[j] for one binary state
+// whose active set changes a little from call to call, by the rules of
+// blockProduct: when fewer units changed than are active, it adds the rows
+// of the units switched on and subtracts the sum of the rows of those
+// switched off (kernel.FlipRows); otherwise, and after aisRefresh
+// incremental updates in a row, it recomputes from scratch
+// (kernel.SumRows). It is the one-run reference of the lockstep products.
+type binProduct struct {
+	old     []float32 // the state out was computed for
+	valid   bool
+	since   int
+	on, off []int32
+	tmp     []float32 // the sum of the rows switched off
+}
+
+func newBinProduct(n, outLen int) binProduct {
+	return binProduct{old: make([]float32, n), on: make([]int32, n), off: make([]int32, n), tmp: make([]float32, outLen)}
+}
+
+func (p *binProduct) reset() { p.valid = false }
+
+// update brings out (n) up to date for the binary state s, writes the
+// active units of s to act and returns their number; row j of pos starts at
+// j·stride.
+func (p *binProduct) update(out, bias, pos []float32, n, stride int, s []float32, act []int32) int {
+	ones, non, noff := kernel.Changes(act, p.on, p.off, p.old, s)
+	if incrementalPays(p.valid, p.since, ones, non, noff) {
+		kernel.FlipRows(out, pos, stride, p.on[:non], p.off[:noff], p.tmp, n)
+		p.since++
+		return ones
+	}
+	copy(out, bias)
+	kernel.SumRows(out, pos, stride, act[:ones], n)
+	p.since = 0
+	p.valid = true
+	return ones
 }

@@ -16,6 +16,10 @@ import "github.com/ncg-rbm/ncg/kernel"
 // does), so the log weights are bit-identical to those of one run at a
 // time with binProduct (the reference in ais_test.go,
 // TestAISLockstepMatchesRuns).
+//
+// Every unit type runs in lockstep: binary and categorical states keep
+// both products by blockProduct; Gaussian states, real-valued, get their
+// hidden inputs by one dense product per block (kernel.Affine, row by row).
 
 // maxBlockRuns bounds the runs of one block: the blocked row sums take at
 // most 64 chains a pass.
@@ -74,45 +78,23 @@ func (p *blockProduct) update(out, bias, m []float32, ldm, n int, s []float32) {
 	kernel.FlipRowsBatch(out, p.tmp, m, ldm, n, nin, nout, p.add, p.nadd, p.off, p.noff)
 }
 
-// aisBlock is a worker's scratch for a block of up to maxBlockRuns runs.
-type aisBlock struct {
-	x, h   []float32 // runs×X, runs×H binary states
-	a      []float32 // runs×H: b + Cx
-	v      []float32 // runs×X: (d − d_A) + Cᵀh
-	st     []kernel.Stream
-	hp, vp *blockProduct
-	s1     []float32 // β_k·a (H)
-	sp     []float32 // scratch for softplusDiff (2H)
-	pre    []float32 // visible pre-activation (X)
-	prob   []float32 // probabilities (max(H, X))
-}
-
-func newAISBlock(runs, H, X int) *aisBlock {
-	return &aisBlock{
-		x: make([]float32, runs*X), h: make([]float32, runs*H),
-		a: make([]float32, runs*H), v: make([]float32, runs*X),
-		st: make([]kernel.Stream, runs),
-		hp: newBlockProduct(runs, X, H), vp: newBlockProduct(runs, H, X),
-		s1: make([]float32, H), sp: make([]float32, 2*H),
-		pre: make([]float32, X), prob: make([]float32, max(H, X)),
-	}
-}
-
 // runBlock performs runs first … first+len(logw)−1 in lockstep and writes
-// their log weights to logw: interval by interval, each direction's
-// products of all runs in one batch, then each run's hiddenStep or
-// visibleStep.
-func (r *aisRunner) runBlock(b *aisBlock, first int, logw []float64) {
-	m := r.m
-	H, X, n := m.H, m.X, len(logw)
+// their log weights to logw: interval by interval, the hidden inputs of all
+// runs (hiddenChains), each run's weight increment and hidden draw, then
+// the visible products of all runs (blockProduct) and each run's visible
+// draw.
+func (r *aisRunner) runBlock(b *chainBlock, first int, logw []float64) {
+	m, u := r.m, r.u
+	H, n := m.H, len(logw)
 	for i := 0; i < n; i++ {
 		b.st[i] = kernel.NewStream(r.seed, uint64(first+i))
-		// x ~ p_A.
-		kernel.SigmoidBernoulli(b.prob[:X], b.x[i*X:(i+1)*X], r.dA, &b.st[i])
+		u.start(b, i) // x ~ p_A
 		logw[i] = 0
 	}
-	b.hp.reset()
 	b.vp.reset()
+	if b.hp != nil {
+		b.hp.reset()
+	}
 	K := len(r.beta) - 1
 	for k := 1; k <= K; k++ {
 		if k%stopEvery == 0 {
@@ -121,18 +103,19 @@ func (r *aisRunner) runBlock(b *aisBlock, first int, logw []float64) {
 				return
 			}
 		}
-		b.hp.update(b.a, m.HiddenBias, r.c, r.hs, n, b.x)
+		u.hiddenChains(b, n)
+		db := float64(r.beta[k]) - float64(r.beta[k-1])
 		for i := 0; i < n; i++ {
-			act := b.hp.act[i*X : i*X+b.hp.ones[i]]
-			logw[i] += r.hiddenStep(k, b.a[i*H:(i+1)*H], act, b.h[i*H:(i+1)*H], &b.st[i], b.s1, b.prob, b.sp)
+			dsp := r.hiddenStep(k, b.a[i*H:(i+1)*H], b.h[i*H:(i+1)*H], &b.st[i], b.s1, b.prob, b.sp)
+			logw[i] += u.increment(b, i, db, dsp)
 		}
 		if k == K {
 			r.advance(n * (K % stopEvery))
 			break
 		}
-		b.vp.update(b.v, r.dd32, r.ct, r.xs, n, b.h)
+		b.vp.update(b.v, r.vbias, r.ct, r.xs, n, b.h)
 		for i := 0; i < n; i++ {
-			r.visibleStep(k, b.v[i*X:(i+1)*X], b.x[i*X:(i+1)*X], &b.st[i], b.pre, b.prob)
+			u.draw(b, i, r.beta[k])
 		}
 	}
 }

@@ -23,7 +23,7 @@ func cd25AIS(t *testing.T, runs int, betas []float64, seed uint64) (*AISResult, 
 		t.Fatal(err)
 	}
 	el := time.Since(t0)
-	nll, err := AverageNLL(context.Background(), m, res.LogZ, test.x, test.n, 0)
+	nll, err := AverageNLL(context.Background(), m, res.LogZ, binRows(test.x, test.n, test.X), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -17,31 +18,38 @@ type Classification struct {
 	Pred []int
 }
 
-// labelled checks the inputs of the classifiers: n rows of D = X − L data
-// units in x and n labels in [0, L).
-func labelled(m *Model, x []uint8, n, L int, labels []int) (D int, err error) {
-	if err := m.Validate(); err != nil {
-		return 0, err
+// labelled checks the inputs of the classifiers: rows of the model's data
+// units, the model's last L = X − rows.D visible units being its label
+// units, and a label in [0, L) for every row.
+func labelled(m *Model, rows *data.Set) (labels []int, err error) {
+	u, err := m.units()
+	if err != nil {
+		return nil, err
 	}
-	if m.Gaussian {
-		return 0, errors.New("eval: classification with label units needs a binary model (this one has Gaussian visible units)")
+	if rows == nil {
+		return nil, errors.New("eval: no rows to classify")
 	}
-	if L < 1 || L >= m.X {
-		return 0, fmt.Errorf("eval: %d label units for a model with %d visible units; want 1 ≤ L < X", L, m.X)
+	L := m.X - rows.D
+	if L < 1 || rows.D < 1 {
+		return nil, fmt.Errorf("eval: %d label units for a model with %d visible units (rows of %d data units); want 1 ≤ L < X", L, m.X, rows.D)
 	}
-	D = m.X - L
-	if err := checkData(x, n, D); err != nil {
-		return 0, err
+	if err := u.labels(L); err != nil {
+		return nil, err
 	}
-	if len(labels) != n {
-		return 0, fmt.Errorf("eval: %d labels for %d rows", len(labels), n)
+	if err := u.checkRows(rows, L); err != nil {
+		return nil, err
 	}
-	for r, y := range labels {
-		if y < 0 || y >= L {
-			return 0, fmt.Errorf("eval: row %d has label %d; want 0 ≤ label < %d", r, y, L)
+	if len(rows.Labels) != rows.N {
+		return nil, fmt.Errorf("eval: %s has %d labels for %d rows", rows.Name, len(rows.Labels), rows.N)
+	}
+	labels = make([]int, rows.N)
+	for r, y := range rows.Labels {
+		if y < 0 || int(y) >= L {
+			return nil, fmt.Errorf("eval: %s: row %d has label %d; want 0 ≤ label < %d", rows.Name, r, y, L)
 		}
+		labels[r] = int(y)
 	}
-	return D, nil
+	return labels, nil
 }
 
 func argmax(v []float32) int {
@@ -54,18 +62,21 @@ func argmax(v []float32) int {
 	return best
 }
 
-// ClassifyPaper classifies with the paper's rule. The model's last L
-// visible units are one-hot label units; x holds n rows of the first D =
-// X − L (data) units. With the label units set to 0.5, ĥ = σ(b + C x)
+// ClassifyPaper classifies the rows with the paper's rule. The model's
+// last L visible units are one-hot label units (of a categorical model:
+// its last group); rows holds the D = X − L data units and the labels
+// (rows.Labels, each in [0, L)); the model's units are binary or
+// categorical. With the label units set to 0.5, ĥ = σ(b + C x)
 // (probabilities, not samples); each label unit scores σ(d_j + C_·j·ĥ) and
-// the largest wins (ties: the lowest class). labels[r] ∈ [0, L) is row r's
-// class.
-func ClassifyPaper(ctx context.Context, m *Model, x []uint8, n, L int, labels []int, workers int) (*Classification, error) {
-	D, err := labelled(m, x, n, L, labels)
+// the largest wins (ties: the lowest class). For a categorical model the
+// label group's softmax of the same inputs has the same largest unit.
+func ClassifyPaper(ctx context.Context, m *Model, rows *data.Set, workers int) (*Classification, error) {
+	labels, err := labelled(m, rows)
 	if err != nil {
 		return nil, err
 	}
-	H := m.H
+	H, D, n, x := m.H, rows.D, rows.N, rows.X
+	L := m.X - D
 	// base = b + 0.5·Σ label rows of C.
 	base := make([]float32, H)
 	copy(base, m.HiddenBias)
@@ -106,15 +117,16 @@ func ClassifyPaper(ctx context.Context, m *Model, x []uint8, n, L int, labels []
 	return res, nil
 }
 
-// ClassifyFreeEnergy classifies with p(y|x) ∝ exp(−F(x, y)): for each class the
-// free energy of the data row with that one-hot label, and the smallest
-// wins (ties: the lowest class). Inputs as for ClassifyPaper.
-func ClassifyFreeEnergy(ctx context.Context, m *Model, x []uint8, n, L int, labels []int, workers int) (*Classification, error) {
-	D, err := labelled(m, x, n, L, labels)
+// ClassifyFreeEnergy classifies the rows with p(y|x) ∝ exp(−F(x, y)): for
+// each class the free energy of the data row with that one-hot label, and
+// the smallest wins (ties: the lowest class). Inputs as for ClassifyPaper.
+func ClassifyFreeEnergy(ctx context.Context, m *Model, rows *data.Set, workers int) (*Classification, error) {
+	labels, err := labelled(m, rows)
 	if err != nil {
 		return nil, err
 	}
-	H := m.H
+	H, D, n, x := m.H, rows.D, rows.N, rows.X
+	L := m.X - D
 	res := &Classification{Pred: make([]int, n)}
 	chunks := (n + rowChunk - 1) / rowChunk
 	workers = workerCount(workers, chunks)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/ncg-rbm/ncg/data"
 )
 
 // constructedClassifier has 3 data units, 3 label units and 3 hidden
@@ -28,10 +30,10 @@ func TestClassifyConstructed(t *testing.T) {
 	m := constructedClassifier()
 	x := []uint8{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0}
 	labels := []int{0, 1, 2, 0} // the last row is wrong on purpose
-	for name, f := range map[string]func(context.Context, *Model, []uint8, int, int, []int, int) (*Classification, error){
+	for name, f := range map[string]func(context.Context, *Model, *data.Set, int) (*Classification, error){
 		"paper": ClassifyPaper, "free energy": ClassifyFreeEnergy,
 	} {
-		res, err := f(context.Background(), m, x, 4, L, labels, 2)
+		res, err := f(context.Background(), m, labelledRows(x, 4, 3, labels, L), 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,11 +47,11 @@ func TestClassifyConstructed(t *testing.T) {
 			t.Errorf("%s: accuracy %v, want 0.75", name, res.Accuracy)
 		}
 	}
-	if _, err := ClassifyPaper(context.Background(), m, x, 4, L, []int{0, 1, 3, 0}, 1); err == nil || !strings.Contains(err.Error(), "label 3") {
+	if _, err := ClassifyPaper(context.Background(), m, labelledRows(x, 4, 3, []int{0, 1, 3, 0}, 4), 1); err == nil || !strings.Contains(err.Error(), "label 3") {
 		t.Errorf("bad label: %v", err)
 	}
-	if _, err := ClassifyFreeEnergy(context.Background(), m, x, 4, 6, labels, 1); err == nil {
-		t.Error("L = X accepted")
+	if _, err := ClassifyFreeEnergy(context.Background(), m, labelledRows(nil, 0, 6, nil, 3), 1); err == nil {
+		t.Error("L = 0 accepted")
 	}
 }
 
@@ -68,11 +70,12 @@ func TestClassifyBruteForce(t *testing.T) {
 			}
 			labels[r] = r % L
 		}
-		paper, err := ClassifyPaper(context.Background(), m, x, n, L, labels, 3)
+		rows := labelledRows(x, n, D, labels, L)
+		paper, err := ClassifyPaper(context.Background(), m, rows, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		free, err := ClassifyFreeEnergy(context.Background(), m, x, n, L, labels, 2)
+		free, err := ClassifyFreeEnergy(context.Background(), m, rows, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,5 @@
-// Package eval measures trained RBMs, binary or Gaussian–Bernoulli.
+// Package eval measures trained RBMs whose visible units are binary,
+// Gaussian or categorical (unit.Type) and whose hidden units are binary.
 // Evaluate is the one entry point that a run and the eval command share:
 // given a Plan it chooses exact log Z or annealed importance sampling
 // (AIS), computes the NLL, optionally RAISE's estimate from above, and
@@ -11,16 +12,19 @@
 // AutoExactBits (the automatic choice).
 //
 // Evaluation must not depend on the training engine: everything here takes
-// the minimal Model view (acting weights C = W ⊙ A, the two bias vectors
-// and, for Gaussian visible units, their standard deviations) and binary
-// data as row-major []uint8 (data.Set for Evaluate). A Gaussian model
-// (Model.Gaussian, the energy of Cho, Ilin & Raiko 2011) is measured on
-// real-valued rows, []float32, by the functions named …Real
-// (FreeEnergiesReal, AverageNLLReal, ExactNLLReal, RAISEReal) and by
-// Evaluate with Sets.TrainReal and TestReal; ExactLogZ sums its hidden
-// states with the Gaussian integral done analytically, and AIS anneals
-// from a Gaussian base model (BaseMean). Its NLL is a negative
-// log-density in nats per row, which can be negative.
+// the minimal Model view (acting weights C = W ⊙ A, the two bias vectors,
+// the type of the visible units and its parameters: σ of Gaussian units,
+// the groups of categorical ones) and rows as a data.Set: binary rows for
+// binary and categorical units, real-valued ones for Gaussian units
+// (unit.Type.Accepts). Each unit type is one implementation of one
+// interface inside the package (binary.go, gaussian.go, categorical.go:
+// the input its states give the hidden units, its free energy's visible
+// term, the log partition function of the visible layer given the hidden
+// one, its AIS base model and transition, its RAISE step, which rows it
+// reads); the exact sum, AIS, RAISE, the free energies, classification
+// and Evaluate are written once over it. The NLL of a Gaussian model is a
+// negative log-density in nats per row, which can be negative; that of a
+// categorical model is over one-hot rows, the only vectors it gives mass.
 //
 // The inner loops are the float32 kernels of package kernel, called on
 // whole rows; sums of many terms (log weights, free energies over a data
@@ -30,5 +34,5 @@
 // cancellation, with an error wrapping ctx.Err(). Parallel functions take
 // a worker count (≤ 0 means runtime.GOMAXPROCS) and return results that do
 // not depend on it: work is cut into fixed pieces and reduced in a fixed
-// order, and every AIS run draws from its own random stream.
+// order, and every AIS run or RAISE chain draws from its own random stream.
 package eval

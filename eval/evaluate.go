@@ -37,8 +37,9 @@ type Likelihood string
 
 const (
 	// LikelihoodAuto chooses (Resolve): none for a model with label units,
-	// exact when the smaller layer (of a Gaussian model: the hidden layer)
-	// has at most AutoExactBits units, else AIS.
+	// exact when the layer the exact sum enumerates (unit.Type.ExactLayer:
+	// the smaller one of a binary model, the hidden one of the others) has
+	// at most AutoExactBits units, else AIS.
 	LikelihoodAuto  Likelihood = ""
 	LikelihoodExact Likelihood = "exact" // ExactLogZ
 	LikelihoodAIS   Likelihood = "ais"   // AIS
@@ -54,15 +55,14 @@ func (l Likelihood) Check() error {
 	return fmt.Errorf("likelihood %q is not one of exact, ais, none", string(l))
 }
 
-// ResolveModel is Resolve for the model m: for a binary model
-// Resolve(m.X, m.H, labelUnits); for a Gaussian one the exact sum runs over
-// the hidden states whatever X is, so the automatic choice is exact when
-// H ≤ AutoExactBits.
+// ResolveModel is Resolve for the model m, whose exact sum enumerates
+// n = m.Visible.ExactLayer(m.X, m.H) units: Resolve(n, n, labelUnits). For
+// a binary model that is Resolve(m.X, m.H, labelUnits); the exact sum of a
+// Gaussian or categorical model runs over the hidden states whatever X is,
+// so the automatic choice is exact when H ≤ AutoExactBits.
 func (l Likelihood) ResolveModel(m *Model, labelUnits int) Likelihood {
-	if m.Gaussian {
-		return l.Resolve(m.H, m.H, labelUnits)
-	}
-	return l.Resolve(m.X, m.H, labelUnits)
+	n := m.Visible.ExactLayer(m.X, m.H)
+	return l.Resolve(n, n, labelUnits)
 }
 
 // Resolve returns the method used for a binary model of x visible units (of
@@ -95,11 +95,11 @@ type Plan struct {
 	// see Schedule) and the seed of the chains.
 	AISRuns, AISIntervals int
 	AISSeed               uint64
-	// UniformBase starts AIS and RAISE from the uniform model (all biases
-	// zero), as the paper's authors' code does, instead of the base rate of
-	// the training data (DataBaseRate). Both are valid; on MNIST the uniform
-	// start is far noisier. For a Gaussian model it starts them from
-	// zero means instead of the training rows' means (BaseMean).
+	// UniformBase starts AIS and RAISE from the base model of zero biases
+	// (binary units: the uniform model, as the paper's authors' code does;
+	// categorical units: a uniform draw in every group; Gaussian units:
+	// zero means) instead of the one fitted to the training rows (FitBase).
+	// Both are valid; on MNIST the uniform start is far noisier.
 	UniformBase bool
 	// RAISERows > 0 also estimates the NLL from above by RAISE on that many
 	// evenly spaced rows of the measured set, RAISEChains chains each (0: 1).
@@ -155,15 +155,13 @@ type Progress struct {
 }
 
 // Sets are the data an evaluation reads. The measured set is Test, or Train
-// when there is no Test; Train also gives AIS its base rate.
-//
-// A binary model reads the sets' binary rows (X). A Gaussian model reads
-// TrainReal and TestReal instead: the real-valued rows of Train and Test
-// (N×D, row-major, N and D those of the set; the set's X is then unused);
-// left nil, they are the sets' own real values (data.Set.Real).
+// when there is no Test; Train also gives AIS its base model (FitBase).
+// Their rows are of the model's kind (unit.Type.Accepts): binary rows (X)
+// for binary and categorical units, real-valued ones (Real) for Gaussian
+// units; categorical rows carry their groups (data.Set.Groups), which with
+// the plan's label units must be the model's.
 type Sets struct {
-	Train, Test         *data.Set
-	TrainReal, TestReal []float32
+	Train, Test *data.Set
 }
 
 // Metrics are Evaluate's results; NaN marks a value not measured.
@@ -193,16 +191,15 @@ type RAISEMetrics struct {
 }
 
 // Evaluate measures the model on sets as plan says: log Z and the NLL
-// (exact or by AIS), RAISE, and classification accuracy. A Gaussian model
-// is measured on the real-valued rows of sets (TrainReal, TestReal), its
-// AIS and RAISE start from the Gaussian base model of BaseMean of the
-// training rows (Plan.UniformBase: zero means), and it can have no label
-// units. Every part is
-// deterministic: the same inputs give the same bits whatever the number of
-// workers. When ctx is done it stops within a second or so with an error
-// wrapping ctx.Err(). A NaN result is an error.
+// (exact or by AIS), RAISE, and classification accuracy. AIS and RAISE
+// start from the base model fitted to the training rows (FitBase; with
+// Plan.UniformBase, zero biases). A Gaussian model can have no label
+// units. Every part is deterministic: the same inputs give the same bits
+// whatever the number of workers. When ctx is done it stops within a
+// second or so with an error wrapping ctx.Err(). A NaN result is an error.
 func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, error) {
-	if err := m.Validate(); err != nil {
+	u, err := m.units()
+	if err != nil {
 		return nil, err
 	}
 	if err := plan.Likelihood.Check(); err != nil {
@@ -212,13 +209,6 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 		return nil, fmt.Errorf("eval: negative count in plan %+v", plan)
 	}
 	train, set := sets.Train, sets.Test
-	trainReal, setReal := sets.TrainReal, sets.TestReal
-	if trainReal == nil && train != nil {
-		trainReal = train.Real
-	}
-	if setReal == nil && set != nil {
-		setReal = set.Real
-	}
 	nan := math.NaN()
 	out := &Metrics{Set: "test", LogZ: nan, LogZLo: nan, LogZHi: nan, NLL: nan,
 		Accuracy: nan, AccuracyFreeEnergy: nan, TrainAccuracy: nan, TrainAccuracyFreeEnergy: nan}
@@ -226,15 +216,17 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 		return nil, errors.New("eval: no training set")
 	}
 	if set == nil {
-		set, setReal, out.Set = train, trainReal, "train"
+		set, out.Set = train, "train"
 	}
 	out.Rows = set.N
 	L := plan.LabelUnits
 	if train.D+L != m.X || set.D != train.D {
 		return nil, fmt.Errorf("eval: the model has %d visible units; the data has %d (training) and %d (measured) units and the plan %d label units", m.X, train.D, set.D, L)
 	}
-	if m.Gaussian && (L > 0 || plan.Accuracy != 0) {
-		return nil, errGaussianLabels
+	if L > 0 || plan.Accuracy != 0 {
+		if err := u.labels(L); err != nil {
+			return nil, err
+		}
 	}
 	if L > 0 && train.NumClasses != L {
 		return nil, fmt.Errorf("eval: %d label units for %d classes", L, train.NumClasses)
@@ -252,7 +244,6 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 	// one-hot labels.
 	lTrain, lSet := train, set
 	if L > 0 && out.Likelihood != LikelihoodNone {
-		var err error
 		if lTrain, err = train.WithOneHotLabels(); err != nil {
 			return nil, err
 		}
@@ -260,13 +251,12 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 			return nil, err
 		}
 	}
-	trainRows, err := rowsOf(m, lTrain, trainReal, "TrainReal")
-	if err != nil {
-		return nil, err
-	}
-	setRows, err := rowsOf(m, lSet, setReal, "TestReal")
-	if err != nil {
-		return nil, err
+	if out.Likelihood != LikelihoodNone {
+		for _, s := range []*data.Set{lTrain, lSet} {
+			if err := u.checkRows(s, 0); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// AIS and RAISE share the base model (nil: uniform) and the schedule.
 	var base []float32
@@ -276,7 +266,7 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 		intervals = DefaultIntervals
 	}
 	if (out.Likelihood == LikelihoodAIS || plan.RAISERows > 0) && !plan.UniformBase {
-		if base, err = trainRows.base(); err != nil {
+		if base, err = u.fitBase(lTrain); err != nil {
 			return nil, err
 		}
 	}
@@ -284,11 +274,7 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 	switch out.Likelihood {
 	case LikelihoodExact:
 		chunks := int64(1)
-		n := min(m.X, m.H)
-		if m.Gaussian {
-			n = m.H // the sum runs over the hidden states
-		}
-		if n > exactChunkBits {
+		if n := m.Visible.ExactLayer(m.X, m.H); n > exactChunkBits {
 			chunks <<= n - exactChunkBits
 		}
 		tick := rep.phase(PhaseExact, chunks)
@@ -316,15 +302,15 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 	}
 	if out.Likelihood != LikelihoodNone {
 		rep.phase(PhaseNLL, int64(lSet.N))
-		nll, err := setRows.averageNLL(ctx, m, logZ, plan.Workers)
+		f, err := freeEnergies(ctx, m, u, lSet, plan.Workers)
 		if err != nil {
 			return nil, err
 		}
 		rep.end()
-		out.NLL = nll
+		out.NLL = mean(f) + logZ
 	}
 	if plan.RAISERows > 0 {
-		r, err := raiseRows(ctx, m, setRows, logZ, plan, betas, base, rep, intervals)
+		r, err := raiseRows(ctx, m, lSet, logZ, plan, betas, base, rep, intervals)
 		if err != nil {
 			return nil, err
 		}
@@ -359,22 +345,22 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 
 // raiseRows runs RAISE on plan.RAISERows evenly spaced rows of set and
 // compares it with the NLL of the same rows from logZ.
-func raiseRows(ctx context.Context, m *Model, set evalRows, logZ float64, plan Plan, betas []float64, base []float32, rep *reporter, intervals int64) (*RAISEMetrics, error) {
-	k := min(plan.RAISERows, set.n)
+func raiseRows(ctx context.Context, m *Model, set *data.Set, logZ float64, plan Plan, betas []float64, base []float32, rep *reporter, intervals int64) (*RAISEMetrics, error) {
+	k := min(plan.RAISERows, set.N)
 	idx := make([]int, k)
 	for i := range idx {
-		idx[i] = i * set.n / k
+		idx[i] = i * set.N / k
 	}
-	rows := set.pick(idx)
+	rows := set.Subset(idx)
 	chains := max(plan.RAISEChains, 1)
 	cfg := RAISEConfig{Chains: chains, Betas: betas, Seed: plan.AISSeed, Workers: plan.Workers, BaseBias: base}
 	cfg.tick = rep.phase(PhaseRAISE, int64(k*chains)*intervals)
-	r, err := rows.raise(ctx, m, cfg)
+	r, err := RAISE(ctx, m, rows, cfg)
 	if err != nil {
 		return nil, err
 	}
 	rep.end()
-	fe, err := rows.freeEnergies(ctx, m, plan.Workers)
+	fe, err := FreeEnergies(ctx, m, rows, plan.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -408,23 +394,16 @@ func meanSE(v []float64) (mean, se float64) {
 // not asked for).
 func accuracies(ctx context.Context, m *Model, s *data.Set, plan Plan, rep *reporter) (paper, free float64, err error) {
 	paper, free = math.NaN(), math.NaN()
-	labels := make([]int, s.N)
-	for i, l := range s.Labels {
-		labels[i] = int(l)
-	}
-	if len(s.Labels) != s.N {
-		return paper, free, fmt.Errorf("eval: %s has %d labels for %d rows", s.Name, len(s.Labels), s.N)
-	}
 	rep.phase(PhaseAccuracy, int64(s.N))
 	if plan.Accuracy&PaperRule != 0 {
-		c, err := ClassifyPaper(ctx, m, s.X, s.N, plan.LabelUnits, labels, plan.Workers)
+		c, err := ClassifyPaper(ctx, m, s, plan.Workers)
 		if err != nil {
 			return paper, free, err
 		}
 		paper = c.Accuracy
 	}
 	if plan.Accuracy&FreeEnergyRule != 0 {
-		c, err := ClassifyFreeEnergy(ctx, m, s.X, s.N, plan.LabelUnits, labels, plan.Workers)
+		c, err := ClassifyFreeEnergy(ctx, m, s, plan.Workers)
 		if err != nil {
 			return paper, free, err
 		}

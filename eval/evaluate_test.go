@@ -124,7 +124,7 @@ func TestEvaluateAIS(t *testing.T) {
 			t.Errorf("%d intervals: log Z %v (%v), want AIS's %v (%v)", intervals, got.LogZ, got.LogZLo, want.LogZ, want.LogZLo)
 		}
 		rows := append(append(append([]uint8(nil), x[0:12]...), x[13*12:14*12]...), x[26*12:27*12]...) // rows 0, 13, 26
-		r, err := RAISE(context.Background(), m, rows, 3, RAISEConfig{Chains: 2, Betas: betas, Seed: 9, BaseBias: base})
+		r, err := RAISE(context.Background(), m, binRows(rows, 3, 12), RAISEConfig{Chains: 2, Betas: betas, Seed: 9, BaseBias: base})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -121,7 +121,7 @@ func TestFreeEnergyAndExactNLL(t *testing.T) {
 			x[r*m.X+j] = uint8(r >> j & 1)
 		}
 	}
-	f, err := FreeEnergies(context.Background(), m, x, n, 2)
+	f, err := FreeEnergies(context.Background(), m, binRows(x, n, m.X), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,18 +138,21 @@ func TestFreeEnergyAndExactNLL(t *testing.T) {
 	if math.Abs(psum-1) > 1e-9 {
 		t.Fatalf("brute-force probabilities sum to %v", psum)
 	}
-	got, err := ExactNLL(context.Background(), m, x, n, 3)
+	got, err := ExactNLL(context.Background(), m, binRows(x, n, m.X), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := nll / float64(n); math.Abs(got-want) > 1e-5 {
 		t.Errorf("ExactNLL = %.7f, want %.7f", got, want)
 	}
-	if _, err := FreeEnergies(context.Background(), m, x[:len(x)-1], n, 1); err == nil {
+	if _, err := FreeEnergies(context.Background(), m, binRows(x[:len(x)-1], n, m.X), 1); err == nil {
 		t.Error("short data accepted")
 	}
+	if _, err := FreeEnergies(context.Background(), m, binRows(x[:len(x)-m.X], n-1, m.X-1), 1); err == nil || !strings.Contains(err.Error(), "rows of 6 units") {
+		t.Errorf("rows of X−1 units: %v", err)
+	}
 	x[3] = 2
-	if _, err := FreeEnergies(context.Background(), m, x, n, 1); err == nil || !strings.Contains(err.Error(), "0 or 1") {
+	if _, err := FreeEnergies(context.Background(), m, binRows(x, n, m.X), 1); err == nil || !strings.Contains(err.Error(), "0 or 1") {
 		t.Errorf("non-binary data: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/eval"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // A model of two visible units and one hidden unit, both weights 1, biases
@@ -18,7 +19,8 @@ func ExampleExactLogZ() {
 	if err != nil {
 		panic(err)
 	}
-	nll, err := eval.ExactNLL(context.Background(), m, []uint8{1, 1}, 1, 1)
+	x := &data.Set{Name: "x", N: 1, D: 2, X: []uint8{1, 1}} // one row of two units
+	nll, err := eval.ExactNLL(context.Background(), m, x, 1)
 	if err != nil {
 		panic(err)
 	}
@@ -78,12 +80,12 @@ func ExampleEvaluate() {
 // A Gaussian–Bernoulli model of one visible unit (σ = 1) and one hidden
 // unit, weight 1, biases 0: E(v, h) = v²/2 − vh, so Z = ∫ e^(−v²/2) dv +
 // ∫ e^(−(v−1)²/2 + 1/2) dv = √(2π)·(1 + e^(1/2)), and the density at v = 0
-// is 2/Z. Evaluate reads the real-valued rows beside the set (TrainReal);
-// the NLL is a negative log-density.
+// is 2/Z. Evaluate reads the set's real-valued rows; the NLL is a negative
+// log-density.
 func ExampleEvaluate_gaussian() {
-	m := &eval.Model{H: 1, X: 1, C: []float32{1}, HiddenBias: []float32{0}, VisibleBias: []float32{0}, Gaussian: true}
-	train := &data.Set{Name: "train", N: 1, D: 1}
-	res, err := eval.Evaluate(context.Background(), m, eval.Sets{Train: train, TrainReal: []float32{0}}, eval.Plan{})
+	m := &eval.Model{H: 1, X: 1, C: []float32{1}, HiddenBias: []float32{0}, VisibleBias: []float32{0}, Visible: unit.Gaussian}
+	train := &data.Set{Name: "train", N: 1, D: 1, Real: []float32{0}}
+	res, err := eval.Evaluate(context.Background(), m, eval.Sets{Train: train}, eval.Plan{})
 	if err != nil {
 		panic(err)
 	}
@@ -93,4 +95,42 @@ func ExampleEvaluate_gaussian() {
 	// Output:
 	// exact: log Z 1.8930 (closed form 1.8930)
 	// NLL of v = 0: 1.1999 (closed form 1.1999)
+}
+
+// A categorical model of one attribute with three values (one group of
+// three visible units) and one hidden unit, weights 1, 0, −1, biases 0:
+// its states are the three one-hot vectors, so Z = Σ_k (1 + e^(C_k)) =
+// 4 + e + 1/e. The same parameters as a binary model sum over all eight
+// binary vectors: Z = 8 + 2(1 + e)(1 + 1/e), the mass of the five that are
+// not one-hot included, so the row (1, 0, 0) is likelier under the
+// categorical model.
+func ExampleExactLogZ_categorical() {
+	m := &eval.Model{H: 1, X: 3, C: []float32{1, 0, -1}, HiddenBias: []float32{0}, VisibleBias: []float32{0, 0, 0},
+		Visible: unit.Categorical, Groups: data.Groups{0, 3}}
+	logZ, err := eval.ExactLogZ(context.Background(), m, 1)
+	if err != nil {
+		panic(err)
+	}
+	row := &data.Set{Name: "row", N: 1, D: 3, X: []uint8{1, 0, 0}, Groups: data.Groups{0, 3}}
+	nll, err := eval.ExactNLL(context.Background(), m, row, 1)
+	if err != nil {
+		panic(err)
+	}
+	b := *m
+	b.Visible, b.Groups = unit.Binary, nil
+	binZ, err := eval.ExactLogZ(context.Background(), &b, 1)
+	if err != nil {
+		panic(err)
+	}
+	binNLL, err := eval.ExactNLL(context.Background(), &b, &data.Set{Name: "row", N: 1, D: 3, X: []uint8{1, 0, 0}}, 1)
+	if err != nil {
+		panic(err)
+	}
+	e := math.E
+	// The free energy of (1, 0, 0) is −log(1 + e) under both.
+	fmt.Printf("categorical: log Z %.4f (closed form %.4f), NLL of (1,0,0) %.4f (%.4f)\n", logZ, math.Log(4+e+1/e), nll, math.Log((4+e+1/e)/(1+e)))
+	fmt.Printf("binary:      log Z %.4f (closed form %.4f), NLL of (1,0,0) %.4f (%.4f)\n", binZ, math.Log(8+2*(1+e)*(1+1/e)), binNLL, math.Log((8+2*(1+e)*(1+1/e))/(1+e)))
+	// Output:
+	// categorical: log Z 1.9581 (closed form 1.9581), NLL of (1,0,0) 0.6449 (0.6449)
+	// binary:      log Z 2.8999 (closed form 2.8999), NLL of (1,0,0) 1.5866 (1.5866)
 }

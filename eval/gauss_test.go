@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // randomGaussModel returns a Gaussian–Bernoulli model with weights ~
@@ -17,7 +18,7 @@ import (
 // Sigma when unitSigma).
 func randomGaussModel(X, H int, scale float64, unitSigma bool, seed uint64) *Model {
 	m := randomModel(X, H, scale, seed)
-	m.Gaussian = true
+	m.Visible = unit.Gaussian
 	if !unitSigma {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		m.Sigma = make([]float32, X)
@@ -42,7 +43,10 @@ func TestValidateGaussian(t *testing.T) {
 		{func(m *Model) { m.Sigma[2] = -1 }, "Sigma[2]"},
 		{func(m *Model) { m.Sigma[0] = float32(math.Inf(1)) }, "Sigma[0]"},
 		{func(m *Model) { m.Sigma[0] = float32(math.NaN()) }, "Sigma[0]"},
-		{func(m *Model) { m.Gaussian = false }, "binary visible units"},
+		{func(m *Model) { m.Visible = unit.Binary }, "binary visible units"},
+		{func(m *Model) { m.Visible = unit.Categorical }, "Sigma but categorical"},
+		{func(m *Model) { m.Groups = data.Groups{0, 3} }, "Groups but Gaussian"},
+		{func(m *Model) { m.Visible = "softmax" }, `visible "softmax"`},
 	} {
 		bad := *m
 		bad.Sigma = append([]float32(nil), m.Sigma...)
@@ -51,16 +55,16 @@ func TestValidateGaussian(t *testing.T) {
 			t.Errorf("want an error about %q, got %v", c.want, err)
 		}
 	}
-	// The functions that take binary rows refuse a Gaussian model.
+	// A Gaussian model refuses binary rows, and classification.
 	ctx := context.Background()
-	x := []uint8{0, 1, 1}
-	if _, err := FreeEnergies(ctx, m, x, 1, 1); err == nil || !strings.Contains(err.Error(), "FreeEnergiesReal") {
-		t.Errorf("FreeEnergies on a Gaussian model: %v", err)
+	x := binRows([]uint8{0, 1, 1}, 1, 3)
+	if _, err := FreeEnergies(ctx, m, x, 1); err == nil || !strings.Contains(err.Error(), "real-valued rows") {
+		t.Errorf("FreeEnergies of binary rows on a Gaussian model: %v", err)
 	}
-	if _, err := RAISE(ctx, m, x, 1, RAISEConfig{}); err == nil || !strings.Contains(err.Error(), "RAISEReal") {
-		t.Errorf("RAISE on a Gaussian model: %v", err)
+	if _, err := RAISE(ctx, m, x, RAISEConfig{}); err == nil || !strings.Contains(err.Error(), "real-valued rows") {
+		t.Errorf("RAISE of binary rows on a Gaussian model: %v", err)
 	}
-	if _, err := ClassifyPaper(ctx, m, x[:2], 1, 1, []int{0}, 1); err == nil || !strings.Contains(err.Error(), "binary model") {
+	if _, err := ClassifyPaper(ctx, m, labelledRows([]uint8{0, 1}, 1, 2, []int{0}, 1), 1); err == nil || !strings.Contains(err.Error(), "binary or categorical") {
 		t.Errorf("ClassifyPaper on a Gaussian model: %v", err)
 	}
 }
@@ -181,7 +185,7 @@ func TestGaussFreeEnergies(t *testing.T) {
 		for k := range v {
 			v[k] = float32(rng.NormFloat64() * float64(1+k%3))
 		}
-		f, err := FreeEnergiesReal(ctx, m, v, n, 2)
+		f, err := FreeEnergies(ctx, m, realRows(v, n, m.X), 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,15 +205,15 @@ func TestGaussFreeEnergies(t *testing.T) {
 			}
 			nll += (want + lz) / n
 		}
-		got, err := ExactNLLReal(ctx, m, v, n, 3)
+		got, err := ExactNLL(ctx, m, realRows(v, n, m.X), 3)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if math.Abs(got-nll) > 1e-5 {
-			t.Errorf("σ unit %v: ExactNLLReal = %.7f, want %.7f", unit, got, nll)
+			t.Errorf("σ unit %v: ExactNLL = %.7f, want %.7f", unit, got, nll)
 		}
 	}
-	// ∫ exp(−F(v) − log Z) dv = 1 on a one-unit model, F from FreeEnergiesReal.
+	// ∫ exp(−F(v) − log Z) dv = 1 on a one-unit model, F from FreeEnergies.
 	m := randomGaussModel(1, 4, 1.2, false, 5)
 	lz, err := ExactLogZ(ctx, m, 1)
 	if err != nil {
@@ -220,7 +224,7 @@ func TestGaussFreeEnergies(t *testing.T) {
 	for x := lo; x <= hi; x += dv {
 		grid = append(grid, float32(x))
 	}
-	f, err := FreeEnergiesReal(ctx, m, grid, len(grid), 0)
+	f, err := FreeEnergies(ctx, m, realRows(grid, len(grid), 1), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,13 +289,13 @@ func TestGaussExactLogZWorkers(t *testing.T) {
 func TestGaussRealDataChecks(t *testing.T) {
 	ctx := context.Background()
 	m := randomGaussModel(3, 2, 1, true, 1)
-	if _, err := FreeEnergiesReal(ctx, m, []float32{1, 2}, 1, 1); err == nil || !strings.Contains(err.Error(), "2 values") {
+	if _, err := FreeEnergies(ctx, m, realRows([]float32{1, 2}, 1, 3), 1); err == nil || !strings.Contains(err.Error(), "2 values") {
 		t.Errorf("short row: %v", err)
 	}
-	if _, err := FreeEnergiesReal(ctx, m, []float32{1, float32(math.NaN()), 0}, 1, 1); err == nil || !strings.Contains(err.Error(), "unit 1") {
+	if _, err := FreeEnergies(ctx, m, realRows([]float32{1, float32(math.NaN()), 0}, 1, 3), 1); err == nil || !strings.Contains(err.Error(), "unit 1") {
 		t.Errorf("NaN value: %v", err)
 	}
-	if _, err := FreeEnergiesReal(ctx, randomModel(3, 2, 1, 1), []float32{1, 0, 0}, 1, 1); err == nil || !strings.Contains(err.Error(), "binary") {
+	if _, err := FreeEnergies(ctx, randomModel(3, 2, 1, 1), realRows([]float32{1, 0, 0}, 1, 3), 1); err == nil || !strings.Contains(err.Error(), "binary rows") {
 		t.Errorf("binary model: %v", err)
 	}
 	mu, err := BaseMean([]float32{1, -2, 3, 4, 0, 6}, 2, 3)
@@ -303,10 +307,9 @@ func TestGaussRealDataChecks(t *testing.T) {
 	}
 }
 
-// realSet is a data set of n rows of d units whose real-valued rows are
-// passed beside it (its X is nil).
-func realSet(name string, n, d int) *data.Set {
-	return &data.Set{Name: name, N: n, D: d}
+// realSet is a data set of the n real-valued rows of d units in v.
+func realSet(name string, v []float32, n, d int) *data.Set {
+	return &data.Set{Name: name, N: n, D: d, Real: v}
 }
 
 // TestEvaluateGaussianExact: on a two-unit Gaussian model the automatic
@@ -333,14 +336,14 @@ func TestEvaluateGaussianExact(t *testing.T) {
 		}
 		return s
 	}
-	train := realSet("train", 7, 2)
+	train := realSet("train", trainV, 7, 2)
 	for _, c := range []struct {
 		sets    Sets
 		set     string
 		wantNLL float64
 	}{
-		{Sets{Train: train, Test: realSet("test", 3, 2), TrainReal: trainV, TestReal: testV}, "test", nll(testV, 3)},
-		{Sets{Train: train, TrainReal: trainV}, "train", nll(trainV, 7)},
+		{Sets{Train: train, Test: realSet("test", testV, 3, 2)}, "test", nll(testV, 3)},
+		{Sets{Train: train}, "train", nll(trainV, 7)},
 	} {
 		got, err := Evaluate(context.Background(), m, c.sets, Plan{Workers: 2})
 		if err != nil {
@@ -360,13 +363,13 @@ func TestEvaluateGaussianExact(t *testing.T) {
 
 // TestEvaluateGaussianAIS: the AIS of a plan on a Gaussian model is AIS
 // from the Gaussian base model of the training rows' means (zero means
-// with UniformBase), and RAISE's comparison is RAISEReal's and the free
+// with UniformBase), and RAISE's comparison is RAISE's and the free
 // energies' of the same evenly spaced rows.
 func TestEvaluateGaussianAIS(t *testing.T) {
 	ctx := context.Background()
 	m := randomGaussModel(12, 30, 0.2, false, 5)
 	v := someRealData(m, 40, 6)
-	sets := Sets{Train: realSet("train", 40, 12), TrainReal: v}
+	sets := Sets{Train: realSet("train", v, 40, 12)}
 	mean, err := BaseMean(v, 40, 12)
 	if err != nil {
 		t.Fatal(err)
@@ -388,7 +391,7 @@ func TestEvaluateGaussianAIS(t *testing.T) {
 		if got.Likelihood != LikelihoodAIS || got.LogZ != want.LogZ || got.LogZLo != want.LogZLo {
 			t.Errorf("uniform %v: %q log Z %v (%v), want AIS's %v (%v)", uniform, got.Likelihood, got.LogZ, got.LogZLo, want.LogZ, want.LogZLo)
 		}
-		f, err := FreeEnergiesReal(ctx, m, v, 40, 1)
+		f, err := FreeEnergies(ctx, m, realRows(v, 40, 12), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -396,7 +399,7 @@ func TestEvaluateGaussianAIS(t *testing.T) {
 			t.Errorf("uniform %v: NLL %v, want %v", uniform, got.NLL, wantNLL)
 		}
 		rows := append(append(append([]float32(nil), v[0:12]...), v[13*12:14*12]...), v[26*12:27*12]...) // rows 0, 13, 26
-		r, err := RAISEReal(ctx, m, rows, 3, RAISEConfig{Chains: 2, Betas: UniformSchedule(300), Seed: 9, BaseBias: base})
+		r, err := RAISE(ctx, m, realRows(rows, 3, 12), RAISEConfig{Chains: 2, Betas: UniformSchedule(300), Seed: 9, BaseBias: base})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -421,16 +424,17 @@ func mean64(v []float64) float64 {
 func TestEvaluateGaussianRefuses(t *testing.T) {
 	m := randomGaussModel(4, 3, 0.5, true, 1)
 	v := someRealData(m, 5, 1)
-	train := realSet("train", 5, 4)
+	train := realSet("train", v, 5, 4)
+	binary := set("train", make([]uint8, 20), 5, 4, nil, 0)
 	for _, c := range []struct {
 		sets Sets
 		plan Plan
 		want string
 	}{
-		{Sets{Train: train}, Plan{}, "Sets.TrainReal"},
-		{Sets{Train: train, TrainReal: v[:8]}, Plan{}, "8 values"},
-		{Sets{Train: train, Test: realSet("test", 2, 4), TrainReal: v}, Plan{}, "Sets.TestReal"},
-		{Sets{Train: realSet("train", 5, 3), TrainReal: v[:15]}, Plan{LabelUnits: 1}, "binary model"},
+		{Sets{Train: binary}, Plan{}, "real-valued rows"},
+		{Sets{Train: realSet("train", v[:8], 5, 4)}, Plan{}, "8 values"},
+		{Sets{Train: train, Test: set("test", make([]uint8, 8), 2, 4, nil, 0)}, Plan{}, "real-valued rows"},
+		{Sets{Train: realSet("train", v[:15], 5, 3)}, Plan{LabelUnits: 1}, "binary or categorical"},
 	} {
 		if _, err := Evaluate(context.Background(), m, c.sets, c.plan); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("sets %+v plan %+v: %v, want an error about %q", c.sets, c.plan, err, c.want)
@@ -440,7 +444,7 @@ func TestEvaluateGaussianRefuses(t *testing.T) {
 		X, H int
 		want Likelihood
 	}{{784, 20, LikelihoodExact}, {784, 21, LikelihoodAIS}, {5, 30, LikelihoodAIS}} {
-		g := &Model{X: c.X, H: c.H, Gaussian: true}
+		g := &Model{X: c.X, H: c.H, Visible: unit.Gaussian}
 		if got := LikelihoodAuto.ResolveModel(g, 0); got != c.want {
 			t.Errorf("Gaussian %d×%d: %q, want %q", c.X, c.H, got, c.want)
 		}
@@ -462,7 +466,7 @@ func TestEvaluateGaussianProgressAndStop(t *testing.T) {
 			last = p
 		}
 	}}
-	if _, err := Evaluate(context.Background(), m, Sets{Train: realSet("train", 6, 3), TrainReal: v}, plan); err != nil {
+	if _, err := Evaluate(context.Background(), m, Sets{Train: realSet("train", v, 6, 3)}, plan); err != nil {
 		t.Fatal(err)
 	}
 	if last.Total != 4 || last.Done != 4 {
@@ -473,7 +477,7 @@ func TestEvaluateGaussianProgressAndStop(t *testing.T) {
 	events := map[Phase][]Progress{}
 	plan = Plan{Likelihood: LikelihoodAIS, AISRuns: 5, AISIntervals: 700, RAISERows: 2, Workers: 2,
 		Progress: func(p Progress) { events[p.Phase] = append(events[p.Phase], p) }}
-	if _, err := Evaluate(context.Background(), m, Sets{Train: realSet("train", 6, 3), TrainReal: v}, plan); err != nil {
+	if _, err := Evaluate(context.Background(), m, Sets{Train: realSet("train", v, 6, 3)}, plan); err != nil {
 		t.Fatal(err)
 	}
 	for ph, want := range map[Phase]int64{PhaseAIS: 5 * 700, PhaseRAISE: 2 * 700} {
@@ -484,7 +488,7 @@ func TestEvaluateGaussianProgressAndStop(t *testing.T) {
 	}
 	big := randomGaussModel(784, 100, 0.05, true, 1)
 	bv := someRealData(big, 4, 1)
-	sets := Sets{Train: realSet("train", 4, 784), TrainReal: bv}
+	sets := Sets{Train: realSet("train", bv, 4, 784)}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
@@ -495,8 +499,8 @@ func TestEvaluateGaussianProgressAndStop(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	start = time.Now()
-	_, err = RAISEReal(ctx, big, bv, 4, RAISEConfig{Betas: UniformSchedule(2_000_000), Workers: 2})
+	_, err = RAISE(ctx, big, realRows(bv, 4, 784), RAISEConfig{Betas: UniformSchedule(2_000_000), Workers: 2})
 	if !errors.Is(err, context.Canceled) || time.Since(start) > 2*time.Second {
-		t.Errorf("RAISEReal: %v after %v, want context.Canceled within 2 s", err, time.Since(start))
+		t.Errorf("RAISE: %v after %v, want context.Canceled within 2 s", err, time.Since(start))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // someRealData draws n rows with unit i ~ N(b_i + 0.5, (1.2σ_i)²): data
@@ -181,14 +182,18 @@ func TestGaussAISDeterminism(t *testing.T) {
 	}
 	for _, inc := range []bool{true, false} {
 		incremental = inc
-		r, _, err := newGaussRunner(m, UniformSchedule(200), mA, 11)
+		u, err := m.units()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := newAISRunner(m, u, UniformSchedule(200), mA, 11)
 		if err != nil {
 			t.Fatal(err)
 		}
 		const runs = 7
 		var want []float64
 		for _, size := range []int{1, 3, runs} {
-			b := newGaussBlock(size, m.H, m.X)
+			b := r.newBlock(size)
 			got := make([]float64, runs)
 			for first := 0; first < runs; first += size {
 				r.runBlock(b, first, got[first:min(first+size, runs)])
@@ -278,13 +283,13 @@ func TestGaussRAISEIsUnbiasedForTheAnnealedModel(t *testing.T) {
 	// Weights large enough for the hidden states to move the visible mean
 	// by several σ: q is far from the base density.
 	m := &Model{X: 1, H: 2, C: []float32{2, -1.5}, HiddenBias: []float32{-0.5, 0.8}, VisibleBias: []float32{0.3},
-		Gaussian: true, Sigma: []float32{0.8}}
+		Visible: unit.Gaussian, Sigma: []float32{0.8}}
 	mA := float32(0.4)
 	betas := []float64{0, 0.1, 0.3, 0.6, 0.8, 1}
 	const chains = 40000
 	for _, v := range []float32{-2, -0.5, 0.3, 1.7, 3} {
 		q := gaussAnnealed(m, float64(mA), betas, float64(v))
-		res, err := RAISEReal(context.Background(), m, []float32{v}, 1, RAISEConfig{Chains: chains, Betas: betas, BaseBias: []float32{mA}, Seed: 3})
+		res, err := RAISE(context.Background(), m, realRows([]float32{v}, 1, 1), RAISEConfig{Chains: chains, Betas: betas, BaseBias: []float32{mA}, Seed: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +309,7 @@ func TestGaussRAISEMatchesExactNLL(t *testing.T) {
 	m := randomGaussModel(12, 8, 0.4, false, 11)
 	const n = 40
 	v := someRealData(m, n, 5)
-	exact, err := ExactNLLReal(ctx, m, v, n, 0)
+	exact, err := ExactNLL(ctx, m, realRows(v, n, m.X), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +319,7 @@ func TestGaussRAISEMatchesExactNLL(t *testing.T) {
 	}
 	var first *RAISEResult
 	for _, w := range []int{1, 3} {
-		res, err := RAISEReal(ctx, m, v, n, RAISEConfig{Chains: 4, Betas: UniformSchedule(2000), Seed: 1, Workers: w, BaseBias: mA})
+		res, err := RAISE(ctx, m, realRows(v, n, m.X), RAISEConfig{Chains: 4, Betas: UniformSchedule(2000), Seed: 1, Workers: w, BaseBias: mA})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,10 +334,15 @@ func TestGaussRAISEMatchesExactNLL(t *testing.T) {
 	if math.Abs(nll-exact) > 0.05 {
 		t.Errorf("RAISE NLL %.4f, exact %.4f", nll, exact)
 	}
-	if _, err := RAISEReal(ctx, m, v[:5], 1, RAISEConfig{}); err == nil {
+	logZ, err := ExactLogZ(ctx, m, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRowsLogP(t, m, logZ, realRows(v, n, m.X), first)
+	if _, err := RAISE(ctx, m, realRows(v[:5], 1, m.X), RAISEConfig{}); err == nil {
 		t.Error("a short row: no error")
 	}
-	if _, err := RAISEReal(ctx, randomModel(12, 8, 1, 1), v, n, RAISEConfig{}); err == nil {
+	if _, err := RAISE(ctx, randomModel(12, 8, 1, 1), realRows(v, n, m.X), RAISEConfig{}); err == nil {
 		t.Error("a binary model: no error")
 	}
 }

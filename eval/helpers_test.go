@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/internal/datatest"
 )
 
@@ -112,4 +113,25 @@ func randomModel(X, H int, scale float64, seed uint64) *Model {
 		m.VisibleBias[k] = float32(rng.NormFloat64() * 0.5)
 	}
 	return m
+}
+
+// binRows returns n binary rows of d units (row-major in x) as a set.
+func binRows(x []uint8, n, d int) *data.Set {
+	return &data.Set{Name: "rows", N: n, D: d, X: x}
+}
+
+// realRows returns n real-valued rows of d units (row-major in v) as a set.
+func realRows(v []float32, n, d int) *data.Set {
+	return &data.Set{Name: "rows", N: n, D: d, Real: v}
+}
+
+// labelledRows returns n binary rows of d units with their labels (in
+// [0, classes)) as a set.
+func labelledRows(x []uint8, n, d int, labels []int, classes int) *data.Set {
+	s := binRows(x, n, d)
+	s.Labels, s.NumClasses = make([]int32, n), classes
+	for r, y := range labels {
+		s.Labels[r] = int32(y)
+	}
+	return s
 }

@@ -45,12 +45,13 @@ func (p Plan) MemoryParts(x, h, rows int) []MemoryPart {
 			MemoryPart{"hidden", h, 2 * 4 * X * H, "the sampler's padded copies of C and Cᵀ"},
 			MemoryPart{"ais-betas", p.AISIntervals, float64(intervals+1) * (8 + 4), "the schedule of inverse temperatures"})
 	}
+	// One block of at most maxBlockRuns chains per worker, each chain with
+	// its states, inputs, stream and the block products' lists.
+	chain := (2*X+2*H)*4 + stream + (X+H)*(4+3*4)
 	if ais {
-		// A log weight per run; one block of at most maxBlockRuns runs per
-		// worker, each run with its binary states, pre-activations, stream
-		// and the block products' lists.
+		// And a log weight per run.
 		live := min(float64(runs), float64(workers)*maxBlockRuns)
-		parts = append(parts, MemoryPart{"ais-runs", p.AISRuns, float64(runs)*8 + live*((2*X+2*H)*4+stream+(X+H)*(4+3*4)),
+		parts = append(parts, MemoryPart{"ais-runs", p.AISRuns, float64(runs)*8 + live*chain,
 			"the AIS runs (a log weight each, and the states of the runs under way)"})
 	}
 	if p.RAISERows > 0 {
@@ -58,8 +59,9 @@ func (p Plan) MemoryParts(x, h, rows int) []MemoryPart {
 		if rows > 0 {
 			k = min(k, rows)
 		}
+		// A log p̂ per chain, a copy of the rows, and the chains under way.
 		n := float64(k) * float64(chains)
-		part := MemoryPart{"raise", p.RAISERows, n*8 + float64(k)*(8+X) + min(float64(workers), n)*(6*X+6*H)*4,
+		part := MemoryPart{"raise", p.RAISERows, n*8 + float64(k)*(8+X) + min(n, float64(workers)*maxBlockRuns)*chain,
 			"the RAISE chains (rows × chains)"}
 		if chains > k {
 			part.Setting, part.Value = "raise-chains", chains

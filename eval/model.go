@@ -9,60 +9,79 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
-// Model is the view of an RBM that evaluation needs: binary (the default)
-// or Gaussian–Bernoulli (Gaussian set).
+// Model is the view of an RBM that evaluation needs.
 //
 // C holds the acting weights (W ⊙ A) visible-major, X×H row-major:
 // C[j*H+i] is the weight between visible unit j and hidden unit i. This is
 // the layout the engine stores, so a trained model is passed without a copy.
 // HiddenBias holds the H hidden biases and VisibleBias the X visible biases.
+// The hidden units are binary; Visible names the type of the visible units
+// (unit.Binary, the zero value, unit.Gaussian or unit.Categorical), and
+// Sigma and Groups hold the parameters of the last two.
 //
 // A binary model has the energy E(x, h) = −dᵀx − bᵀh − xᵀCh over binary x
-// and h (d = VisibleBias, b = HiddenBias). A Gaussian model has real-valued
-// visible units with standard deviations σ (Sigma) and the energy of Cho,
-// Ilin & Raiko (2011):
+// and h (d = VisibleBias, b = HiddenBias).
+//
+// A Gaussian model has real-valued visible units with standard deviations
+// σ (Sigma) and the energy of Cho, Ilin & Raiko (2011):
 //
 //	E(v, h) = Σ_i (v_i − b_i)²/(2σ_i²) − Σ_j c_j h_j − Σ_ij (v_i/σ_i²) C_ij h_j
 //
 // with b = VisibleBias and c = HiddenBias: given h, v_i ~ N(b_i + Σ_j C_ij h_j,
-// σ_i²); given v, h_j ~ Bernoulli(σ(c_j + Σ_i C_ij v_i/σ_i²)). Its data are
-// real-valued rows ([]float32), measured by the functions named …Real; the
-// functions taking binary rows ([]uint8) refuse it. ExactLogZ and AIS take
-// either kind.
+// σ_i²); given v, h_j ~ Bernoulli(σ(c_j + Σ_i C_ij v_i/σ_i²)).
+//
+// A categorical model has the binary model's energy over one-hot x: its
+// visible units form the groups of Groups (data.Groups offsets covering all
+// X units; a classifier's label units are the last group), exactly one unit
+// of each group is on, and given h unit k of group g is the one on with
+// probability softmax_k(d_gk + (Ch)_gk), the softmax taken over the group.
 type Model struct {
 	H, X        int
 	C           []float32
 	HiddenBias  []float32
 	VisibleBias []float32
-	// Gaussian makes the visible units Gaussian (see above).
-	Gaussian bool
+	// Visible is the type of the visible units (the zero value: binary).
+	Visible unit.Type
 	// Sigma holds the X standard deviations of a Gaussian model's visible
-	// units (nil: all 1). A binary model has none (nil).
+	// units (nil: all 1); other types have none (nil).
 	Sigma []float32
+	// Groups holds the offsets of a categorical model's groups, covering
+	// all X visible units; other types have none (nil).
+	Groups data.Groups
 }
 
-// Validate checks the shapes and that every parameter is finite.
+// Validate checks the shapes, that every parameter is finite and that the
+// model has the parameters of its unit type and no others.
 func (m *Model) Validate() error {
+	_, err := m.units()
+	return err
+}
+
+// units validates m and returns the implementation of its unit type,
+// prepared for its parameters.
+func (m *Model) units() (visible, error) {
 	if m == nil {
-		return errors.New("eval: nil model")
+		return nil, errors.New("eval: nil model")
 	}
 	if m.H <= 0 || m.X <= 0 {
-		return fmt.Errorf("eval: model has H=%d hidden and X=%d visible units; both must be positive", m.H, m.X)
+		return nil, fmt.Errorf("eval: model has H=%d hidden and X=%d visible units; both must be positive", m.H, m.X)
 	}
 	if m.H > math.MaxInt32 || m.X > math.MaxInt32 || m.H*m.X/m.H != m.X {
-		return fmt.Errorf("eval: model size %d×%d is too large", m.X, m.H)
+		return nil, fmt.Errorf("eval: model size %d×%d is too large", m.X, m.H)
 	}
 	if len(m.C) != m.X*m.H {
-		return fmt.Errorf("eval: model weights C have length %d, want X·H = %d·%d = %d", len(m.C), m.X, m.H, m.X*m.H)
+		return nil, fmt.Errorf("eval: model weights C have length %d, want X·H = %d·%d = %d", len(m.C), m.X, m.H, m.X*m.H)
 	}
 	if len(m.HiddenBias) != m.H {
-		return fmt.Errorf("eval: model hidden biases HiddenBias have length %d, want H = %d", len(m.HiddenBias), m.H)
+		return nil, fmt.Errorf("eval: model hidden biases HiddenBias have length %d, want H = %d", len(m.HiddenBias), m.H)
 	}
 	if len(m.VisibleBias) != m.X {
-		return fmt.Errorf("eval: model visible biases VisibleBias have length %d, want X = %d", len(m.VisibleBias), m.X)
+		return nil, fmt.Errorf("eval: model visible biases VisibleBias have length %d, want X = %d", len(m.VisibleBias), m.X)
 	}
 	for _, p := range []struct {
 		name string
@@ -70,39 +89,18 @@ func (m *Model) Validate() error {
 	}{{"C", m.C}, {"HiddenBias", m.HiddenBias}, {"VisibleBias", m.VisibleBias}} {
 		for k, v := range p.v {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return fmt.Errorf("eval: model parameter %s[%d] = %v is not finite", p.name, k, v)
+				return nil, fmt.Errorf("eval: model parameter %s[%d] = %v is not finite", p.name, k, v)
 			}
 		}
 	}
-	if m.Sigma != nil && !m.Gaussian {
-		return errors.New("eval: model has Sigma but binary visible units (Gaussian is false)")
+	if err := m.Visible.Check(); err != nil {
+		return nil, fmt.Errorf("eval: model: %w", err)
 	}
-	if m.Sigma != nil && len(m.Sigma) != m.X {
-		return fmt.Errorf("eval: model standard deviations Sigma have length %d, want X = %d", len(m.Sigma), m.X)
+	u := unitsOf(m)
+	if err := u.validate(); err != nil {
+		return nil, err
 	}
-	for k, v := range m.Sigma {
-		if !(v > 0) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("eval: model parameter Sigma[%d] = %v is not positive and finite", k, v)
-		}
-	}
-	return nil
-}
-
-// sigma returns σ_i of a Gaussian model (1 when Sigma is nil).
-func (m *Model) sigma(i int) float64 {
-	if m.Sigma == nil {
-		return 1
-	}
-	return float64(m.Sigma[i])
-}
-
-// binaryOnly returns an error naming what refuses a Gaussian model (fn
-// takes binary rows) and its real-valued counterpart.
-func (m *Model) binaryOnly(fn, real string) error {
-	if m != nil && m.Gaussian {
-		return fmt.Errorf("eval: %s takes binary rows; the model has Gaussian visible units: use %s", fn, real)
-	}
-	return nil
+	return u, nil
 }
 
 // transposed returns Cᵀ, H×X row-major: row i holds hidden unit i's weights

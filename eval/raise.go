@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/kernel"
 )
 
@@ -40,63 +41,110 @@ type RAISEResult struct {
 	Seed      uint64
 }
 
-// RAISE estimates the log-probabilities of n rows of the model by reverse
-// annealed importance sampling (Burda, Grosse & Salakhutdinov, AISTATS
-// 2015). x holds exactly those n rows, row-major, m.X bytes each: pass
-// set.X[:n*set.D] to measure the first n rows of a larger set. The
-// distributions are those of AIS: p*_β(x) =
-// exp((1−β)xᵀd_A + βxᵀd) · Π_i (1 + exp(β(b_i + C_i·x))).
+// RAISE estimates the log-probabilities of the rows of the model by
+// reverse annealed importance sampling (Burda, Grosse & Salakhutdinov,
+// AISTATS 2015): every row of rows (pass rows.Subset(idx) to measure some
+// of a larger set), of the kind FreeEnergies takes. The distributions are
+// those of AIS (see AIS, per unit type), from the base model cfg.BaseBias.
 //
-// A chain starts at the test row x_K = x and walks the schedule backwards:
+// A chain starts at the row, x_K = x, and walks the schedule backwards:
 // for k = K … 1 it draws x_{k−1} from the Gibbs transition at β_k (the same
 // as AIS's, which is reversible with respect to p*_{β_k}). Its estimate is
 //
 //	p̂(x) = p_A(x_0) · Π_k p*_{β_k}(x_k) / p*_{β_k}(x_{k−1})
 //
-// whose expectation is exactly q(x), the probability that AIS's forward
-// chain ends at x (TestRAISEIsUnbiasedForTheAnnealedModel checks this
-// by enumeration on a small model). q tends to the model as the schedule
-// gets finer, and log p̂ is below log q in expectation (Jensen), so the
-// NLL from RAISE errs high where AIS's errs low: Burda et al. found the two
-// bracket the true value. Each row's chains are independent, spread over
-// the workers, so the result is bit-identical for any number of workers.
+// whose expectation is exactly q(x), the probability (for Gaussian units,
+// the density) that AIS's forward chain ends at x
+// (TestRAISEIsUnbiasedForTheAnnealedModel checks this by enumeration on a
+// small model). q tends to the model as the schedule gets finer, and
+// log p̂ is below log q in expectation (Jensen), so the NLL from RAISE errs
+// high where AIS's errs low: Burda et al. found the two bracket the true
+// value. For Gaussian units MeanLogP is a mean log-density.
+//
+// Chain c of row i draws from kernel.NewStream(Seed, i·Chains + c); the
+// chains run in lockstep blocks as AIS's runs do, each chain's arithmetic
+// independent of its block, so the result is bit-identical for any number
+// of workers.
 //
 // When ctx is done it stops early, with an error wrapping ctx.Err(): every
 // chain looks every stopEvery intervals.
-func RAISE(ctx context.Context, m *Model, x []uint8, n int, cfg RAISEConfig) (*RAISEResult, error) {
-	if err := m.Validate(); err != nil {
+func RAISE(ctx context.Context, m *Model, rows *data.Set, cfg RAISEConfig) (*RAISEResult, error) {
+	u, err := m.units()
+	if err != nil {
 		return nil, err
 	}
-	if err := m.binaryOnly("RAISE", "RAISEReal"); err != nil {
+	if err := u.checkRows(rows, 0); err != nil {
 		return nil, err
 	}
-	if err := checkData(x, n, m.X); err != nil {
-		return nil, err
-	}
+	n := rows.N
 	if n == 0 {
 		return nil, fmt.Errorf("eval: RAISE needs at least one test row")
 	}
 	chains := max(cfg.Chains, 1)
-	r, logZA, err := newAISRunner(m, cfg.Betas, cfg.BaseBias, cfg.Seed)
+	r, _, err := newAISRunner(m, u, cfg.Betas, cfg.BaseBias, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
 	r.done, r.tick = ctx.Done(), cfg.tick
-	// log p_A(x) = Σ_j x_j d_A_j − softplus(d_A_j); the softplus sum is
-	// log Z_A without the hidden units' H·log 2.
-	spA := logZA - float64(m.H)*math.Ln2
-	logp := make([]float64, n*chains)
-	workers := workerCount(cfg.Workers, n*chains)
-	sc := newAISScratches(workers, m.H, m.X)
-	err = parallel(ctx, n*chains, workers, func(w, i int) error {
-		row := x[i/chains*m.X : (i/chains+1)*m.X]
-		logp[i] = r.reverse(sc[w], row, uint64(i)) - spA
-		return r.stopErr(ctx)
-	})
+	logp, err := runInBlocks(ctx, n*chains, cfg.Workers, r.newBlock, func(b *chainBlock, first int, logp []float64) {
+		r.reverseBlock(b, first, logp, rows, chains)
+	}, r.stopErr)
 	if err != nil {
 		return nil, err
 	}
 	return raiseResult(logp, n, chains, len(r.beta)-1, cfg.Seed)
+}
+
+// reverseBlock runs RAISE chains first … first+len(logp)−1 (chain i of row
+// i/chains) in lockstep and writes their log p̂: step by step from β_K
+// down, each chain's log p*_{β_k} at its state and hidden draw, the visible
+// products of all chains, each chain's visible draw, the hidden inputs of
+// all chains, and each chain's log p*_{β_k} at its new state.
+func (r *aisRunner) reverseBlock(b *chainBlock, first int, logp []float64, rows *data.Set, chains int) {
+	m, u := r.m, r.u
+	H, n := m.H, len(logp)
+	for i := 0; i < n; i++ {
+		b.st[i] = kernel.NewStream(r.seed, uint64(first+i))
+		u.load(b, i, rows, (first+i)/chains)
+	}
+	b.vp.reset()
+	if b.hp != nil {
+		b.hp.reset()
+	}
+	u.hiddenChains(b, n)
+	for i := 0; i < n; i++ {
+		logp[i] = u.raiseStart(b, i)
+	}
+	K := len(r.beta) - 1
+	for k := K; k >= 1; k-- {
+		if k%stopEvery == 0 {
+			r.advance(n * stopEvery)
+			if r.stopped() {
+				return
+			}
+		}
+		bk := r.beta[k]
+		for i := 0; i < n; i++ {
+			// h ~ σ(β_k a(x_k)).
+			clear(b.s1)
+			kernel.Axpy(b.s1, bk, b.a[i*H:(i+1)*H])
+			kernel.SigmoidBernoulli(b.prob[:H], b.h[i*H:(i+1)*H], b.s1, &b.st[i])
+			logp[i] = u.raiseUp(b, i, bk, logp[i])
+		}
+		// x_{k−1} from the transition at β_k.
+		b.vp.update(b.v, r.vbias, r.ct, r.xs, n, b.h)
+		for i := 0; i < n; i++ {
+			u.draw(b, i, bk)
+		}
+		u.hiddenChains(b, n)
+		for i := 0; i < n; i++ {
+			logp[i] = u.raiseDown(b, i, bk, logp[i])
+		}
+	}
+	r.advance(n * (K % stopEvery))
+	for i := 0; i < n; i++ {
+		logp[i] = u.raiseEnd(b, i, logp[i])
+	}
 }
 
 // raiseResult combines the chains' log p̂ (n rows × chains, row-major) into
@@ -123,62 +171,4 @@ func raiseResult(logp []float64, n, chains, intervals int, seed uint64) (*RAISER
 // logMeanExp is log(mean(exp(v))).
 func logMeanExp(v []float64) float64 {
 	return logSumExp(v) - math.Log(float64(len(v)))
-}
-
-// reverse runs one RAISE chain from the test row and returns
-// log p̂(x) + Σ_j softplus(d_A_j). With a(x) = b + Cx, SP_k(x) =
-// Σ_i softplus(β_k a_i(x)) and the base-rate terms telescoped:
-//
-//	log p̂ = xᵀd_A − Σ_j softplus(d_A_j)
-//	        + Σ_k β_k (x_k − x_{k−1})ᵀ(d − d_A) + SP_k(x_k) − SP_k(x_{k−1}).
-func (r *aisRunner) reverse(s *aisScratch, row []uint8, id uint64) float64 {
-	m := r.m
-	H, X := m.H, m.X
-	st := kernel.NewStream(r.seed, id)
-	for j, v := range row {
-		s.x[j] = float32(v)
-	}
-	s.hp.reset()
-	s.vp.reset()
-	act := s.idxX[:s.hp.update(s.a, m.HiddenBias, r.c, H, r.hs, s.x, s.idxX)]
-	var logp, xdd float64
-	for _, j := range act {
-		logp += float64(r.dA[j])
-		xdd += r.dd[j]
-	}
-	for k := len(r.beta) - 1; k >= 1; k-- {
-		if k%stopEvery == 0 {
-			r.advance(stopEvery)
-			if r.stopped() {
-				return math.NaN()
-			}
-		}
-		bk := r.beta[k]
-		// SP_k(x_k), and h ~ σ(β_k a(x_k)).
-		clear(s.s1)
-		kernel.Axpy(s.s1, bk, s.a)
-		kernel.SigmoidBernoulli(s.prob[:H], s.h, s.s1, &st)
-		kernel.Softplus(s.s1, s.s1)
-		logp += sum64(s.s1)
-		// x_{k−1} ~ σ((1−β_k)d_A + β_k(d + Cᵀh)) = σ(d_A + β_k v), with
-		// v = (d − d_A) + Cᵀh.
-		s.vp.update(s.v, r.dd32, r.ct, X, r.xs, s.h, s.idxH)
-		r.visibleStep(k, s.v, s.x, &st, s.pre, s.prob)
-		act = s.idxX[:s.hp.update(s.a, m.HiddenBias, r.c, H, r.hs, s.x, s.idxX)]
-		// − SP_k(x_{k−1}) and the (d − d_A) term.
-		clear(s.s1)
-		kernel.Axpy(s.s1, bk, s.a)
-		kernel.Softplus(s.s1, s.s1)
-		logp -= sum64(s.s1)
-		var xdd1 float64
-		for _, j := range act {
-			xdd1 += r.dd[j]
-		}
-		logp += float64(bk) * (xdd - xdd1)
-		xdd = xdd1
-	}
-	r.advance((len(r.beta) - 1) % stopEvery)
-	// The base-rate terms telescoped to xᵀd_A (already in logp): p_A(x_0)'s
-	// x_0ᵀd_A cancels the last step's.
-	return logp
 }

@@ -22,7 +22,7 @@ func TestEvaluationsStopWhenCancelled(t *testing.T) {
 			return err
 		},
 		"RAISE": func(ctx context.Context) error {
-			_, err := RAISE(ctx, m, rows, 1, RAISEConfig{Chains: 2, Betas: long, Workers: 2})
+			_, err := RAISE(ctx, m, binRows(rows, 1, 784), RAISEConfig{Chains: 2, Betas: long, Workers: 2})
 			return err
 		},
 		"exact": func(ctx context.Context) error {

@@ -16,6 +16,7 @@ import (
 	"github.com/ncg-rbm/ncg/eval"
 	"github.com/ncg-rbm/ncg/experiment"
 	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 func init() {
@@ -250,7 +251,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	res := evalResult{Model: *modelPath, Data: spec.Data, Set: mt.Set, Rows: mt.Rows, X: m.X, H: m.H, LabelUnits: L, Likelihood: mt.Likelihood,
 		LogZ: finite(mt.LogZ), LogZLo: finite(mt.LogZLo), LogZHi: finite(mt.LogZHi), NLL: finite(mt.NLL),
 		Accuracy: finite(mt.Accuracy), AccuracyFreeEnergy: finite(mt.AccuracyFreeEnergy), Seconds: time.Since(start).Seconds(), AISBase: *aisBase}
-	if measured := sets.Test; m.Gaussian && res.NLL != nil {
+	if measured := sets.Test; m.Visible == unit.Gaussian && res.NLL != nil {
 		if measured == nil {
 			measured = train
 		}
