@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"encoding"
 	"fmt"
 	"math"
 	"reflect"
@@ -141,6 +142,12 @@ func (st Setting) Kind() reflect.Kind { return reflect.TypeOf(st.field(&Spec{}))
 // set parses text into the setting's field of s.
 func (st *Setting) set(s *Spec, text string) error {
 	f := reflect.ValueOf(st.field(s)).Elem()
+	if u, ok := st.field(s).(encoding.TextUnmarshaler); ok { // a type with its own names
+		if err := u.UnmarshalText([]byte(text)); err != nil {
+			return fmt.Errorf("-%s: %w", st.Name, err)
+		}
+		return nil
+	}
 	switch f.Kind() {
 	case reflect.String:
 		f.SetString(text)

@@ -59,6 +59,17 @@ func Parse(s string) (Type, error) {
 	return t, t.Check()
 }
 
+// UnmarshalText sets t to the type named by text (Parse), so that
+// "binary" in a flag or a JSON file is Binary.
+func (t *Type) UnmarshalText(text []byte) error {
+	u, err := Parse(string(text))
+	if err != nil {
+		return err
+	}
+	*t = u
+	return nil
+}
+
 // Check returns an error for a value that names no type.
 func (t Type) Check() error {
 	for _, k := range Types() {

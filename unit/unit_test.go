@@ -1,6 +1,7 @@
 package unit
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -50,6 +51,21 @@ func TestAccepts(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s on %s: %v, want %q", c.t.Name(), c.s.Name, err, c.want)
 		}
+	}
+}
+
+// TestUnmarshal: "binary" in JSON (and in flags, which parse the same
+// way) is the zero value, and an unknown name is an error.
+func TestUnmarshal(t *testing.T) {
+	var c struct{ Visible Type }
+	if err := json.Unmarshal([]byte(`{"Visible": "binary"}`), &c); err != nil || c.Visible != Binary {
+		t.Errorf("binary: %q, %v", c.Visible, err)
+	}
+	if err := json.Unmarshal([]byte(`{"Visible": "categorical"}`), &c); err != nil || c.Visible != Categorical {
+		t.Errorf("categorical: %q, %v", c.Visible, err)
+	}
+	if err := json.Unmarshal([]byte(`{"Visible": "softmax"}`), &c); err == nil {
+		t.Error("softmax accepted")
 	}
 }
 
