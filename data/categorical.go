@@ -9,6 +9,14 @@ import (
 	"strings"
 )
 
+// ErrCategories is wrapped by the errors of a file whose values do not fit
+// the categories asked of it (Options.Categorical): values that are not
+// integer codes, outside the stated categories, or unseen in training,
+// and a number of columns other than the categories stated. A caller
+// that took the categories from its user can tell these from a damaged
+// file.
+var ErrCategories = errors.New("the data do not fit the categories")
+
 // Categorical reads the columns of a .npy or CSV file as categorical
 // attributes coded as integers ([Options.Categorical]). Each column (the
 // label column, if any, taken out) becomes a group of one-hot units, in
@@ -131,7 +139,7 @@ func loadCategoricalFiles(trainPath, testPath string, opts Options) (train, test
 		return nil, nil, err
 	}
 	if opts.Real != RealNone {
-		return nil, nil, fmt.Errorf("data: %s: categorical columns are one-hot binary units; real-valued mode %q does not apply to them", trainPath, opts.Real)
+		return nil, nil, fmt.Errorf("data: %s: categorical columns are one-hot binary units; real-valued mode %q does not apply to them: %w", trainPath, opts.Real, ErrCategories)
 	}
 	var files []*catFile
 	for _, p := range []string{trainPath, testPath} {
@@ -152,10 +160,10 @@ func loadCategoricalFiles(trainPath, testPath string, opts Options) (train, test
 func categoricalSets(c *Categorical, files ...*catFile) (train, test *Set, err error) {
 	tr := files[0]
 	if len(files) == 2 && files[1].s.D != tr.s.D {
-		return nil, nil, fmt.Errorf("data: %s has %d categorical columns but %s has %d", tr.path, tr.s.D, files[1].path, files[1].s.D)
+		return nil, nil, fmt.Errorf("data: %s has %d categorical columns but %s has %d: %w", tr.path, tr.s.D, files[1].path, files[1].s.D, ErrCategories)
 	}
 	if c.Sizes != nil && len(c.Sizes) != tr.s.D {
-		return nil, nil, fmt.Errorf("data: %s: categories stated for %d columns, but the file has %d (without the label column)", tr.path, len(c.Sizes), tr.s.D)
+		return nil, nil, fmt.Errorf("data: %s: categories stated for %d columns, but the file has %d (without the label column): %w", tr.path, len(c.Sizes), tr.s.D, ErrCategories)
 	}
 	raws := make([]*rawFile, len(files))
 	for i, f := range files {
@@ -210,7 +218,7 @@ func readCatFile(path string, opts Options) (*catFile, error) {
 		}
 	}
 	if format != FormatNPY && format != FormatCSV {
-		return nil, fmt.Errorf("data: %s: categorical columns are read from .npy and CSV files, not %s files (the LIBSVM and split files of mushrooms and connect-4 have their groups built in)", path, format)
+		return nil, fmt.Errorf("data: %s: categorical columns are read from .npy and CSV files, not %s files (the LIBSVM and split files of mushrooms and connect-4 have their groups built in): %w", path, format, ErrCategories)
 	}
 	in, err := openInput(path)
 	if err != nil {
@@ -246,7 +254,7 @@ func readCat(in *input, format string, labelColumn int) (*catFile, error) {
 func code(v float64) bool { return v == math.Trunc(v) && math.Abs(v) < maxExact }
 
 func notCode(at string, v float64) error {
-	return fmt.Errorf("%s: %v is not an integer category code (an integer of magnitude below 2⁵³)", at, v)
+	return fmt.Errorf("%s: %v is not an integer category code (an integer of magnitude below 2⁵³): %w", at, v, ErrCategories)
 }
 
 // categories returns the categories of each column, in increasing order:
@@ -302,10 +310,10 @@ func (f *catFile) expand(cats [][]float64, groups Groups, c *Categorical) error 
 			}
 			k, ok := slices.BinarySearch(cats[j], v)
 			if !ok && stated {
-				return fmt.Errorf("%s: value %v is outside the stated categories 0…%d", f.at(i, j), v, len(cats[j])-1)
+				return fmt.Errorf("%s: value %v is outside the stated categories 0…%d: %w", f.at(i, j), v, len(cats[j])-1, ErrCategories)
 			}
 			if !ok {
-				return fmt.Errorf("%s: value %v is not among the %d categories of the column in the training file", f.at(i, j), v, len(cats[j]))
+				return fmt.Errorf("%s: value %v is not among the %d categories of the column in the training file: %w", f.at(i, j), v, len(cats[j]), ErrCategories)
 			}
 			row[groups[j]+k] = 1
 		}

@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -193,7 +194,8 @@ func TestCategoricalNPY(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := categoricalSets(&Categorical{}, f); err == nil || err.Error() != "b.npy: row 2: column 2: 0.5 is not an integer category code (an integer of magnitude below 2⁵³)" {
+	if _, _, err := categoricalSets(&Categorical{}, f); err == nil || !errors.Is(err, ErrCategories) ||
+		err.Error() != "b.npy: row 2: column 2: 0.5 is not an integer category code (an integer of magnitude below 2⁵³): the data do not fit the categories" {
 		t.Errorf("err = %v", err)
 	}
 }

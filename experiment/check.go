@@ -50,7 +50,7 @@ func (s Spec) Validate() error {
 		errs = append(errs, err)
 	}
 	if _, err := data.ParseCategorical(s.Categories); err != nil {
-		errs = append(errs, err)
+		errs = append(errs, fmt.Errorf("-categories: %w", err))
 	}
 	switch s.Format {
 	case "", "idx", "libsvm", "split":

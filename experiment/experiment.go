@@ -167,7 +167,11 @@ func Load(s Spec, dataDir string) (train, test *data.Set, err error) {
 		opts.Categorical = c
 	}
 	opts.Binarization.Seed = s.DataSeed
-	return data.Load(s.Data, opts)
+	train, test, err = data.Load(s.Data, opts)
+	if errors.Is(err, data.ErrCategories) {
+		return nil, nil, &ConfigError{fmt.Errorf("-categories %s: %w", opts.Categorical, err)}
+	}
+	return train, test, err
 }
 
 // Run trains the run of spec in dir. A finished run (result.json with the
