@@ -411,7 +411,7 @@ func resume(spec Spec, rd RunDir, d *engine.Data, workers int) (*engine.Trainer,
 }
 
 // checkDataPath refuses, as a *ConfigError naming the setting, a data file
-// path that does not exist or is a directory.
+// path that does not exist, is a directory or is not a regular file.
 func checkDataPath(setting, path string) error {
 	st, err := os.Stat(path)
 	switch {
@@ -423,6 +423,8 @@ func checkDataPath(setting, path string) error {
 		return &ConfigError{fmt.Errorf("%s: no file %s", setting, path)}
 	case err == nil && st.IsDir():
 		return &ConfigError{fmt.Errorf("%s: %s is a directory, not a data file", setting, path)}
+	case err == nil && !st.Mode().IsRegular(): // a FIFO would block the reader for ever
+		return &ConfigError{fmt.Errorf("%s: %w", setting, data.NotRegularError(path, st.Mode()))}
 	}
 	return nil // other errors (permission) are the reader's to report
 }
