@@ -56,13 +56,13 @@ func (s Spec) Validate() error {
 	return errors.Join(errs...)
 }
 
-// checkFits checks the Spec against its training data (d) and the machine
-// (memory bytes, 0 if unknown), before a model is drawn: the engine's
+// checkFits checks the Spec against its training data (d) and the memory
+// it may use (Memory; Bytes 0 if unknown), before a model is drawn: the engine's
 // width-dependent settings, an exact likelihood the evaluation can compute,
 // and a run whose arrays (model, minibatch, chains of every temperature,
 // evaluation) fit in memory, naming the setting that sizes the largest of
 // them.
-func (s Spec) checkFits(d *engine.Data, memory uint64) error {
+func (s Spec) checkFits(d *engine.Data, memory MemoryLimit) error {
 	x := d.D + d.Classes
 	if err := s.Engine.Validate(d.D); err != nil {
 		return err
@@ -100,17 +100,17 @@ type MemoryPart struct {
 }
 
 // CheckMemory refuses, with a *ConfigError, a task (what: "sampling") whose
-// parts add up to more than the machine's memory, naming the setting of
-// the largest part, before anything is allocated. Where the machine's
-// memory is unknown it refuses nothing.
+// parts add up to more than the memory this process may use (Memory),
+// naming the setting of the largest part and the limit, before anything is
+// allocated. Where no limit is known it refuses nothing.
 func CheckMemory(what string, parts []MemoryPart) error {
-	if err := checkMemory(what, parts, physicalMemory()); err != nil {
+	if err := checkMemory(what, parts, Memory()); err != nil {
 		return &ConfigError{err}
 	}
 	return nil
 }
 
-func checkMemory(what string, parts []MemoryPart, memory uint64) error {
+func checkMemory(what string, parts []MemoryPart, memory MemoryLimit) error {
 	var need float64
 	big := -1
 	for i, p := range parts {
@@ -119,12 +119,12 @@ func checkMemory(what string, parts []MemoryPart, memory uint64) error {
 			big = i
 		}
 	}
-	if memory == 0 || need <= float64(memory) {
+	if memory.Bytes == 0 || need <= float64(memory.Bytes) {
 		return nil
 	}
 	p := parts[big]
-	return fmt.Errorf("%s = %d: %s needs at least %s of memory, %s of it for %s; this machine has %s",
-		p.Setting, p.Value, what, bytesString(need), bytesString(p.Bytes), p.What, bytesString(float64(memory)))
+	return fmt.Errorf("%s = %d: %s needs at least %s of memory, %s of it for %s; this process may use %s",
+		p.Setting, p.Value, what, bytesString(need), bytesString(p.Bytes), p.What, memory)
 }
 
 // MaxWorkers is the most goroutines a run, an evaluation or a sweep's run
@@ -257,7 +257,7 @@ func foreign(what string, theirs, ours json.RawMessage) error {
 // returns one error per Spec (nil where it can run), or an error when a
 // data set cannot be loaded.
 func CheckAll(specs []Spec, dataDir string) ([]error, error) {
-	errs, _, err := checkAll(specs, dataDir, physicalMemory())
+	errs, _, err := checkAll(specs, dataDir, Memory())
 	return errs, err
 }
 
@@ -265,7 +265,7 @@ func CheckAll(specs []Spec, dataDir string) ([]error, error) {
 // each run fits alone, the parallel largest together must fit in memory
 // too, else the second result is a *ConfigError naming parallel.
 func CheckSweep(specs []Spec, dataDir string, parallel int) ([]error, error) {
-	memory := physicalMemory()
+	memory := Memory()
 	errs, needs, err := checkAll(specs, dataDir, memory)
 	if err != nil {
 		return nil, err
@@ -279,8 +279,8 @@ func CheckSweep(specs []Spec, dataDir string, parallel int) ([]error, error) {
 }
 
 // checkParallel refuses, naming parallel, runs whose largest parallel
-// needs add up to more than memory (0: unknown).
-func checkParallel(needs []float64, parallel int, memory uint64) error {
+// needs add up to more than memory (Bytes 0: unknown).
+func checkParallel(needs []float64, parallel int, memory MemoryLimit) error {
 	sorted := slices.Clone(needs)
 	slices.Sort(sorted)
 	slices.Reverse(sorted)
@@ -289,16 +289,16 @@ func checkParallel(needs []float64, parallel int, memory uint64) error {
 	for _, v := range sorted[:max(n, 0)] {
 		sum += v
 	}
-	if memory == 0 || n < 2 || sum <= float64(memory) {
+	if memory.Bytes == 0 || n < 2 || sum <= float64(memory.Bytes) {
 		return nil
 	}
-	return &ConfigError{fmt.Errorf("parallel = %d: %d runs at once need at least %s of memory (the largest %s); this machine has %s: give a smaller -parallel",
-		parallel, n, bytesString(sum), bytesString(sorted[0]), bytesString(float64(memory)))}
+	return &ConfigError{fmt.Errorf("parallel = %d: %d runs at once need at least %s of memory (the largest %s); this process may use %s: give a smaller -parallel",
+		parallel, n, bytesString(sum), bytesString(sorted[0]), memory)}
 }
 
 // checkAll is CheckAll against memory, also returning each Spec's memory
 // need (0 where it has an error).
-func checkAll(specs []Spec, dataDir string, memory uint64) ([]error, []float64, error) {
+func checkAll(specs []Spec, dataDir string, memory MemoryLimit) ([]error, []float64, error) {
 	type dataKey struct {
 		data, test, format string
 		seed               uint64

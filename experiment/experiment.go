@@ -220,7 +220,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	if err := spec.checkFits(d, physicalMemory()); err != nil {
+	if err := spec.checkFits(d, Memory()); err != nil {
 		return nil, &ConfigError{err}
 	}
 	cfg := spec.Engine

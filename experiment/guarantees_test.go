@@ -158,7 +158,7 @@ func TestMemoryCheck(t *testing.T) {
 		cfg.Hidden, cfg.Batch, cfg.Workers = 16, 10, 1 // one worker: AIS keeps one block of runs alive
 		s := Spec{Data: "bas", Engine: cfg, Likelihood: eval.LikelihoodExact, AISRuns: 10, AISIntervals: 100}
 		c.set(&s)
-		err := s.checkFits(d, 512<<10)
+		err := s.checkFits(d, MemoryLimit{512 << 10, "a test limit"})
 		if (c.want == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.want+":")) {
 			t.Errorf("%s in 512 KiB: %v; want %q", c.name, err, c.want)
 		}
@@ -292,7 +292,7 @@ func TestParallelMemoryCheck(t *testing.T) {
 		{[]float64{2 * mib, 1 * mib, 3 * mib}, 8, "parallel = 8: 3 runs at once need at least 6 MiB of memory (the largest 3 MiB)"},
 		{[]float64{1 * mib, 1 * mib, 1 * mib}, 3, ""},
 	} {
-		err := checkParallel(c.needs, c.parallel, 4*mib)
+		err := checkParallel(c.needs, c.parallel, MemoryLimit{4 * mib, "a test limit"})
 		if (c.want == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.want)) {
 			t.Errorf("needs %v, parallel %d, in 4 MiB: %v; want %q", c.needs, c.parallel, err, c.want)
 		}
