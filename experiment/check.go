@@ -12,6 +12,7 @@ import (
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // ConfigError is a setting that cannot work, found before any training:
@@ -68,9 +69,8 @@ func (s Spec) checkFits(d *engine.Data, memory MemoryLimit) error {
 		return err
 	}
 	if s.Likelihood == eval.LikelihoodExact {
-		if n := min(x, s.Engine.Hidden); n > eval.MaxExactBits {
-			return fmt.Errorf("likelihood exact: the smaller layer has %d units (hidden = %d, %d visible), and exact log Z is limited to 2^%d states; use ais",
-				n, s.Engine.Hidden, x, eval.MaxExactBits)
+		if err := ExactLimit(s.Units(), x, s.Engine.Hidden); err != nil {
+			return fmt.Errorf("likelihood exact: %w; use ais", err)
 		}
 	}
 	return checkMemory(fmt.Sprintf("a run of %d visible units", x), s.memoryParts(d), memory)
@@ -88,6 +88,17 @@ func (s Spec) memoryParts(d *engine.Data) []MemoryPart {
 		parts = append(parts, MemoryPart(p))
 	}
 	return parts
+}
+
+// ExactLimit returns an error when exact log Z of a model of x visible
+// units of type t and h hidden units would sum over more than
+// 2^eval.MaxExactBits states: the states of t.ExactLayer(x, h) units.
+func ExactLimit(t unit.Type, x, h int) error {
+	if n := t.ExactLayer(x, h); n > eval.MaxExactBits {
+		return fmt.Errorf("exact log Z of %d %s visible and %d hidden units sums over 2^%d states; the limit is 2^%d",
+			x, t, h, n, eval.MaxExactBits)
+	}
+	return nil
 }
 
 // MemoryPart is memory that one setting's value decides: Bytes for What,

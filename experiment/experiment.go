@@ -55,8 +55,9 @@ type Spec struct {
 	// EvalEvery evaluates every so many epochs (0: after the last only).
 	EvalEvery int `json:"eval_every"`
 	// Likelihood: how the evaluation finds log Z (eval.LikelihoodAuto:
-	// exact when the smaller layer has at most eval.AutoExactBits units, else
-	// AIS; none when classifying).
+	// exact when exact log Z sums over the states of at most
+	// eval.AutoExactBits units, unit.Type.ExactLayer's, else AIS; none when
+	// classifying).
 	Likelihood   eval.Likelihood `json:"likelihood"`
 	AISRuns      int             `json:"ais_runs"`      // 0: eval.DefaultRuns
 	AISIntervals int             `json:"ais_intervals"` // eval.DefaultIntervals: the paper's schedule; other values: uniform β

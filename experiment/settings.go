@@ -154,7 +154,7 @@ var settings = []*Setting{
 		Usage:   "evaluate every N epochs, and after the last (0: after the last only)",
 		field:   func(s *Spec) any { return &s.EvalEvery }},
 	{Name: "likelihood", Key: "likelihood", Group: EvalGroup, Arg: "L", Eval: true, Default: eval.LikelihoodAuto,
-		Usage: "exact, ais or none (default: exact when the smaller layer has at most 20 units, else AIS; none when classifying)",
+		Usage: "exact, ais or none (default: exact when exact log Z sums over at most 2^20 states, the smaller layer's or a Gaussian model's hidden layer's, else AIS; none when classifying)",
 		field: func(s *Spec) any { return &s.Likelihood }},
 	{Name: "ais-runs", Required: true, Key: "ais_runs", Group: EvalGroup, Arg: "N", Eval: true, Default: eval.DefaultRuns,
 		Usage: "AIS runs", Uses: ais, UsedBy: "AIS (-likelihood ais, or its default)",

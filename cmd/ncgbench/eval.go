@@ -16,6 +16,7 @@ import (
 	"github.com/ncg-rbm/ncg/eval"
 	"github.com/ncg-rbm/ncg/experiment"
 	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 func init() {
@@ -200,10 +201,21 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	doClassify := *classify || (L > 0 && !set["classify"])
 
-	if resolved := likelihood.Resolve(m.X, m.H, L); resolved != *likelihood {
-		how := fmt.Sprintf("%s (what no -likelihood chooses for %s, whose smaller layer has %d units)", resolved, *modelPath, min(m.X, m.H))
+	// Resolve compares the smaller of the two layers it is given with the
+	// limit of the automatic choice; the unit type says which layer an
+	// exact log Z sums over.
+	units := modelUnits(m)
+	layer := units.ExactLayer(m.X, m.H)
+	resolved := likelihood.Resolve(layer, layer, L)
+	if resolved != *likelihood {
+		how := fmt.Sprintf("%s (what no -likelihood chooses for %s, whose exact log Z would sum over 2^%d states)", resolved, *modelPath, layer)
 		if err := ignoredEvalFlags(set, resolved, how, *raiseRows); err != nil {
 			return err
+		}
+	}
+	if resolved == eval.LikelihoodExact {
+		if err := experiment.ExactLimit(units, m.X, m.H); err != nil {
+			return usagef("-likelihood exact: %v: give -likelihood ais", err)
 		}
 	}
 	if warn, err := trainingTierWarning(*modelPath, isRun); err != nil {
@@ -216,7 +228,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if doClassify {
 		plan.Accuracy = eval.PaperRule | eval.FreeEnergyRule
 	}
-	if plan.Likelihood.Resolve(m.X, m.H, L) == eval.LikelihoodNone && *raiseRows > 0 {
+	if resolved == eval.LikelihoodNone && *raiseRows > 0 {
 		return usagef("-raise needs a likelihood (not -likelihood none)")
 	}
 	measured := train.N
@@ -303,6 +315,14 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%.1f s\n", res.Seconds)
 	return nil
+}
+
+// modelUnits is the type of a model's visible units.
+func modelUnits(m *eval.Model) unit.Type {
+	if m.Gaussian {
+		return unit.Gaussian
+	}
+	return unit.Binary
 }
 
 // loadRunModel reads a run directory's model.npz, or its checkpoint when the

@@ -143,3 +143,37 @@ func sampleGaussianRun(t *testing.T, dir, run string) {
 		}
 	}
 }
+
+// TestExactLimitOfGaussianUnits: exact log Z of Gaussian visible units
+// sums over the 2^H hidden states whatever the number of visible units,
+// so with 2 visible and 26 hidden units (2^26 states, past the 2^25
+// allowed) -exact is refused before training, with exit 2 and no run
+// directory, by train and by eval; and eval without -likelihood takes AIS
+// for such a model (2^26 states are past the 2^20 of the automatic
+// choice), so AIS's flags apply.
+func TestExactLimitOfGaussianUnits(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x.csv"), []byte("0.5,-1\n-0.5,1\n1,0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gauss := []string{"-data", "x.csv", "-visible", "gaussian", "-hidden", "26", "-epochs", "1", "-quiet"}
+	_, errb, code := ncgbench(t, dir, append([]string{"train", "-exact", "-out", "refused"}, gauss...)...)
+	want := "likelihood exact: exact log Z of 2 gaussian visible and 26 hidden units sums over 2^26 states; the limit is 2^25; use ais"
+	if code != 2 || !strings.Contains(errb, want) {
+		t.Errorf("train -exact: exit %d, %q; want exit 2 saying %q", code, errb, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "refused")); err == nil {
+		t.Error("train -exact left a run directory")
+	}
+	if _, errb, code := ncgbench(t, dir, append([]string{"train", "-likelihood", "none", "-out", "g"}, gauss...)...); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errb)
+	}
+	_, errb, code = ncgbench(t, dir, "eval", "-model", "g", "-exact", "-quiet")
+	if code != 2 || !strings.Contains(errb, "-likelihood exact: exact log Z of 2 gaussian visible and 26 hidden units sums over 2^26 states") {
+		t.Errorf("eval -exact: exit %d, %q; want exit 2 naming the limit", code, errb)
+	}
+	out, errb, code := ncgbench(t, dir, "eval", "-model", "g", "-ais-runs", "4", "-ais-betas", "50", "-quiet", "-json")
+	if code != 0 || !strings.Contains(out, `"likelihood": "ais"`) {
+		t.Errorf("eval -ais-runs 4 without -likelihood: exit %d, %s %s; want AIS", code, out, errb)
+	}
+}

@@ -96,7 +96,7 @@ func TestRefusedSettings(t *testing.T) {
 			struct {
 				args []string
 				want string
-			}{[]string{"-data", "mnist", "-data-dir", mnist, "-hidden", "30", "-exact", "-epochs", "1"}, "likelihood exact: the smaller layer has 30 units"},
+			}{[]string{"-data", "mnist", "-data-dir", mnist, "-hidden", "30", "-exact", "-epochs", "1"}, "likelihood exact: exact log Z of 784 binary visible and 30 hidden units sums over 2^30 states; the limit is 2^25; use ais"},
 			// 784 × 2·10⁹ weights: terabytes.
 			struct {
 				args []string
@@ -262,7 +262,7 @@ func TestEvalRefusesFlagsThatCannotApply(t *testing.T) {
 		{[]string{"-likelihood", "exact", "-ais-runs", "5"}, "-ais-runs applies to AIS"},
 		{[]string{"-likelihood", "none", "-ais-seed", "3"}, "-ais-seed applies to AIS and RAISE"},
 		{[]string{"-raise-chains", "3"}, "-raise-chains applies to RAISE"},
-		{[]string{"-ais-runs", "5"}, "-ais-runs applies to AIS, not to -likelihood exact (what no -likelihood chooses for r, whose smaller layer has 16 units)"},
+		{[]string{"-ais-runs", "5"}, "-ais-runs applies to AIS, not to -likelihood exact (what no -likelihood chooses for r, whose exact log Z would sum over 2^16 states)"},
 		{[]string{"-ais-betas", "50"}, "-ais-betas applies to AIS and RAISE: neither runs with -likelihood exact (what no -likelihood chooses"},
 		{[]string{"-ais-seed", "2"}, "-ais-seed applies to AIS and RAISE"},
 	} {
