@@ -1,12 +1,10 @@
 package experiment
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 
-	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/internal/dirlock"
 )
 
@@ -103,27 +101,6 @@ func (d RunDir) Result() (*Result, error) {
 // Metrics reads metrics.csv (an error wrapping fs.ErrNotExist when no epoch
 // has finished).
 func (d RunDir) Metrics() ([]Metrics, error) { return ReadMetrics(d.MetricsPath()) }
-
-// Model reads the final model, model.npz.
-func (d RunDir) Model() (*engine.Model, error) { return engine.ReadNPZ(d.ModelPath()) }
-
-// TrainedModel returns the latest model of the run: model.npz of a trained
-// run, else the model of its checkpoint, resumed on data (the run's
-// training data).
-func (d RunDir) TrainedModel(data *engine.Data, workers int) (*engine.Model, error) {
-	if exists(d.ModelPath()) {
-		return d.Model()
-	}
-	if !exists(d.CheckpointPath()) {
-		return nil, fmt.Errorf("%s: no %s or %s", d, modelFile, checkpointFile)
-	}
-	tr, err := engine.Resume(d.CheckpointPath(), data, workers)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", d.CheckpointPath(), err)
-	}
-	defer tr.Close()
-	return tr.Model(), nil
-}
 
 // lock creates d if needed and locks it for this process (a
 // *dirlock.InUseError when another holds it).

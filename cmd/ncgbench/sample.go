@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -10,8 +9,6 @@ import (
 	"image/png"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -70,24 +67,23 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if err := kernel.Init(); err != nil {
 		return usageError{err}
 	}
-	npzPath, runDir := *modelPath, experiment.RunDir(filepath.Dir(*modelPath))
-	if st, err := os.Stat(npzPath); errors.Is(err, os.ErrNotExist) {
-		return usagef("-model %s: no such file or directory", npzPath)
-	} else if err != nil {
+	at, err := experiment.LocateModel(*modelPath)
+	if err != nil {
 		return err
-	} else if st.IsDir() {
-		runDir = experiment.RunDir(npzPath)
-		npzPath = runDir.ModelPath()
 	}
-	m, err := readNPZ(npzPath)
+	npzPath := at.Path
+	if at.Dir {
+		npzPath = at.Run.ModelPath()
+	}
+	m, err := at.Load(nil, 0)
 	if err != nil {
 		return err
 	}
 	if m.Gaussian && m.X != m.DataUnits {
 		return fmt.Errorf("%s has Gaussian visible units and %d label units: label units need a binary model", npzPath, m.X-m.DataUnits)
 	}
-	spec, err := runDir.Spec()
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	spec, _, err := at.Spec()
+	if err != nil {
 		return err
 	}
 	if *dataName != "" {
