@@ -103,14 +103,40 @@ func (f *evalFlags) evalSpec(at experiment.ModelAt) (experiment.Spec, error) {
 		if !f.set["data-seed"] {
 			spec.DataSeed = rs.DataSeed
 		}
-		if !f.set["real"] {
-			spec.Real = rs.Real
+		if err := sameScaling(spec.Real, rs.Real, f.set["real"], at.Run); err != nil {
+			return spec, err
 		}
+		spec.Real = rs.Real
 	}
 	if spec.Data == "" {
 		return spec, usagef("-data is required for a model file without a run's config.json beside it")
 	}
 	return spec, nil
+}
+
+// sameScaling refuses, as bad usage, a -real given (given) that is not the
+// scaling the run in dir was trained with: a model of standardised data
+// measures standardised data, and grey levels in [0, 1], binary pixels or
+// values as read give a meaningless NLL (millions of nats).
+func sameScaling(asked, run data.RealMode, given bool, dir experiment.RunDir) error {
+	if !given {
+		return nil
+	}
+	a, err := data.ParseRealMode(string(asked))
+	if err != nil {
+		return usageError{fmt.Errorf("-real: %w", err)}
+	}
+	if r, err := data.ParseRealMode(string(run)); err != nil || a == r {
+		return err
+	}
+	name := func(m data.RealMode) string {
+		if m == data.RealNone {
+			return "no -real"
+		}
+		return "-real " + string(m)
+	}
+	return usagef("-real %s: the run in %s was trained with %s, and its model measures data scaled as it was trained: leave -real out",
+		asked, dir, name(run))
 }
 
 // load reads the model at at: a run's (its model.npz, else its
@@ -171,6 +197,14 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", f.model, err)
+	}
+	for _, set := range []*data.Set{train, test} {
+		if set == nil {
+			continue
+		}
+		if err := modelUnits(m).Accepts(set); err != nil {
+			return usagef("-data %s: %v: %s has %s visible units", spec.Data, err, f.model, modelUnits(m))
+		}
 	}
 	L := m.X - train.D
 	if L < 0 || (L > 0 && (train.Labels == nil || L != train.NumClasses)) {

@@ -27,7 +27,8 @@ type evalResult struct {
 	NLL        *float64        `json:"nll"`
 	// NLLInput is a Gaussian model's NLL as the density of the data in
 	// their input scale (grey levels, the file's numbers): NLL plus the
-	// log-determinant of the scaling, Σ log scale (null without one).
+	// log-determinant of the scaling, Σ log scale; for data used as read
+	// (no -real) the NLL itself. Null for a binary model.
 	NLLInput           *float64 `json:"nll_input"`
 	Accuracy           *float64 `json:"accuracy"`             // the paper's rule
 	AccuracyFreeEnergy *float64 `json:"accuracy_free_energy"` // argmin of the free energy
@@ -66,6 +67,7 @@ func newEvalResult(f *evalFlags, spec experiment.Spec, m *eval.Model, L int, mt 
 		if measured == nil {
 			measured = sets.Train
 		}
+		res.NLLInput = res.NLL // data used as read: their input scale
 		if sc := measured.Scaling; sc != nil {
 			res.NLLInput = finite(mt.NLL + sc.LogScale())
 		}
@@ -101,7 +103,7 @@ func (res evalResult) print(stdout io.Writer, mt *eval.Metrics, classified bool)
 		}
 		fmt.Fprintf(stdout, "%s %.6f nats\n", what, mt.NLL)
 	}
-	if res.NLLInput != nil {
+	if res.NLLInput != nil && res.NLLInput != res.NLL {
 		fmt.Fprintf(stdout, "NLL %.6f nats as the density of the data in their input scale (the scaled data's NLL + Σ log scale)\n", *res.NLLInput)
 	}
 	if res.RaiseNLL != nil {

@@ -177,3 +177,55 @@ func TestExactLimitOfGaussianUnits(t *testing.T) {
 		t.Errorf("eval -ais-runs 4 without -likelihood: exit %d, %s %s; want AIS", code, out, errb)
 	}
 }
+
+// TestEvalRefusesAnotherScaling: eval of a run trained on data scaled to
+// [0, 1] refuses -real binary and -real standardise (whose NLL would be
+// meaningless: millions of nats) with exit 2 naming -real, and takes the
+// run's own; a binary model given real-valued data, of as many columns as
+// it has units, is refused naming the unit types. For data used as read,
+// the NLL in the input scale is the NLL itself.
+func TestEvalRefusesAnotherScaling(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x.csv"), []byte("5,-1\n-0.5,1\n1,0\n2,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.libsvm"), []byte("0 1:1\n1 2:1\n0 1:1 2:1\n1 1:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"-data", "x.csv", "-real", "unit", "-visible", "gaussian", "-out", "g"},
+		{"-data", "b.libsvm", "-out", "bin"},
+		{"-data", "x.csv", "-visible", "gaussian", "-out", "raw"},
+	} {
+		args = append([]string{"train", "-hidden", "2", "-epochs", "1", "-likelihood", "none", "-quiet"}, args...)
+		if _, errb, code := ncgbench(t, dir, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string // "" succeeds
+	}{
+		{[]string{"-model", "g", "-real", "binary"}, "-real binary: the run in g was trained with -real unit"},
+		{[]string{"-model", "g", "-real", "standardise"}, "-real standardise: the run in g was trained with -real unit"},
+		{[]string{"-model", "g", "-real", "bogus"}, "-real: "},
+		{[]string{"-model", "g", "-real", "unit"}, ""},
+		{[]string{"-model", "bin", "-data", "x.csv"}, "-data x.csv: visible binary needs binary rows; x.csv is real-valued"},
+	} {
+		_, errb, code := ncgbench(t, dir, append([]string{"eval", "-quiet"}, c.args...)...)
+		switch {
+		case c.want == "" && code != 0:
+			t.Errorf("eval %v: exit %d: %s", c.args, code, errb)
+		case c.want != "" && (code != 2 || !strings.Contains(errb, c.want)):
+			t.Errorf("eval %v: exit %d, %q; want exit 2 saying %q", c.args, code, errb, c.want)
+		}
+	}
+	out, errb, code := ncgbench(t, dir, "eval", "-model", "raw", "-json")
+	var ev struct {
+		NLL      *float64 `json:"nll"`
+		NLLInput *float64 `json:"nll_input"`
+	}
+	if err := json.Unmarshal([]byte(out), &ev); code != 0 || err != nil || ev.NLL == nil || ev.NLLInput == nil || *ev.NLLInput != *ev.NLL {
+		t.Errorf("eval of a run on data as read: exit %d, %v, %s%s; want nll_input = nll", code, err, out, errb)
+	}
+}
