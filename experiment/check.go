@@ -268,16 +268,23 @@ func foreign(what string, theirs, ours json.RawMessage) error {
 // returns one error per Spec (nil where it can run), or an error when a
 // data set cannot be loaded.
 func CheckAll(specs []Spec, dataDir string) ([]error, error) {
-	errs, _, err := checkAll(specs, dataDir, Memory())
+	errs, _, err := checkAll(specs, nil, dataDir, Memory())
 	return errs, err
 }
 
-// CheckSweep is CheckAll for runs of which parallel train at once: when
-// each run fits alone, the parallel largest together must fit in memory
-// too, else the second result is a *ConfigError naming parallel.
-func CheckSweep(specs []Spec, dataDir string, parallel int) ([]error, error) {
+// CheckSweep is CheckAll for the points of a sweep of which parallel train
+// at once. A point whose run directory recorded the digest of other rows
+// than its data now has (a shard started after the data file changed) is
+// refused, naming the file. When each run fits alone, the parallel
+// largest together must fit in memory too, else the second result is a
+// *ConfigError naming parallel.
+func CheckSweep(points []Point, dataDir string, parallel int) ([]error, error) {
+	specs, dirs := make([]Spec, len(points)), make([]string, len(points))
+	for i, p := range points {
+		specs[i], dirs[i] = p.Spec, p.Dir
+	}
 	memory := Memory()
-	errs, needs, err := checkAll(specs, dataDir, memory)
+	errs, needs, err := checkAll(specs, dirs, dataDir, memory)
 	if err != nil {
 		return nil, err
 	}
@@ -307,28 +314,31 @@ func checkParallel(needs []float64, parallel int, memory MemoryLimit) error {
 		parallel, n, bytesString(sum), bytesString(sorted[0]), memory)}
 }
 
-// checkAll is CheckAll against memory, also returning each Spec's memory
-// need (0 where it has an error).
-func checkAll(specs []Spec, dataDir string, memory MemoryLimit) ([]error, []float64, error) {
+// checkAll is CheckAll against memory, with each Spec's run directory (dirs
+// nil: none) checked against the digest of its data, also returning each
+// Spec's memory need (0 where it has an error).
+func checkAll(specs []Spec, dirs []string, dataDir string, memory MemoryLimit) ([]error, []float64, error) {
 	type dataKey struct {
-		data, test, format string
-		seed               uint64
-		classify           bool
+		data, test, format, real string
+		seed                     uint64
+		classify                 bool
 	}
 	loaded := map[dataKey]*engine.Data{}
+	digests := map[dataKey]*DataDigest{}
 	errs, needs := make([]error, len(specs)), make([]float64, len(specs))
 	for i, s := range specs {
 		if err := s.Validate(); err != nil {
 			errs[i] = &ConfigError{err}
 			continue
 		}
-		k := dataKey{s.Data, s.TestData, s.Format, s.DataSeed, s.Classify}
+		k := dataKey{s.Data, s.TestData, s.Format, string(s.Real), s.DataSeed, s.Classify}
 		d, ok := loaded[k]
 		if !ok {
-			train, _, err := Load(s, dataDir)
+			train, test, err := Load(s, dataDir)
 			if err != nil {
 				return nil, nil, err
 			}
+			digests[k] = digestOf(train, test)
 			if d, err = engineData(s, train); err != nil {
 				var ce *ConfigError
 				if errors.As(err, &ce) {
@@ -338,6 +348,16 @@ func checkAll(specs []Spec, dataDir string, memory MemoryLimit) ([]error, []floa
 				return nil, nil, err
 			}
 			loaded[k] = d
+		}
+		if dirs != nil && RunDir(dirs[i]).IsRun() {
+			recorded, err := RunDir(dirs[i]).Digest()
+			if err == nil {
+				err = s.checkDigest(RunDir(dirs[i]), recorded, digests[k])
+			}
+			if err != nil {
+				errs[i] = err
+				continue
+			}
 		}
 		if err := s.checkFits(d, memory); err != nil {
 			errs[i] = &ConfigError{err}

@@ -96,6 +96,10 @@ type Meta struct {
 type configFile struct {
 	Spec Spec `json:"spec"`
 	Meta Meta `json:"meta"`
+	// Data is the digest of the data the run trains on (nil in run
+	// directories of versions that did not record it: recorded when such
+	// a run resumes).
+	Data *DataDigest `json:"data_digest,omitempty"`
 }
 
 // Result is result.json: the final metrics of a finished run.
@@ -203,7 +207,16 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		return nil, err
 	}
 	if res, err := rd.Result(); err == nil {
-		theirs, err := res.Spec.identity()
+		stored := res.Spec
+		alignDataPaths(&stored, spec, false)
+		if stored.Data != spec.Data || stored.TestData != spec.TestData { // other files: the run's if their rows are
+			if recorded, err := rd.Digest(); err == nil && recorded != nil {
+				if train, test, err := Load(spec, opts.DataDir); err == nil && *digestOf(train, test) == *recorded {
+					alignDataPaths(&stored, spec, true)
+				}
+			}
+		}
+		theirs, err := stored.identity()
 		if err != nil {
 			return nil, err
 		}
@@ -217,6 +230,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	digest := digestOf(train, test)
 	d, err := engineData(spec, train)
 	if err != nil {
 		return nil, err
@@ -235,7 +249,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	var tr *engine.Trainer
 	var rows []Metrics
 	if _, err := os.Stat(ckpt); err == nil {
-		if tr, rows, err = resume(spec, rd, d, opts.Workers); err != nil {
+		if tr, rows, err = resume(spec, rd, d, digest, opts.Workers); err != nil {
 			return nil, err
 		}
 		var earlier []string
@@ -261,7 +275,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if resumed {
 		meta.Earlier = rd.earlier()
 	}
-	if err := rd.writeConfig(spec, meta); err != nil {
+	if err := rd.writeConfig(spec, meta, digest); err != nil {
 		return nil, err
 	}
 	started = true
@@ -364,8 +378,9 @@ func checkpointEvery(d time.Duration) time.Duration {
 }
 
 // resume reads dir's checkpoint and metrics for spec, refusing those of
-// another configuration and naming the difference.
-func resume(spec Spec, rd RunDir, d *engine.Data, workers int) (*engine.Trainer, []Metrics, error) {
+// another configuration, naming the difference, and data of other rows
+// than those the run trained on (digest against the one recorded).
+func resume(spec Spec, rd RunDir, d *engine.Data, digest *DataDigest, workers int) (*engine.Trainer, []Metrics, error) {
 	dir, ckpt, cfgPath := string(rd), rd.CheckpointPath(), rd.ConfigPath()
 	b, err := os.ReadFile(cfgPath)
 	if err != nil {
@@ -373,11 +388,29 @@ func resume(spec Spec, rd RunDir, d *engine.Data, workers int) (*engine.Trainer,
 	}
 	var prev struct {
 		Spec json.RawMessage `json:"spec"`
+		Data *DataDigest     `json:"data_digest"`
 	}
 	if err := json.Unmarshal(b, &prev); err != nil || prev.Spec == nil {
 		return nil, nil, fmt.Errorf("%s: not a run configuration (%v); move the directory away to start the run over", cfgPath, err)
 	}
-	if err := spec.foreign(cfgPath, prev.Spec); err != nil {
+	if err := spec.checkDigest(rd, prev.Data, digest); err != nil {
+		return nil, nil, err
+	}
+	// The data paths as this run gives them, where they are the run's
+	// data: checked by digest, or the same files.
+	aligned := func(stored json.RawMessage) (json.RawMessage, error) {
+		var s Spec
+		if err := json.Unmarshal(stored, &s); err != nil {
+			return nil, err
+		}
+		alignDataPaths(&s, spec, prev.Data != nil)
+		return json.Marshal(s)
+	}
+	theirs, err := aligned(prev.Spec)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	if err := spec.foreign(cfgPath, theirs); err != nil {
 		return nil, nil, err
 	}
 	tr, err := engine.Resume(ckpt, d, workers)
@@ -385,6 +418,9 @@ func resume(spec Spec, rd RunDir, d *engine.Data, workers int) (*engine.Trainer,
 		return nil, nil, fmt.Errorf("%w; move %s away (or delete it) to start the run over", err, ckpt)
 	}
 	if label := tr.Identity(); label != nil {
+		if label, err = aligned(label); err != nil {
+			return nil, nil, fmt.Errorf("checkpoint %s: %w", ckpt, err)
+		}
 		if err := spec.foreign("checkpoint "+ckpt, label); err != nil {
 			return nil, nil, err
 		}

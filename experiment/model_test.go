@@ -16,7 +16,7 @@ func TestCheckModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := RunDir(t.TempDir())
-	if err := d.writeConfig(spec, Meta{}); err != nil {
+	if err := d.writeConfig(spec, Meta{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	model := func(change func(*engine.Config), data *engine.Data) *engine.Model {

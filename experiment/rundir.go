@@ -112,8 +112,16 @@ func (d RunDir) lock() (*dirlock.Lock, error) {
 }
 
 // writeConfig writes config.json.
-func (d RunDir) writeConfig(s Spec, m Meta) error {
-	return writeJSON(d.ConfigPath(), configFile{s, m})
+func (d RunDir) writeConfig(s Spec, m Meta, digest *DataDigest) error {
+	return writeJSON(d.ConfigPath(), configFile{s, m, digest})
+}
+
+// Digest reads the digest of the run's data from config.json (nil when the
+// run's version recorded none).
+func (d RunDir) Digest() (*DataDigest, error) {
+	var c configFile
+	err := readJSON(d.ConfigPath(), &c)
+	return c.Data, err
 }
 
 func (d RunDir) writeMetrics(rows []Metrics) error { return WriteMetrics(d.MetricsPath(), rows) }

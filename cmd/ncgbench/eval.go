@@ -191,6 +191,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if at.Run != "" {
+		if err := at.Run.CheckData(spec, train, test); err != nil {
+			return err
+		}
+	}
 	m, err := f.load(at, train)
 	if err != nil {
 		return err
