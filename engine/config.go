@@ -206,9 +206,15 @@ func DefaultConfig() Config {
 func (c Config) Validate(visible int) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	// Every setting is used in float32: one beyond its range is Inf there,
+	// and the first minibatch's weights NaN.
 	finite := func(name string, v float64) bool {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
 			bad("%s = %v is not a finite number", name, v)
+			return false
+		case math.Abs(v) > math.MaxFloat32:
+			bad("%s = %v is beyond float32's range (±%.4g), in which training computes", name, v, math.MaxFloat32)
 			return false
 		}
 		return true
@@ -344,6 +350,7 @@ func (c Config) validateTraining(bad func(string, ...any), finite func(string, f
 	if finite("l2", c.L2) && c.L2 < 0 {
 		bad("l2 = %v is negative", c.L2)
 	}
+	c.checkDecay(bad)
 	if finite("l1", c.L1) && c.L1 < 0 {
 		bad("l1 = %v is negative", c.L1)
 	}
@@ -369,6 +376,35 @@ func (c Config) validateTraining(bad func(string, ...any), finite func(string, f
 		}
 	} else if c.LRStepEvery != 0 || c.LRStepFactor != 0 {
 		bad("lr-step-every = %d, lr-step-factor = %v need lr-schedule step", c.LRStepEvery, c.LRStepFactor)
+	}
+}
+
+// checkDecay refuses an L2 weight decay that makes the weights grow
+// without bound by itself. With the gradient aside, a weight follows
+// s ← μs − λ₂w, w ← w + αs: w_{t+1} = (1 + μ − αλ₂)·w_t − μ·w_{t−1}, whose
+// roots lie inside the unit circle, for 0 ≤ μ < 1, exactly when
+// 0 < αλ₂ < 2(1 + μ) (at αλ₂ = 2(1 + μ) a root is −1: the weights flip sign
+// for ever). Each phase of momentum is checked with the largest α the
+// schedule gives in it.
+func (c Config) checkDecay(bad func(string, ...any)) {
+	if !(c.L2 > 0) || c.Epochs < 1 || (c.LRSchedule == Step && (c.LRStepEvery < 1 || !(c.LRStepFactor > 0))) {
+		return // nothing to check, or a schedule refused elsewhere
+	}
+	type phase struct {
+		from, to int // epochs [from, to)
+		mu       float64
+	}
+	start := min(max(c.MomentumEpochs, 0), c.Epochs)
+	for _, p := range []phase{{0, start, c.MomentumStart}, {start, c.Epochs, c.Momentum}} {
+		if p.from >= p.to {
+			continue
+		}
+		lr := max(c.LRAt(p.from), c.LRAt(p.to-1)) // α is monotone in the epoch
+		if lr*c.L2 >= 2*(1+p.mu) {
+			bad("l2 = %v: with lr %v and momentum %v, weight decay alone makes the weights grow without bound (it needs lr·l2 < 2(1 + momentum) = %v)",
+				c.L2, lr, p.mu, 2*(1+p.mu))
+			return
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -67,6 +68,10 @@ func (s Spec) checkFits(d *engine.Data, memory MemoryLimit) error {
 	x := d.D + d.Classes
 	if err := s.Engine.Validate(d.D); err != nil {
 		return err
+	}
+	if m := maxAbs(d.Real); m*m > math.MaxFloat32 {
+		return fmt.Errorf("data %s: values up to |x| = %.3g, whose squares (which Gaussian units' energies and reconstruction errors sum) are beyond float32's range, in which training computes; give -real standardise",
+			s.Data, m)
 	}
 	if s.Likelihood == eval.LikelihoodExact {
 		if err := ExactLimit(s.Units(), x, s.Engine.Hidden); err != nil {

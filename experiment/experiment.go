@@ -340,11 +340,21 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		},
 	})
 	if err != nil {
+		var nan *engine.NumericalError
+		if errors.As(err, &nan) { // the metrics of the epochs before it, and why it stopped
+			err = &NumericalError{nan, spec.numericalCauses(train)}
+			if werr := errors.Join(rd.writeMetrics(rows), rd.writeFailure(err.(*NumericalError))); werr != nil {
+				return nil, errors.Join(err, werr)
+			}
+		}
 		if ctx.Err() != nil { // stopped: the checkpoint holds every finished epoch, so must the metrics
 			if werr := rd.writeMetrics(rows); werr != nil {
 				return nil, errors.Join(err, werr)
 			}
 		}
+		return nil, err
+	}
+	if err := rd.clearFailure(); err != nil {
 		return nil, err
 	}
 	// Trained: the last epoch's checkpoint is on disk; the model goes beside

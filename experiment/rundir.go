@@ -17,6 +17,7 @@ import (
 //	checkpoint    the engine's checkpoint (to resume an interrupted run)
 //	model.npz     the final model, for NumPy
 //	result.json   the final metrics; its presence marks the run finished
+//	failed.json   why the run stopped short (a NaN), until a run gets past it
 //	lock          locked (flock) by the process working in the directory; its PID
 type RunDir string
 
@@ -27,6 +28,7 @@ const (
 	checkpointFile = "checkpoint"
 	modelFile      = "model.npz"
 	resultFile     = "result.json"
+	failureFile    = "failed.json"
 	// LockFile is the file Run locks while it works in a run directory.
 	LockFile = "lock"
 )
@@ -39,6 +41,7 @@ const (
 	StateNew      State = "new"      // no config.json: not a run (yet)
 	StateStarted  State = "started"  // config.json, no checkpoint: starts over
 	StateResumes  State = "resumes"  // a checkpoint: resumes from it
+	StateFailed   State = "failed"   // failed.json: stopped by a NaN; retried from its checkpoint
 	StateFinished State = "finished" // result.json
 )
 
@@ -57,6 +60,8 @@ func (d RunDir) State() State {
 	switch {
 	case exists(d.ResultPath()):
 		return StateFinished
+	case exists(d.FailurePath()):
+		return StateFailed
 	case exists(d.CheckpointPath()):
 		return StateResumes
 	case exists(d.ConfigPath()):

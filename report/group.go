@@ -83,6 +83,7 @@ type Group struct {
 	Runs  []Run
 
 	Finished int // runs with result.json
+	Failed   int // unfinished runs stopped by a NaN (failed.json)
 	// Tiers are the kernel tiers its runs were trained on, sorted. More
 	// than one: runs that differ only in the seed are not comparable bit
 	// for bit (a sweep across machines), and the spread of the group's
@@ -165,6 +166,9 @@ func (g *Group) summarise() {
 				secs += m.Seconds
 				rows++
 			}
+		}
+		if r.Failure != nil {
+			g.Failed++
 		}
 		if !r.Finished() {
 			continue

@@ -89,6 +89,14 @@ func TestRefusedSettings(t *testing.T) {
 		{[]string{"-data", "."}, "data: . is a directory, not a data file"},
 		{[]string{"-data", ""}, "data: empty name"},
 		{[]string{"-data", "bas", "-workers", "-1"}, "workers = -1 is negative"},
+		// Checked before training instead of ending in NaN or garbage.
+		{[]string{"-data", "bas", "-l1", "1e39"}, "l1 = 1e+39 is beyond float32's range"},
+		{[]string{"-data", "bas", "-init-scale", "1e39"}, "init-scale = 1e+39 is beyond float32's range"},
+		{[]string{"-data", "bas", "-lr", "0.1", "-l2", "30"}, "l2 = 30: with lr 0.1 and momentum 0, weight decay alone makes the weights grow without bound"},
+		{[]string{"-data", "huge.csv", "-visible", "gaussian"}, "data huge.csv: values up to |x| = 1e+20, whose squares"},
+	}
+	if err := os.WriteFile(filepath.Join(dir, "huge.csv"), []byte("1,2\n1e20,3\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if mnist, err := datatest.FindDir(); err == nil && fileExists(filepath.Join(mnist, "mnist", data.MNISTTrainImages)) {
 		cases = append(cases,
