@@ -78,7 +78,48 @@ func (s Spec) checkFits(d *engine.Data, memory MemoryLimit) error {
 			return fmt.Errorf("likelihood exact: %w; use ais", err)
 		}
 	}
-	return checkMemory(fmt.Sprintf("a run of %d visible units", x), s.memoryParts(d), memory)
+	return s.fitMemory(fmt.Sprintf("a run of %d visible units", x), d, memory)
+}
+
+// fitMemory refuses a run of s on d whose arrays need more than memory,
+// naming the setting at fault: of the settings that size its arrays, the
+// one whose default would shrink the run the most (a minibatch's scratch
+// grows with the hidden units as well as with the batch: with -hidden 10⁸
+// and a batch of 10 the hidden units are at fault), else (every one at its
+// default) the setting of the largest array.
+func (s Spec) fitMemory(what string, d *engine.Data, memory MemoryLimit) error {
+	parts := s.memoryParts(d)
+	if err := checkMemory(what, parts, memory); err == nil {
+		return nil
+	}
+	total := func(parts []MemoryPart) (n float64) {
+		for _, p := range parts {
+			n += p.Bytes
+		}
+		return n
+	}
+	blame, least := "", total(parts)
+	for _, p := range parts {
+		st := lookup(p.Setting)
+		if st == nil {
+			continue
+		}
+		t := s
+		st.assign(&t, st.DefaultFor(t))
+		if n := total(t.memoryParts(d)); n < least {
+			blame, least = p.Setting, n
+		}
+	}
+	var mine []MemoryPart
+	for _, p := range parts {
+		if p.Setting == blame {
+			mine = append(mine, p)
+		}
+	}
+	if len(mine) == 0 {
+		return checkMemory(what, parts, memory)
+	}
+	return memoryError(what, mine, total(parts), memory)
 }
 
 // memoryParts are the arrays of a run of s on d: the engine's and the
@@ -128,15 +169,23 @@ func CheckMemory(what string, parts []MemoryPart) error {
 
 func checkMemory(what string, parts []MemoryPart, memory MemoryLimit) error {
 	var need float64
-	big := -1
-	for i, p := range parts {
+	for _, p := range parts {
 		need += p.Bytes
-		if big < 0 || p.Bytes > parts[big].Bytes {
-			big = i
-		}
 	}
 	if memory.Bytes == 0 || need <= float64(memory.Bytes) {
 		return nil
+	}
+	return memoryError(what, parts, need, memory)
+}
+
+// memoryError is the refusal of a task needing need bytes, naming the
+// setting of the largest of parts.
+func memoryError(what string, parts []MemoryPart, need float64, memory MemoryLimit) error {
+	big := 0
+	for i, p := range parts {
+		if p.Bytes > parts[big].Bytes {
+			big = i
+		}
 	}
 	p := parts[big]
 	return fmt.Errorf("%s = %d: %s needs at least %s of memory, %s of it for %s; this process may use %s",

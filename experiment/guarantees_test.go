@@ -131,7 +131,11 @@ func TestRunRefusesALockedDirectory(t *testing.T) {
 // batch of 10⁴ outweighs its 2 temperatures; 10⁵ AIS runs make 10⁵ float64
 // log weights, 800,000 bytes; 10⁵ AIS intervals make 10⁵ + 1 float64
 // inverse temperatures, 800,008 bytes. 16 hidden units, batch 10, CD or 2
-// temperatures, exact log Z: a few KB.
+// temperatures, exact log Z: a few KB. A dense model of 10⁴ hidden units
+// has a minibatch scratch (10 slots of 7 H-vectors of float32 among
+// others, 2.9 MB) larger than its matrices (4 × 16 × 10⁴ float32, 2.6 MB),
+// but its hidden units make both large, and they are named: at the
+// default 16 hidden units the run fits.
 func TestMemoryCheck(t *testing.T) {
 	d := &engine.Data{N: 1, D: 16, X: make([]uint8, 16)}
 	for _, c := range []struct {
@@ -144,6 +148,7 @@ func TestMemoryCheck(t *testing.T) {
 			s.Engine.Sampler, s.Engine.Temperatures, s.Engine.MinBeta = engine.ParallelTempering, 2, 0.5
 		}, ""},
 		{"hidden", func(s *Spec) { s.Engine.Hidden = 100000 }, "hidden = 100000"},
+		{"hidden dense", func(s *Spec) { s.Engine.Method, s.Engine.Hidden = engine.Dense, 10000 }, "hidden = 10000"},
 		{"temperatures", func(s *Spec) {
 			s.Engine.Sampler, s.Engine.Temperatures, s.Engine.MinBeta = engine.ParallelTempering, 1000, 0.5
 		}, "temperatures = 1000"},
