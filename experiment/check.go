@@ -41,6 +41,9 @@ func (s Spec) Validate() error {
 	if err := s.Likelihood.Check(); err != nil {
 		errs = append(errs, err)
 	}
+	if s.Classify && s.Engine.Visible == engine.Gaussian {
+		bad("classify: label units need binary visible units; visible gaussian trains generative models only")
+	}
 	if s.AISRuns < 0 { // 0: eval.DefaultRuns
 		bad("ais-runs = %d is negative", s.AISRuns)
 	}

@@ -159,6 +159,11 @@ func Load(s Spec, dataDir string) (train, test *data.Set, err error) {
 	if name, _ := data.Canonical(s.Data); s.Real != data.RealNone && data.BinaryOnly(name) {
 		return nil, nil, &ConfigError{fmt.Errorf("-real %s: data %s is binary; real-valued data are MNIST, IDX images, .npy and CSV files", s.Real, name)}
 	}
+	if name, known := data.Canonical(s.Data); known && name != "bas" { // read from the data directory
+		if err := checkDataDir(dataDir); err != nil {
+			return nil, nil, err
+		}
+	}
 	opts := data.Options{Dir: dataDir, Format: s.Format, TestPath: s.TestData, SplitSeed: s.DataSeed, Real: s.Real}
 	opts.Binarization.Seed = s.DataSeed
 	return data.Load(s.Data, opts)
@@ -228,6 +233,9 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	}
 	train, test, err := Load(spec, opts.DataDir)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil { // stopped while loading: nothing started
 		return nil, err
 	}
 	digest := digestOf(train, test)
@@ -455,6 +463,26 @@ func resume(spec Spec, rd RunDir, d *engine.Data, digest *DataDigest, workers in
 			TrainAcc: nan, TestAcc: nan, Density: nan, DegreeMean: nan, Recon: nan})
 	}
 	return tr, rows[:tr.Epoch()], nil
+}
+
+// checkDataDir refuses, as a *ConfigError naming -data-dir (or NCG_DATA),
+// a data directory given that does not exist or is not a directory.
+func checkDataDir(dataDir string) error {
+	what := "-data-dir " + dataDir
+	if dataDir == "" {
+		if dataDir = os.Getenv("NCG_DATA"); dataDir == "" {
+			return nil // the user cache directory, where data fetch puts the sets
+		}
+		what = "NCG_DATA=" + dataDir
+	}
+	st, err := os.Stat(dataDir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return &ConfigError{fmt.Errorf("%s: no such directory ('ncgbench data fetch -data-dir DIR' fills one)", what)}
+	case err == nil && !st.IsDir():
+		return &ConfigError{fmt.Errorf("%s is a file, not a data directory", what)}
+	}
+	return nil // other errors (permission) are the reader's to report
 }
 
 // checkDataPath refuses, as a *ConfigError naming the setting, a data file

@@ -196,6 +196,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if f.setName == "test" && test == nil {
+		return usagef("-set test: data %s has no test set (give -test-data, or -set train for the training rows)", spec.Data)
+	}
 	m, err := f.load(at, train)
 	if err != nil {
 		return err
