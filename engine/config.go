@@ -21,9 +21,12 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 )
 
 // Method names a connectivity method.
@@ -38,15 +41,33 @@ const (
 	SET    Method = "set"    // Erdős–Rényi start, prune and regrow every epoch
 )
 
+// Methods returns the connectivity methods, in the order help, reports and
+// documents list them: the one list of them (Validate, ncgbench's help and
+// report's order read it).
+func Methods() []Method { return []Method{Dense, NCG, Line, Random, SET} }
+
 // Sampler names the Markov chain that gives the negative statistics.
 type Sampler string
 
-// The samplers. The zero value "" is CD-k (PCD-k when Config.PCD is set).
+// The samplers. The zero value "" is CD-k.
 const (
 	CD                Sampler = "cd"  // k Gibbs steps from the data
 	PersistentCD      Sampler = "pcd" // k Gibbs steps from the previous minibatch's chain
 	ParallelTempering Sampler = "pt"  // persistent chains at several temperatures, with swaps
 )
+
+// Samplers returns the samplers, CD (the zero value's) first: the one
+// list of them.
+func Samplers() []Sampler { return []Sampler{CD, PersistentCD, ParallelTempering} }
+
+// names joins the names of values ("a, b, c").
+func names[T ~string](values []T) string {
+	s := make([]string, len(values))
+	for i, v := range values {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}
 
 // Schedule names a learning-rate schedule.
 type Schedule string
@@ -144,8 +165,6 @@ type Config struct {
 	Init      Init    `json:"init"`       // weight initialisation
 	InitScale float64 `json:"init_scale"` // a of U(−a, a), or σ of N(0, σ²)
 
-	PCD bool `json:"pcd,omitempty"` // persistent chains instead of CD
-
 	// Visible is the type of the visible units ("" binary, or Gaussian).
 	Visible Visible `json:"visible,omitempty"`
 	// LearnSigma learns each Gaussian visible unit's σ through z = log σ²
@@ -159,9 +178,10 @@ type Config struct {
 	// ordinary parameterisation; only the direction of each step changes.
 	Centre bool `json:"centre,omitempty"`
 
-	// Sampler of the negative statistics: "" is CD-k, or PCD-k when PCD is
-	// set; ParallelTempering runs Temperatures persistent chains per slot
-	// (see ptBlock).
+	// Sampler of the negative statistics: "" (or CD) is CD-k,
+	// PersistentCD PCD-k; ParallelTempering runs Temperatures persistent
+	// chains per slot (see ptBlock). A configuration written as JSON with
+	// "pcd": true (the form of earlier files) reads as PersistentCD.
 	Sampler      Sampler `json:"sampler,omitempty"`
 	Temperatures int     `json:"temperatures,omitempty"` // PT: chains per slot, M ≥ 2
 	MinBeta      float64 `json:"min_beta,omitempty"`     // PT: the lowest inverse temperature, 0 < β < 1
@@ -219,10 +239,8 @@ func (c Config) Validate(visible int) error {
 		}
 		return true
 	}
-	switch c.Method {
-	case Dense, NCG, Line, Random, SET:
-	default:
-		bad("method %q is not one of dense, ncg, line, random, set", c.Method)
+	if !slices.Contains(Methods(), c.Method) {
+		bad("method %q is not one of %s", c.Method, names(Methods()))
 	}
 	if c.Hidden <= 0 {
 		bad("hidden = %d: need at least 1 hidden unit", c.Hidden)
@@ -315,17 +333,11 @@ func (c Config) validateTraining(bad func(string, ...any), finite func(string, f
 		bad("set-procedure %q is not %q (or empty)", c.SETProcedure, Mocanu)
 	}
 	switch c.Sampler {
-	case "", CD, PersistentCD:
-		if c.Sampler == CD && c.PCD {
-			bad("sampler cd contradicts pcd = true")
-		}
+	case "", CD, PersistentCD: // chains without temperatures
 		if c.Temperatures != 0 || c.MinBeta != 0 {
 			bad("temperatures = %d, min-beta = %v: only the pt sampler has temperatures", c.Temperatures, c.MinBeta)
 		}
 	case ParallelTempering:
-		if c.PCD {
-			bad("sampler pt contradicts pcd = true")
-		}
 		if c.Temperatures < 2 {
 			bad("temperatures = %d: parallel tempering needs at least 2", c.Temperatures)
 		}
@@ -333,7 +345,7 @@ func (c Config) validateTraining(bad func(string, ...any), finite func(string, f
 			bad("min-beta = %v: need 0 < β < 1", c.MinBeta)
 		}
 	default:
-		bad("sampler %q is not one of cd, pcd, pt", c.Sampler)
+		bad("sampler %q is not one of %s", c.Sampler, names(Samplers()))
 	}
 	if finite("momentum", c.Momentum) && (c.Momentum < 0 || c.Momentum >= 1) {
 		bad("momentum = %v: need 0 ≤ μ < 1", c.Momentum)
@@ -408,15 +420,35 @@ func (c Config) checkDecay(bad func(string, ...any)) {
 	}
 }
 
-// sampler is the effective sampler (resolving "" and the PCD flag).
+// sampler is the effective sampler ("" is CD).
 func (c Config) sampler() Sampler {
-	switch {
-	case c.Sampler == ParallelTempering:
-		return ParallelTempering
-	case c.PCD || c.Sampler == PersistentCD:
-		return PersistentCD
+	if c.Sampler == "" {
+		return CD
 	}
-	return CD
+	return c.Sampler
+}
+
+// UnmarshalJSON reads a Config as MarshalJSON writes it, and as files of
+// earlier versions wrote it, with persistent chains as "pcd": true beside
+// the sampler: that is the sampler pcd (with the sampler cd or pt, a
+// contradiction).
+func (c *Config) UnmarshalJSON(b []byte) error {
+	type fields Config // without this method
+	var v struct {
+		fields
+		PCD bool `json:"pcd"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*c = Config(v.fields)
+	if v.PCD {
+		if c.Sampler != "" && c.Sampler != PersistentCD {
+			return fmt.Errorf("engine: sampler %q contradicts pcd = true", c.Sampler)
+		}
+		c.Sampler = PersistentCD
+	}
+	return nil
 }
 
 // chainsPerSlot is the number of persistent chains per minibatch slot: 0

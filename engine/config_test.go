@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -82,6 +83,81 @@ func TestSettingsInFloat32(t *testing.T) {
 		c.set(&cfg, math.MaxFloat32)
 		if err := cfg.Validate(0); err != nil {
 			t.Errorf("%s = MaxFloat32: %v", c.name, err)
+		}
+	}
+}
+
+// pcdSampler is the sampler of the tests that run with and without
+// persistent chains.
+func pcdSampler(on bool) Sampler {
+	if on {
+		return PersistentCD
+	}
+	return ""
+}
+
+// TestConfigReadsOldPCD: a configuration written with persistent chains
+// as "pcd": true (a checkpoint's or config.json's of an earlier version)
+// reads as the sampler pcd, and contradicts the samplers cd and pt; what
+// MarshalJSON writes reads back equal.
+func TestConfigReadsOldPCD(t *testing.T) {
+	for _, c := range []struct {
+		json    string
+		sampler Sampler
+		err     bool
+	}{
+		{`{"method": "ncg", "pcd": true}`, PersistentCD, false},
+		{`{"method": "ncg", "pcd": true, "sampler": "pcd"}`, PersistentCD, false},
+		{`{"method": "ncg", "pcd": false}`, "", false},
+		{`{"method": "ncg", "sampler": "pt"}`, ParallelTempering, false},
+		{`{"method": "ncg", "pcd": true, "sampler": "cd"}`, "", true},
+		{`{"method": "ncg", "pcd": true, "sampler": "pt"}`, "", true},
+	} {
+		var cfg Config
+		err := json.Unmarshal([]byte(c.json), &cfg)
+		if (err != nil) != c.err || (err == nil && (cfg.Sampler != c.sampler || cfg.Method != NCG)) {
+			t.Errorf("%s: sampler %q, method %q, %v", c.json, cfg.Sampler, cfg.Method, err)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Sampler, cfg.Momentum = PersistentCD, 0.5
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Config
+	if err := json.Unmarshal(b, &back); err != nil || back != cfg {
+		t.Errorf("%s read back as %+v (%v)", b, back, err)
+	}
+}
+
+// TestMethodAndSamplerLists: Validate accepts every method of Methods and
+// sampler of Samplers, and refuses another naming the lists, as written
+// here by hand: dense, ncg, line, random, set and cd, pcd, pt.
+func TestMethodAndSamplerLists(t *testing.T) {
+	for _, m := range Methods() {
+		cfg := DefaultConfig()
+		cfg.Method = m
+		if err := cfg.Validate(784); err != nil {
+			t.Errorf("method %s: %v", m, err)
+		}
+	}
+	for _, s := range Samplers() {
+		cfg := DefaultConfig()
+		cfg.Sampler = s
+		if s == ParallelTempering {
+			cfg.Temperatures, cfg.MinBeta = 2, 0.5
+		}
+		if err := cfg.Validate(784); err != nil {
+			t.Errorf("sampler %s: %v", s, err)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Method, cfg.Sampler = "gibbs", "gibbs"
+	err := cfg.Validate(784)
+	for _, want := range []string{`method "gibbs" is not one of dense, ncg, line, random, set`, `sampler "gibbs" is not one of cd, pcd, pt`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v, want %q", err, want)
 		}
 	}
 }

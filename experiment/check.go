@@ -50,7 +50,7 @@ func (s Spec) Validate() error {
 	if s.AISIntervals < 0 { // 0: the paper's schedule
 		bad("ais-betas = %d is negative", s.AISIntervals)
 	}
-	if _, err := data.ParseRealMode(string(s.Real)); err != nil {
+	if _, err := s.RealMode(); err != nil {
 		errs = append(errs, err)
 	}
 	switch s.Format {

@@ -120,7 +120,7 @@ func (s Spec) checkDigest(dir RunDir, recorded, ours *DataDigest) error {
 		return nil
 	}
 	what := file
-	if _, named := data.Canonical(file); named {
+	if _, named := namedData(file); named {
 		what = file + " (its files in the data directory)"
 	}
 	return &ConfigError{fmt.Errorf("-%s %s: the rows differ from those the run in %s trained on (its config.json records %s, these are %s); give the run its own data, or another -out to start a run on these",
@@ -148,10 +148,10 @@ func alignDataPaths(theirs *Spec, ours Spec, sameRows bool) {
 		if *p.t == *p.o || *p.t == "" || *p.o == "" {
 			continue
 		}
-		if _, named := data.Canonical(*p.t); named {
+		if _, named := namedData(*p.t); named {
 			continue
 		}
-		if _, named := data.Canonical(*p.o); named {
+		if _, named := namedData(*p.o); named {
 			continue
 		}
 		if sameRows || sameFile(*p.t, *p.o) {

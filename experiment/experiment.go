@@ -143,7 +143,8 @@ const EveryEpoch time.Duration = -1
 // is a directory, or a -real a set cannot take, is a *ConfigError naming
 // the setting.
 func Load(s Spec, dataDir string) (train, test *data.Set, err error) {
-	if _, known := data.Canonical(s.Data); !known {
+	name, known := s.DataSet()
+	if !known {
 		if err := checkDataPath("data", s.Data); err != nil {
 			return nil, nil, err
 		}
@@ -153,18 +154,19 @@ func Load(s Spec, dataDir string) (train, test *data.Set, err error) {
 			return nil, nil, err
 		}
 	}
-	if _, err := data.ParseRealMode(string(s.Real)); err != nil {
-		return nil, nil, &ConfigError{fmt.Errorf("-real: %w", err)}
+	mode, err := s.RealMode()
+	if err != nil {
+		return nil, nil, &ConfigError{err}
 	}
-	if name, _ := data.Canonical(s.Data); s.Real != data.RealNone && data.BinaryOnly(name) {
-		return nil, nil, &ConfigError{fmt.Errorf("-real %s: data %s is binary; real-valued data are MNIST, IDX images, .npy and CSV files", s.Real, name)}
+	if mode != data.RealNone && data.BinaryOnly(name) {
+		return nil, nil, &ConfigError{fmt.Errorf("-real %s: data %s is binary; real-valued data are MNIST, IDX images, .npy and CSV files", mode, name)}
 	}
-	if name, known := data.Canonical(s.Data); known && name != "bas" { // read from the data directory
+	if known && name != "bas" { // read from the data directory
 		if err := checkDataDir(dataDir); err != nil {
 			return nil, nil, err
 		}
 	}
-	opts := data.Options{Dir: dataDir, Format: s.Format, TestPath: s.TestData, SplitSeed: s.DataSeed, Real: s.Real}
+	opts := data.Options{Dir: dataDir, Format: s.Format, TestPath: s.TestData, SplitSeed: s.DataSeed, Real: mode}
 	opts.Binarization.Seed = s.DataSeed
 	return data.Load(s.Data, opts)
 }

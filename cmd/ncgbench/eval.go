@@ -75,7 +75,14 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalFlags, error) {
 // evalSpec is the evaluation's settings: the defaults, the data of the
 // model's run (if any), and the flags given.
 func (f *evalFlags) evalSpec(at experiment.ModelAt) (experiment.Spec, error) {
-	spec := experiment.Spec{AISRuns: eval.DefaultRuns, AISIntervals: eval.DefaultIntervals}
+	var spec experiment.Spec
+	for _, st := range experiment.Table() { // the AIS runs and schedule: the table's defaults
+		if st.Eval && st.Required {
+			if err := spec.Set(st.Name, st.Default); err != nil {
+				return spec, err
+			}
+		}
+	}
 	for name, v := range f.given {
 		if err := spec.Set(name, v); err != nil {
 			return spec, usageError{err}
@@ -122,11 +129,11 @@ func sameScaling(asked, run data.RealMode, given bool, dir experiment.RunDir) er
 	if !given {
 		return nil
 	}
-	a, err := data.ParseRealMode(string(asked))
+	a, err := experiment.Spec{Real: asked}.RealMode()
 	if err != nil {
-		return usageError{fmt.Errorf("-real: %w", err)}
+		return usageError{err}
 	}
-	if r, err := data.ParseRealMode(string(run)); err != nil || a == r {
+	if r, err := (experiment.Spec{Real: run}).RealMode(); err != nil || a == r {
 		return err
 	}
 	name := func(m data.RealMode) string {

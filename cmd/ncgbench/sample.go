@@ -93,14 +93,14 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		if !m.Gaussian {
 			return usagef("-real: %s has binary visible units, whose chains start from binary data", npzPath)
 		}
-		if spec.Real, err = data.ParseRealMode(*realMode); err != nil {
-			return usageError{fmt.Errorf("-real: %w", err)}
+		if spec.Real, err = (experiment.Spec{Real: data.RealMode(*realMode)}).RealMode(); err != nil {
+			return usageError{err}
 		}
 	}
 	if spec.Data == "" {
 		return usagef("%s has no config.json beside it: give -data", npzPath)
 	}
-	if name, _ := data.Canonical(spec.Data); m.Gaussian && data.BinaryOnly(name) {
+	if name, _ := spec.DataSet(); m.Gaussian && data.BinaryOnly(name) {
 		return usagef("-data %s is binary: %s has Gaussian visible units, whose chains start from real-valued data (MNIST or IDX images with -real, .npy or CSV files)",
 			spec.Data, npzPath)
 	}
