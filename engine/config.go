@@ -116,7 +116,8 @@ type Visible string
 const (
 	// Binary units, v ∈ {0, 1}: the paper's RBM.
 	Binary Visible = ""
-	// Gaussian units, v | h ~ N(b + C h, σ²) per unit, with a fixed σ = 1
+	// Gaussian units, v | h ~ N(d + Cᵀh, σ²) per unit (d the visible
+	// biases), P(h_i = 1 | v) = σ(b_i + C_i·(v/σ²)), with a fixed σ = 1
 	// (for standardised data) or a learned one (Config.LearnSigma), the
 	// parameterisation of Cho, Ilin & Raiko 2011 (docs/algorithm.md,
 	// "Gaussian visible units"). The data are Data.Real.
@@ -171,7 +172,7 @@ type Config struct {
 	// (from σ = 1); without it σ stays 1.
 	LearnSigma bool `json:"learn_sigma,omitempty"`
 
-	// Centre trains the model centred (Melchior, Wang & Wiskott 2016):
+	// Centre trains the model centred (Melchior, Fischer & Wiskott 2016):
 	// the gradient of every parameter is taken with the visible units
 	// offset by the data's mean and the hidden units by a running mean of
 	// ĥ⁺ (docs/algorithm.md, "Centred training"). The model keeps the

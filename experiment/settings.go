@@ -85,14 +85,14 @@ var settings = []*Setting{
 		Usage: "a of uniform(−a, a) or of normal N(0, a²)", Uses: func(s Spec) bool { return s.Engine.Init != engine.Zero }, UsedBy: "-init uniform or normal",
 		field: func(s *Spec) any { return &s.Engine.InitScale }},
 	{Name: "visible", Key: "engine.visible", Group: ModelGroup, Arg: "gaussian",
-		Usage: "visible units: gaussian for real-valued data, v ~ N(b + C h, σ²) (default binary)",
+		Usage: "visible units: gaussian for real-valued data, v | h ~ N(d + Cᵀh, σ²), d the visible biases (default binary)",
 		field: func(s *Spec) any { return &s.Engine.Visible }},
 	{Name: "learn-sigma", Key: "engine.learn_sigma", Group: ModelGroup, Arg: "",
 		Usage: "gaussian: learn each visible unit's σ (through log σ², Cho, Ilin & Raiko 2011) instead of σ = 1",
 		Uses:  gaussian, UsedBy: "-visible gaussian",
 		field: func(s *Spec) any { return &s.Engine.LearnSigma }},
 	{Name: "centre", Key: "engine.centre", Group: TrainingGroup, Arg: "",
-		Usage: "centred training: the gradient with visible units offset by the data mean, hidden units by a running mean (Melchior, Wang & Wiskott 2016)",
+		Usage: "centred training: the gradient with visible units offset by the data mean, hidden units by a running mean (Melchior, Fischer & Wiskott 2016)",
 		field: func(s *Spec) any { return &s.Engine.Centre }},
 
 	// Training.
