@@ -17,8 +17,12 @@ import (
 // number; otherwise it is the first row. The columns are separated by
 // commas when the header or the first row has a comma, else by spaces and
 // tabs. Every row has the same number of columns (and as many as
-// the header). Numbers are anything strconv.ParseFloat reads as a finite
-// float64 ("1", "-2.5e-3", …); fields may have spaces around them.
+// the header). Numbers are decimal, as written by NumPy, pandas and
+// spreadsheets: an optional sign, digits with an optional point and an
+// optional exponent ("1", "-2.5e-3", ".5"), finite in float64; Go's
+// underscores ("1_0") and hexadecimal floats ("0x1p3") are not numbers
+// here. Fields may have spaces around them, and a UTF-8 byte order mark
+// at the start of the file is dropped.
 //
 // The set holds the values as float32, unscaled and unlabelled ([Load] and
 // [LoadFile] apply [Options.Real] and [Options.LabelColumn]). name is used
@@ -52,7 +56,11 @@ func readCSV(in *input) (*matrix, error) {
 	)
 	for sc.Scan() {
 		line++
-		b := bytes.TrimSpace(sc.Bytes())
+		b := sc.Bytes()
+		if line == 1 {
+			b = bytes.TrimPrefix(b, utf8BOM)
+		}
+		b = bytes.TrimSpace(b)
 		if len(b) == 0 || b[0] == '#' {
 			continue
 		}
@@ -64,7 +72,7 @@ func readCSV(in *input) (*matrix, error) {
 			first = false
 			numbers := 0
 			for _, f := range fields {
-				if _, err := strconv.ParseFloat(string(bytes.TrimSpace(f)), 64); err == nil || errors.Is(err, strconv.ErrRange) {
+				if _, err := parseDecimal(bytes.TrimSpace(f)); err == nil || errors.Is(err, strconv.ErrRange) {
 					numbers++
 				}
 			}
@@ -93,7 +101,7 @@ func readCSV(in *input) (*matrix, error) {
 			if len(f) == 0 {
 				return nil, fmt.Errorf("%s: line %d: column %d: empty field", name, line, c+1)
 			}
-			v, err := strconv.ParseFloat(string(f), 64)
+			v, err := parseDecimal(f)
 			if errors.Is(err, strconv.ErrRange) {
 				return nil, fmt.Errorf("%s: line %d: column %d: %q is out of the float64 range", name, line, c+1, trunc(f))
 			}
@@ -159,4 +167,20 @@ func (m *matrix) where(i int) string {
 		return fmt.Sprintf("line %d", m.lineOf(i))
 	}
 	return fmt.Sprintf("row %d", i+1)
+}
+
+// utf8BOM is the byte order mark some editors put at the start of a file.
+var utf8BOM = []byte("\ufeff")
+
+// parseDecimal reads a field as a decimal number: strconv.ParseFloat's
+// syntax without underscores and hexadecimal ("1_0" and "0x1p3" are not
+// numbers in a CSV file); "inf" and "nan" parse, for the caller to refuse
+// as not finite.
+func parseDecimal(f []byte) (float64, error) {
+	for _, c := range f {
+		if c == '_' || c == 'x' || c == 'X' {
+			return 0, strconv.ErrSyntax
+		}
+	}
+	return strconv.ParseFloat(string(f), 64)
 }

@@ -54,6 +54,18 @@ func TestReadCSV(t *testing.T) {
 		{"1 2\n3,4 5\n", "line 2: column 1: \"3,4\" is not a number"},
 		{"1,2\n3 4,5\n", "line 2: column 1: \"3 4\" is not a number"},
 		{"2\n" + strings.Repeat("9", maxLine+1) + "\n", "line 2: line longer than"},
+		// Go's literal syntax is not CSV's: 1_0 is not 10, 0x1p3 not 8.
+		{"1,2\n1_0,3\n", "line 2: column 1: \"1_0\" is not a number"},
+		{"1\n0x1p3\n", "line 2: column 1: \"0x1p3\" is not a number"},
+		{"1,2\n\ufeff3,4\n", "line 2: column 1: \"\\ufeff3\" is not a number"}, // a BOM only starts a file
+	}
+	// A byte order mark starts the file: dropped before a header and
+	// before a first row of numbers alike (which is then not a header).
+	for _, in := range []string{"\ufeff5\n6\n", "\ufeffv\n5\n6\n", "\ufeff 5\n6\n"} {
+		s, err := ReadCSV(strings.NewReader(in), "bom.csv")
+		if err != nil || s.N != 2 || !slices.Equal(s.Real, []float32{5, 6}) {
+			t.Errorf("%q: %+v %v, want the rows 5 and 6", in, s, err)
+		}
 	}
 	for _, c := range bad {
 		_, err := ReadCSV(strings.NewReader(c.in), "f.csv")

@@ -35,7 +35,8 @@ type matrix struct {
 
 // ReadNPY reads a NumPy .npy file, plain or gzip, from r: a 2-D array
 // (rows = examples, columns = units) of float32 or float64 (or signed or
-// unsigned integers of 1 to 8 bytes, or bool), either byte order, C or
+// unsigned integers of 1 to 8 bytes, or bool: bytes 0 and 1, anything else
+// is a damaged file), either byte order, C or
 // Fortran order. The values are read as float64 and must be finite; the
 // set holds them as float32, unscaled and unlabelled ([Load] and
 // [LoadFile] apply [Options.Real] and [Options.LabelColumn]). name is used
@@ -140,6 +141,9 @@ func readNPY(in *input) (*matrix, error) {
 		source: fmt.Sprintf(".npy %s (%d×%d %s)", name, n, d, h.descr)}
 	for e := range m.v {
 		v := h.decode(raw[e*h.size:])
+		if h.descr[1] == 'b' && v > 1 { // NumPy writes a bool as the byte 0 or 1
+			return nil, fmt.Errorf("%s: byte offset %d: byte %d in a bool array, which holds 0 and 1 only", name, dataAt+int64(e), int(v))
+		}
 		if !finite(v) {
 			return nil, fmt.Errorf("%s: byte offset %d: value %v is not finite", name, dataAt+int64(e*h.size), v)
 		}

@@ -62,6 +62,19 @@ func TestReadNPY(t *testing.T) {
 	if err != nil || !slices.Equal(s.Real, []float32{-1, 258}) {
 		t.Errorf("i2: %v %v", s, err)
 	}
+	// Bool: the bytes 0 and 1; any other byte is a damaged file, named by
+	// its offset (80 bytes of header, then the third element).
+	b1 := "{'descr': '|b1', 'fortran_order': False, 'shape': (1, 3), }"
+	if s, err := ReadNPY(bytes.NewReader(npyBytes(b1, []byte{1, 0, 1})), "b.npy"); err != nil || !slices.Equal(s.Real, []float32{1, 0, 1}) {
+		t.Errorf("b1: %v %v", s, err)
+	}
+	if len(npyBytes(b1, nil)) != 80 {
+		t.Fatalf("bool header: %d bytes, want 80", len(npyBytes(b1, nil)))
+	}
+	if _, err := ReadNPY(bytes.NewReader(npyBytes(b1, []byte{1, 0, 255})), "b.npy"); err == nil ||
+		!strings.Contains(err.Error(), "b.npy: byte offset 82: byte 255 in a bool array") {
+		t.Errorf("bool byte 255: %v", err)
+	}
 	// Version 2 (a 4-byte header length).
 	v2 := append([]byte("\x93NUMPY\x02\x00\x3e\x00\x00\x00"), "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }\n  "...)
 	v2 = append(v2, 0, 0, 0, 0, 0, 0, 0xf8, 0x3f)

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"syscall"
 )
 
 // gzipMagic is the first two bytes of every gzip stream.
@@ -113,7 +115,7 @@ func lenOf(r io.Reader) int64 {
 // openInput opens path for reading, decompressing gzip. The caller must
 // call in.close.
 func openInput(path string) (*input, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -138,4 +140,43 @@ func openInput(path string) (*input, error) {
 	}
 	in.close = f.Close
 	return in, nil
+}
+
+// openRegular opens path for reading, refusing anything but a regular
+// file (or a link to one): a FIFO without a writer blocks open(2) for
+// ever, a device or a FIFO can block a read, and a data file is read more
+// than once (its format is detected, then it is read). It opens without
+// blocking, so that a FIFO is refused at once rather than waited on.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = NotRegularError(path, st.Mode())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// NotRegularError is the error of a data path that names something other
+// than a regular file (of mode m): a directory, a FIFO, a device or a
+// socket.
+func NotRegularError(path string, m fs.FileMode) error {
+	what := "not a regular file"
+	switch {
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return fmt.Errorf("%s is %s, not a regular file: data are read from regular files", path, what)
 }

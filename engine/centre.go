@@ -7,8 +7,8 @@ import (
 )
 
 // Centred training (Config.Centre; docs/algorithm.md, "Centred training"),
-// after Melchior, Wang & Wiskott, "How to center deep Boltzmann machines"
-// (JMLR 17, 2016). A centred RBM writes its energy with offsets μ of the
+// after Melchior, Fischer & Wiskott, "How to center deep Boltzmann machines"
+// (JMLR 17(99), 2016). A centred RBM writes its energy with offsets μ of the
 // visible and λ of the hidden units,
 //
 //	E_c(v, h) = −(v − μ)ᵀ d_c − (h − λ)ᵀ b_c − (h − λ)ᵀ C (v − μ),
@@ -31,11 +31,11 @@ import (
 // σ². The visible offsets are the data's mean, fixed; the hidden offsets
 // start at ½ and follow the minibatch's mean of ĥ⁺ at rate
 // HiddenOffsetRate after every step, the ordinary parameters unchanged
-// (Melchior, Wang & Wiskott's reparameterisation). A learned σ follows
+// (Melchior, Fischer & Wiskott's reparameterisation). A learned σ follows
 // its ordinary gradient.
 
 // HiddenOffsetRate is ν, the rate of the hidden offsets' running mean:
-// λ ← (1 − ν) λ + ν mean(ĥ⁺) after every minibatch (Melchior, Wang &
+// λ ← (1 − ν) λ + ν mean(ĥ⁺) after every minibatch (Melchior, Fischer &
 // Wiskott's recommended sliding factor).
 const HiddenOffsetRate = 0.01
 

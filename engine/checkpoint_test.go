@@ -21,7 +21,7 @@ func TestResumeIsBitIdentical(t *testing.T) {
 	for _, cfg := range append([]Config{smallConfig(NCG), smallConfig(SET), smallConfig(Dense)}, sparseConfigs()[0]) {
 		method := cfg.Method
 		for _, pcd := range []bool{false, true} {
-			cfg.Epochs, cfg.PCD = 3, pcd
+			cfg.Epochs, cfg.Sampler = 3, pcdSampler(pcd)
 			checkResume(t, cfg, d, fmt.Sprintf("%s pcd=%v", method, pcd))
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ncg-rbm/ncg/unit"
 )
@@ -40,15 +41,24 @@ const (
 	SET    Method = "set"    // Erdős–Rényi start, prune and regrow every epoch
 )
 
+// Methods returns the connectivity methods, in the order help, reports and
+// documents list them: the one list of them (Validate, ncgbench's help and
+// report's order read it).
+func Methods() []Method { return []Method{Dense, NCG, Line, Random, SET} }
+
 // Sampler names the Markov chain that gives the negative statistics.
 type Sampler string
 
-// The samplers. The zero value "" is CD-k (PCD-k when Config.PCD is set).
+// The samplers. The zero value "" is CD-k.
 const (
 	CD                Sampler = "cd"  // k Gibbs steps from the data
 	PersistentCD      Sampler = "pcd" // k Gibbs steps from the previous minibatch's chain
 	ParallelTempering Sampler = "pt"  // persistent chains at several temperatures, with swaps
 )
+
+// Samplers returns the samplers, CD (the zero value's) first: the one
+// list of them.
+func Samplers() []Sampler { return []Sampler{CD, PersistentCD, ParallelTempering} }
 
 // Schedule names a learning-rate schedule.
 type Schedule string
@@ -132,8 +142,6 @@ type Config struct {
 	Init      Init    `json:"init"`       // weight initialisation
 	InitScale float64 `json:"init_scale"` // a of U(−a, a), or σ of N(0, σ²)
 
-	PCD bool `json:"pcd,omitempty"` // persistent chains instead of CD
-
 	// Visible is the type of the visible units (unit.Binary, the zero
 	// value, unit.Gaussian or unit.Categorical). Gaussian units read
 	// Data.Real; categorical units read Data.X with Data.Groups.
@@ -142,16 +150,17 @@ type Config struct {
 	// (from σ = 1); without it σ stays 1.
 	LearnSigma bool `json:"learn_sigma,omitempty"`
 
-	// Centre trains the model centred (Melchior, Wang & Wiskott 2016):
+	// Centre trains the model centred (Melchior, Fischer & Wiskott 2016):
 	// the gradient of every parameter is taken with the visible units
 	// offset by the data's mean and the hidden units by a running mean of
 	// ĥ⁺ (docs/algorithm.md, "Centred training"). The model keeps the
 	// ordinary parameterisation; only the direction of each step changes.
 	Centre bool `json:"centre,omitempty"`
 
-	// Sampler of the negative statistics: "" is CD-k, or PCD-k when PCD is
-	// set; ParallelTempering runs Temperatures persistent chains per slot
-	// (see ptBlock).
+	// Sampler of the negative statistics: "" (or CD) is CD-k,
+	// PersistentCD PCD-k; ParallelTempering runs Temperatures persistent
+	// chains per slot (see ptBlock). A configuration written as JSON with
+	// "pcd": true (the form of earlier files) reads as PersistentCD.
 	Sampler      Sampler `json:"sampler,omitempty"`
 	Temperatures int     `json:"temperatures,omitempty"` // PT: chains per slot, M ≥ 2
 	MinBeta      float64 `json:"min_beta,omitempty"`     // PT: the lowest inverse temperature, 0 < β < 1
@@ -196,17 +205,21 @@ func DefaultConfig() Config {
 func (c Config) Validate(visible int) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	// Every setting is used in float32: one beyond its range is Inf there,
+	// and the first minibatch's weights NaN.
 	finite := func(name string, v float64) bool {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
 			bad("%s = %v is not a finite number", name, v)
+			return false
+		case math.Abs(v) > math.MaxFloat32:
+			bad("%s = %v is beyond float32's range (±%.4g), in which training computes", name, v, math.MaxFloat32)
 			return false
 		}
 		return true
 	}
-	switch c.Method {
-	case Dense, NCG, Line, Random, SET:
-	default:
-		bad("method %q is not one of dense, ncg, line, random, set", c.Method)
+	if !slices.Contains(Methods(), c.Method) {
+		bad("method %q is not one of %s", c.Method, names(Methods()))
 	}
 	if c.Hidden <= 0 {
 		bad("hidden = %d: need at least 1 hidden unit", c.Hidden)
@@ -292,17 +305,11 @@ func (c Config) validateTraining(bad func(string, ...any), finite func(string, f
 		bad("set-procedure %q is not %q (or empty)", c.SETProcedure, Mocanu)
 	}
 	switch c.Sampler {
-	case "", CD, PersistentCD:
-		if c.Sampler == CD && c.PCD {
-			bad("sampler cd contradicts pcd = true")
-		}
+	case "", CD, PersistentCD: // chains without temperatures
 		if c.Temperatures != 0 || c.MinBeta != 0 {
 			bad("temperatures = %d, min-beta = %v: only the pt sampler has temperatures", c.Temperatures, c.MinBeta)
 		}
 	case ParallelTempering:
-		if c.PCD {
-			bad("sampler pt contradicts pcd = true")
-		}
 		if c.Temperatures < 2 {
 			bad("temperatures = %d: parallel tempering needs at least 2", c.Temperatures)
 		}
@@ -310,7 +317,7 @@ func (c Config) validateTraining(bad func(string, ...any), finite func(string, f
 			bad("min-beta = %v: need 0 < β < 1", c.MinBeta)
 		}
 	default:
-		bad("sampler %q is not one of cd, pcd, pt", c.Sampler)
+		bad("sampler %q is not one of %s", c.Sampler, names(Samplers()))
 	}
 	if finite("momentum", c.Momentum) && (c.Momentum < 0 || c.Momentum >= 1) {
 		bad("momentum = %v: need 0 ≤ μ < 1", c.Momentum)
@@ -327,6 +334,7 @@ func (c Config) validateTraining(bad func(string, ...any), finite func(string, f
 	if finite("l2", c.L2) && c.L2 < 0 {
 		bad("l2 = %v is negative", c.L2)
 	}
+	c.checkDecay(bad)
 	if finite("l1", c.L1) && c.L1 < 0 {
 		bad("l1 = %v is negative", c.L1)
 	}
@@ -355,15 +363,41 @@ func (c Config) validateTraining(bad func(string, ...any), finite func(string, f
 	}
 }
 
-// sampler is the effective sampler (resolving "" and the PCD flag).
-func (c Config) sampler() Sampler {
-	switch {
-	case c.Sampler == ParallelTempering:
-		return ParallelTempering
-	case c.PCD || c.Sampler == PersistentCD:
-		return PersistentCD
+// checkDecay refuses an L2 weight decay that makes the weights grow
+// without bound by itself. With the gradient aside, a weight follows
+// s ← μs − λ₂w, w ← w + αs: w_{t+1} = (1 + μ − αλ₂)·w_t − μ·w_{t−1}, whose
+// roots lie inside the unit circle, for 0 ≤ μ < 1, exactly when
+// 0 < αλ₂ < 2(1 + μ) (at αλ₂ = 2(1 + μ) a root is −1: the weights flip sign
+// for ever). Each phase of momentum is checked with the largest α the
+// schedule gives in it.
+func (c Config) checkDecay(bad func(string, ...any)) {
+	if !(c.L2 > 0) || c.Epochs < 1 || (c.LRSchedule == Step && (c.LRStepEvery < 1 || !(c.LRStepFactor > 0))) {
+		return // nothing to check, or a schedule refused elsewhere
 	}
-	return CD
+	type phase struct {
+		from, to int // epochs [from, to)
+		mu       float64
+	}
+	start := min(max(c.MomentumEpochs, 0), c.Epochs)
+	for _, p := range []phase{{0, start, c.MomentumStart}, {start, c.Epochs, c.Momentum}} {
+		if p.from >= p.to {
+			continue
+		}
+		lr := max(c.LRAt(p.from), c.LRAt(p.to-1)) // α is monotone in the epoch
+		if lr*c.L2 >= 2*(1+p.mu) {
+			bad("l2 = %v: with lr %v and momentum %v, weight decay alone makes the weights grow without bound (it needs lr·l2 < 2(1 + momentum) = %v)",
+				c.L2, lr, p.mu, 2*(1+p.mu))
+			return
+		}
+	}
+}
+
+// sampler is the effective sampler ("" is CD).
+func (c Config) sampler() Sampler {
+	if c.Sampler == "" {
+		return CD
+	}
+	return c.Sampler
 }
 
 // chainsPerSlot is the number of persistent chains per minibatch slot: 0

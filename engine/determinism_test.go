@@ -50,7 +50,7 @@ func TestSameResultAnyWorkers(t *testing.T) {
 	for _, cfg := range allConfigs() {
 		method := cfg.Method
 		for _, pcd := range []bool{false, true} {
-			cfg.PCD = pcd
+			cfg.Sampler = pcdSampler(pcd)
 			cfg.Workers = 1
 			ref := train(t, cfg, d)
 			for _, w := range []int{2, 3, 8} {
@@ -99,7 +99,7 @@ func TestSparseMatchesDense(t *testing.T) {
 		d := randomData(9, 157, 40, classes)
 		for _, cfg := range sparseConfigs() {
 			for v, pcd := range []bool{false, true, false, false} {
-				cfg.PCD, cfg.Epochs, cfg.Workers = pcd, 3, 2
+				cfg.Sampler, cfg.Epochs, cfg.Workers = pcdSampler(pcd), 3, 2
 				if v == 2 { // the Go update, on present connections only
 					cfg.Momentum, cfg.L2 = 0.9, 0.01
 				}

@@ -1,7 +1,9 @@
 package engine_test
 
 import (
+	"archive/zip"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -157,5 +159,105 @@ func TestReadNPZPartial(t *testing.T) {
 	p := write(map[string]any{"W": w})
 	if _, err := engine.ReadNPZ(p); err == nil || !strings.Contains(err.Error(), p) {
 		t.Errorf("W without A or C: %v, want an error naming %s", err, p)
+	}
+}
+
+// TestNPZEntryNames: ExportNPZ names its entries as numpy.savez does
+// (np.savez(f, W=w) writes the zip entry "W.npy"), and ReadNPZ reads a
+// file re-saved that way as well as one named without ".npy".
+func TestNPZEntryNames(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.Hidden, cfg.Batch = 3, 2
+	d := &engine.Data{N: 2, D: 4, X: []uint8{1, 0, 1, 0, 0, 1, 1, 0}}
+	m, _ := roundTrip(t, cfg, d)
+	path := filepath.Join(t.TempDir(), "model.npz")
+	if err := m.ExportNPZ(path); err != nil {
+		t.Fatal(err)
+	}
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range z.File {
+		names = append(names, f.Name)
+	}
+	z.Close()
+	if want := []string{"W.npy", "A.npy", "C.npy", "b.npy", "d.npy", "shape.npy", "Aprime.npy"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("entries %q, want %q", names, want)
+	}
+}
+
+// TestReadNPZRefusesDamagedModels: a model file whose arrays disagree or
+// have the wrong rank is refused, naming the file and the array, whatever
+// reads it; each case changes one array of a good file. The good file has
+// X = 3, H = 2: W, A, C, Aprime 2×3, b 2, d 3, σ = e^0.25 with
+// log σ² = 0.5 for Gaussian units.
+func TestReadNPZRefusesDamagedModels(t *testing.T) {
+	const x, d, h = 3, 3, 2
+	good := func() map[string]any {
+		return map[string]any{
+			"W":       mat.NewDense(h, x, []float64{1, -2, 3, 0.5, 4, -1}),
+			"A":       mat.NewDense(h, x, []float64{1, 0, 1, 0, 1, 1}),
+			"C":       mat.NewDense(h, x, []float64{1, 0, 3, 0, 4, -1}),
+			"Aprime":  mat.NewDense(h, x, []float64{0.9, 0.1, 0.8, 0.2, 0.7, 1}),
+			"b":       []float32{0.25, -0.5},
+			"d":       []float32{1, 2, 3},
+			"sigma":   []float32{float32(math.Exp(0.25)), float32(math.Exp(0.25)), float32(math.Exp(0.25))},
+			"log_var": []float32{0.5, 0.5, 0.5},
+			"shape":   []int64{x, d, h},
+		}
+	}
+	write := func(items map[string]any) string {
+		path := filepath.Join(t.TempDir(), "m.npz")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := npz.NewWriter(f)
+		for name, it := range items {
+			if err := z.Write(name+".npy", it); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := z.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return path
+	}
+	if m, err := engine.ReadNPZ(write(good())); err != nil || m.Visible != unit.Gaussian || m.AP == nil {
+		t.Fatalf("the good file: %v", err)
+	}
+	for _, c := range []struct {
+		name, array string
+		value       any
+		want        string
+	}{
+		{"NaN in C", "C", mat.NewDense(h, x, []float64{1, 0, 3, 0, math.NaN(), -1}), "C[1, 1] = NaN is not a finite number"},
+		{"C other than W⊙A", "C", mat.NewDense(h, x, []float64{1, 0, 3, 0, 4, -2}), "C[1, 2] = -2 but W⊙A = -1"},
+		{"C where A is 0", "C", mat.NewDense(h, x, []float64{1, -2, 3, 0, 4, -1}), "C[0, 1] = -2 but W⊙A = -0"},
+		{"A not 0/1", "A", mat.NewDense(h, x, []float64{1, 0, 1, 0, 0.5, 1}), "A[1, 1] = 0.5: a mask holds 0 and 1 only"},
+		{"Inf in W", "W", mat.NewDense(h, x, []float64{1, math.Inf(1), 3, 0.5, 4, -1}), "W[0, 1] = +Inf is not a finite number"},
+		{"A′ above 1", "Aprime", mat.NewDense(h, x, []float64{0.9, 0.1, 0.8, 0.2, 1.5, 1}), "Aprime[1, 1] = 1.5: connection strengths lie in [0, 1]"},
+		{"NaN in b", "b", []float32{0.25, float32(math.NaN())}, "b[1] = NaN"},
+		{"log σ² not 2 log σ", "log_var", []float32{0.5, 0.6, 0.5}, "sigma[1] = 1.2840254 but log_var[1] = 0.6"},
+		{"σ = 1e-30", "sigma", []float32{1e-30, 1, 1}, "sigma[0] = 1e-30"},
+		{"σ = 0", "sigma", []float32{0, 1, 1}, "sigma[0] = 0: want σ > 0"},
+		{"b of rank 2", "b", mat.NewDense(1, h, []float64{0.25, -0.5}), "b has shape [1 2], want [2]"},
+		{"W transposed", "W", mat.NewDense(x, h, []float64{1, 0.5, -2, 4, 3, -1}), "W has shape [3 2], want [2 3]"},
+		{"shape of rank 2", "shape", mat.NewDense(1, 3, []float64{x, d, h}), "shape has shape [1 3], want [3]"},
+		{"d of rank 2", "d", mat.NewDense(x, 1, []float64{1, 2, 3}), "d has shape [3 1], want [3]"},
+	} {
+		items := good()
+		items[c.array] = c.value
+		if c.name == "σ = 1e-30" || c.name == "σ = 0" {
+			delete(items, "log_var") // log σ² from σ: −138 and −Inf
+		}
+		path := write(items)
+		_, err := engine.ReadNPZ(path)
+		if err == nil || !strings.Contains(err.Error(), path+": ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming the file and saying %q", c.name, err, c.want)
+		}
 	}
 }

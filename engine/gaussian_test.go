@@ -91,7 +91,7 @@ func TestGaussianMinibatchByHand(t *testing.T) {
 						}
 						cfg := DefaultConfig()
 						cfg.Method, cfg.Hidden, cfg.K, cfg.Batch, cfg.LR, cfg.LRConn, cfg.P, cfg.Seed = method, sh.h, sh.k, sh.b, 0.1, 0.3, 1, 7
-						cfg.Visible, cfg.LearnSigma, cfg.PCD, cfg.Centre = unit.Gaussian, learn, pcd, centre
+						cfg.Visible, cfg.LearnSigma, cfg.Sampler, cfg.Centre = unit.Gaussian, learn, pcdSampler(pcd), centre
 						name := fmt.Sprintf("%d×%d CD-%d %s learn-sigma=%v pcd=%v centre=%v", sh.x, sh.h, sh.k, method, learn, pcd, centre)
 						checkGaussianByHand(t, name, cfg, d, rows, w0, ap0, hb0, vb0, zInit)
 					}
@@ -188,7 +188,7 @@ func checkGaussianByHand(t *testing.T, name string, cfg Config, d *Data, rows []
 		pp := up(x0)
 		hs := sample(pp)
 		v := x0
-		if cfg.PCD { // the first minibatch's chains start at the data
+		if cfg.Sampler == PersistentCD { // the first minibatch's chains start at the data
 			hs = sample(up(v))
 		}
 		for s := 1; s <= cfg.K; s++ {
@@ -308,7 +308,7 @@ func TestGaussianLearns(t *testing.T) {
 // gaussSamplers are the sampler variants the invariance tests run.
 func gaussSamplers(cfg Config) []Config {
 	pcd, pt, mom := cfg, cfg, cfg
-	pcd.PCD = true
+	pcd.Sampler = PersistentCD
 	pt.Sampler, pt.Temperatures, pt.MinBeta = ParallelTempering, 3, 0.4
 	mom.Momentum, mom.L2 = 0.5, 1e-3
 	return []Config{cfg, pcd, pt, mom}
@@ -340,7 +340,7 @@ func TestGaussianSameResultAnyWorkers(t *testing.T) {
 				for _, w := range []int{2, 3, 8} {
 					cfg.Workers = w
 					if p := paramsEqual(ref, train(t, cfg, d)); p != "" {
-						t.Fatalf("%s learn-sigma=%v sampler %q pcd=%v μ=%v: %s differs between 1 and %d workers", cfg.Method, learn, cfg.Sampler, cfg.PCD, cfg.Momentum, p, w)
+						t.Fatalf("%s learn-sigma=%v sampler %q μ=%v: %s differs between 1 and %d workers", cfg.Method, learn, cfg.Sampler, cfg.Momentum, p, w)
 					}
 				}
 			}
@@ -357,7 +357,7 @@ func TestGaussianResumeIsBitIdentical(t *testing.T) {
 		for _, learn := range []bool{false, true} {
 			for _, cfg := range gaussSamplers(gaussConfig(m, learn)) {
 				cfg.Epochs = 3
-				checkResume(t, cfg, d, fmt.Sprintf("%s learn-sigma=%v sampler %q pcd=%v μ=%v", m, learn, cfg.Sampler, cfg.PCD, cfg.Momentum))
+				checkResume(t, cfg, d, fmt.Sprintf("%s learn-sigma=%v sampler %q μ=%v", m, learn, cfg.Sampler, cfg.Momentum))
 			}
 		}
 	}

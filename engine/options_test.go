@@ -310,12 +310,10 @@ func TestValidateOptions(t *testing.T) {
 		want string
 	}{
 		{good, func(c *Config) { c.Sampler = "gibbs" }, "sampler"},
-		{good, func(c *Config) { c.Sampler = CD; c.PCD = true }, "contradicts"},
 		{good, func(c *Config) { c.Temperatures = 4 }, "only the pt sampler"},
 		{pt, func(c *Config) { c.Temperatures = 1 }, "temperatures = 1"},
 		{pt, func(c *Config) { c.MinBeta = 1 }, "min-beta"},
 		{pt, func(c *Config) { c.MinBeta = 0 }, "min-beta"},
-		{pt, func(c *Config) { c.PCD = true }, "contradicts"},
 		{good, func(c *Config) { c.Momentum = 1 }, "momentum = 1"},
 		{good, func(c *Config) { c.Momentum = math.NaN() }, "momentum"},
 		{good, func(c *Config) { c.MomentumStart = 0.5 }, "momentum-epochs"},

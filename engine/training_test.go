@@ -101,7 +101,7 @@ func TestReconstructionImproves(t *testing.T) {
 func TestPCDChainsPersist(t *testing.T) {
 	d := randomData(9, 40, 20, 0)
 	cfg := smallConfig(Dense)
-	cfg.PCD, cfg.K, cfg.LR, cfg.Batch = true, 1, 0, 4 // LR 0: the model stays put
+	cfg.Sampler, cfg.K, cfg.LR, cfg.Batch = PersistentCD, 1, 0, 4 // LR 0: the model stays put
 	tr, _ := New(cfg, d)
 	defer tr.Close()
 	if _, err := tr.Step([]int32{0, 1, 2, 3}); err != nil {

@@ -94,6 +94,12 @@ type visibleUnits interface {
 	// inputScale returns each visible unit's factor in its input to the
 	// hidden units and in the gradient (1/σ² of learned σ), or nil for 1.
 	inputScale() []float32
+	// fileNames are the names of the type's own entries of model.npz,
+	// the first saying that a file holds the type; fileEntries are their
+	// arrays for m, and readFile reads them into m (export.go).
+	fileNames() []string
+	fileEntries(m *Model) []npzItem
+	readFile(f *npzFile, m *Model) error
 	// params and velocities are the type's own parameters and their
 	// velocities in checkpoint order (after the biases, and after the
 	// biases' velocities).

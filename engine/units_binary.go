@@ -114,6 +114,9 @@ func (binaryInput) gradRow(t *Trainer, k, j int, g []float32) []float32 {
 	return g
 }
 
+func (binaryInput) fileNames() []string             { return nil }
+func (binaryInput) fileEntries(*Model) []npzItem    { return nil }
+func (binaryInput) readFile(*npzFile, *Model) error { return nil }
 func (binaryInput) step(*Trainer, int, int) bool    { return true }
 func (binaryInput) inputScale() []float32           { return nil }
 func (binaryInput) params(*Trainer) [][]float32     { return nil }

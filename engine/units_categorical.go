@@ -48,6 +48,32 @@ func (u *categoricalUnits) checkModel(m *Model) error {
 	return nil
 }
 
+func (u *categoricalUnits) fileNames() []string { return []string{"groups"} }
+
+func (u *categoricalUnits) fileEntries(m *Model) []npzItem {
+	g := make([]int64, len(m.Groups))
+	for k, v := range m.Groups {
+		g[k] = int64(v)
+	}
+	return []npzItem{{"groups", g}}
+}
+
+// readFile reads the groups, which checkModel then checks.
+func (u *categoricalUnits) readFile(f *npzFile, m *Model) error {
+	var g []int64
+	if err := f.read("groups", &g, -1); err != nil {
+		return err
+	}
+	m.Groups = make(data.Groups, len(g))
+	for k, v := range g {
+		if v < 0 || v > int64(m.X) {
+			return fmt.Errorf("%s: groups[%d] = %d is outside 0…%d", f.path, k, v, m.X)
+		}
+		m.Groups[k] = int(v)
+	}
+	return nil
+}
+
 func (u *categoricalUnits) checkConfig(c Config, bad func(string, ...any)) {
 	u.binaryInput.checkConfig(c, bad)
 	if c.SETProcedure == Mocanu {

@@ -72,9 +72,45 @@ func (g *gaussianUnits) checkConfig(c Config, bad func(string, ...any)) {
 	}
 }
 
+// checkModel checks σ and log σ²: X of each, σ positive, σ² and 1/σ²
+// within float32 (the samplers compute both from log σ²: |log σ²| ≤ 88),
+// and log σ² = 2 log σ to float32 rounding of either.
 func (g *gaussianUnits) checkModel(m *Model) error {
 	if len(m.LogVar) != m.X || len(m.Sigma) != m.X {
 		return fmt.Errorf("gaussian units: %d log σ² and %d σ, want X = %d", len(m.LogVar), len(m.Sigma), m.X)
+	}
+	const maxLogVar = 88 // exp(±88) is a finite float32; exp(±89) is not
+	for j, s := range m.Sigma {
+		z := float64(m.LogVar[j])
+		switch {
+		case !(s > 0) || math.IsInf(float64(s), 0):
+			return fmt.Errorf("sigma[%d] = %v: want a finite σ > 0", j, s)
+		case math.IsNaN(z) || math.Abs(z) > maxLogVar:
+			return fmt.Errorf("sigma[%d] = %v, log_var[%d] = %.4g: σ² and 1/σ² must be finite float32 numbers, |log σ²| ≤ %d", j, s, j, z, maxLogVar)
+		case math.Abs(float64(s)-math.Exp(z/2)) > 1e-6*(1+math.Abs(z))*math.Exp(z/2): // float32 z is within |z|·2⁻²⁴
+			return fmt.Errorf("sigma[%d] = %v but log_var[%d] = %v, whose σ is %v: log σ² is 2 log σ", j, s, j, z, math.Exp(z/2))
+		}
+	}
+	return nil
+}
+
+func (g *gaussianUnits) fileNames() []string { return []string{"sigma", "log_var"} }
+
+func (g *gaussianUnits) fileEntries(m *Model) []npzItem {
+	return []npzItem{{"sigma", m.Sigma}, {"log_var", m.LogVar}}
+}
+
+// readFile reads σ, and log σ² (computed from σ when the file lacks it).
+func (g *gaussianUnits) readFile(f *npzFile, m *Model) error {
+	if err := f.read("sigma", &m.Sigma, m.X); err != nil {
+		return err
+	}
+	if f.has("log_var") {
+		return f.read("log_var", &m.LogVar, m.X)
+	}
+	m.LogVar = make([]float32, m.X)
+	for j, s := range m.Sigma {
+		m.LogVar[j] = float32(2 * math.Log(float64(s)))
 	}
 	return nil
 }

@@ -62,6 +62,19 @@ func (m *Model) Validate() error {
 	return err
 }
 
+// CheckRows checks that rows suit the model as every function of this
+// package checks them before it measures them: their kind and shape for
+// the model's unit type and, for categorical units, that their groups are
+// the model's (labelUnits more visible units after the rows' D, as a
+// classifier's label units, form the model's last group).
+func (m *Model) CheckRows(rows *data.Set, labelUnits int) error {
+	u, err := m.units()
+	if err != nil {
+		return err
+	}
+	return u.checkRows(rows, labelUnits)
+}
+
 // units validates m and returns the implementation of its unit type,
 // prepared for its parameters.
 func (m *Model) units() (visible, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -40,13 +41,16 @@ func (s Spec) Validate() error {
 	if err := s.Likelihood.Check(); err != nil {
 		errs = append(errs, err)
 	}
+	if s.Classify && s.Engine.Visible.Continuous() {
+		bad("classify: label units need binary or categorical visible units; visible %s trains generative models only", s.Engine.Visible.Name())
+	}
 	if s.AISRuns < 0 { // 0: eval.DefaultRuns
 		bad("ais-runs = %d is negative", s.AISRuns)
 	}
 	if s.AISIntervals < 0 { // 0: the paper's schedule
 		bad("ais-betas = %d is negative", s.AISIntervals)
 	}
-	if _, err := data.ParseRealMode(string(s.Real)); err != nil {
+	if _, err := s.RealMode(); err != nil {
 		errs = append(errs, err)
 	}
 	if _, err := data.ParseCategorical(s.Categories); err != nil {
@@ -60,24 +64,68 @@ func (s Spec) Validate() error {
 	return errors.Join(errs...)
 }
 
-// checkFits checks the Spec against its training data (d) and the machine
-// (memory bytes, 0 if unknown), before a model is drawn: the engine's
+// checkFits checks the Spec against its training data (d) and the memory
+// it may use (Memory; Bytes 0 if unknown), before a model is drawn: the engine's
 // width-dependent settings, an exact likelihood the evaluation can compute,
 // and a run whose arrays (model, minibatch, chains of every temperature,
 // evaluation) fit in memory, naming the setting that sizes the largest of
 // them.
-func (s Spec) checkFits(d *engine.Data, memory uint64) error {
+func (s Spec) checkFits(d *engine.Data, memory MemoryLimit) error {
 	x := d.D + d.Classes
 	if err := s.Engine.Validate(d.D); err != nil {
 		return err
 	}
+	if m := maxAbs(d.Real); m*m > math.MaxFloat32 {
+		return fmt.Errorf("data %s: values up to |x| = %.3g, whose squares (which Gaussian units' energies and reconstruction errors sum) are beyond float32's range, in which training computes; give -real standardise",
+			s.Data, m)
+	}
 	if s.Likelihood == eval.LikelihoodExact {
-		if n := min(x, s.Engine.Hidden); n > eval.MaxExactBits {
-			return fmt.Errorf("likelihood exact: the smaller layer has %d units (hidden = %d, %d visible), and exact log Z is limited to 2^%d states; use ais",
-				n, s.Engine.Hidden, x, eval.MaxExactBits)
+		if err := ExactLimit(s.Units(), x, s.Engine.Hidden); err != nil {
+			return fmt.Errorf("likelihood exact: %w; use ais", err)
 		}
 	}
-	return checkMemory(fmt.Sprintf("a run of %d visible units", x), s.memoryParts(d), memory)
+	return s.fitMemory(fmt.Sprintf("a run of %d visible units", x), d, memory)
+}
+
+// fitMemory refuses a run of s on d whose arrays need more than memory,
+// naming the setting at fault: of the settings that size its arrays, the
+// one whose default would shrink the run the most (a minibatch's scratch
+// grows with the hidden units as well as with the batch: with -hidden 10⁸
+// and a batch of 10 the hidden units are at fault), else (every one at its
+// default) the setting of the largest array.
+func (s Spec) fitMemory(what string, d *engine.Data, memory MemoryLimit) error {
+	parts := s.memoryParts(d)
+	if err := checkMemory(what, parts, memory); err == nil {
+		return nil
+	}
+	total := func(parts []MemoryPart) (n float64) {
+		for _, p := range parts {
+			n += p.Bytes
+		}
+		return n
+	}
+	blame, least := "", total(parts)
+	for _, p := range parts {
+		st := lookup(p.Setting)
+		if st == nil {
+			continue
+		}
+		t := s
+		st.assign(&t, st.DefaultFor(t))
+		if n := total(t.memoryParts(d)); n < least {
+			blame, least = p.Setting, n
+		}
+	}
+	var mine []MemoryPart
+	for _, p := range parts {
+		if p.Setting == blame {
+			mine = append(mine, p)
+		}
+	}
+	if len(mine) == 0 {
+		return checkMemory(what, parts, memory)
+	}
+	return memoryError(what, mine, total(parts), memory)
 }
 
 // memoryParts are the arrays of a run of s on d: the engine's and the
@@ -94,6 +142,17 @@ func (s Spec) memoryParts(d *engine.Data) []MemoryPart {
 	return parts
 }
 
+// ExactLimit returns an error when exact log Z of a model of x visible
+// units of type t and h hidden units would sum over more than
+// 2^eval.MaxExactBits states: the states of t.ExactLayer(x, h) units.
+func ExactLimit(t unit.Type, x, h int) error {
+	if n := t.ExactLayer(x, h); n > eval.MaxExactBits {
+		return fmt.Errorf("exact log Z of %d %s visible and %d hidden units sums over 2^%d states; the limit is 2^%d",
+			x, t, h, n, eval.MaxExactBits)
+	}
+	return nil
+}
+
 // MemoryPart is memory that one setting's value decides: Bytes for What,
 // sized by the flag Setting = Value.
 type MemoryPart struct {
@@ -104,31 +163,39 @@ type MemoryPart struct {
 }
 
 // CheckMemory refuses, with a *ConfigError, a task (what: "sampling") whose
-// parts add up to more than the machine's memory, naming the setting of
-// the largest part, before anything is allocated. Where the machine's
-// memory is unknown it refuses nothing.
+// parts add up to more than the memory this process may use (Memory),
+// naming the setting of the largest part and the limit, before anything is
+// allocated. Where no limit is known it refuses nothing.
 func CheckMemory(what string, parts []MemoryPart) error {
-	if err := checkMemory(what, parts, physicalMemory()); err != nil {
+	if err := checkMemory(what, parts, Memory()); err != nil {
 		return &ConfigError{err}
 	}
 	return nil
 }
 
-func checkMemory(what string, parts []MemoryPart, memory uint64) error {
+func checkMemory(what string, parts []MemoryPart, memory MemoryLimit) error {
 	var need float64
-	big := -1
-	for i, p := range parts {
+	for _, p := range parts {
 		need += p.Bytes
-		if big < 0 || p.Bytes > parts[big].Bytes {
+	}
+	if memory.Bytes == 0 || need <= float64(memory.Bytes) {
+		return nil
+	}
+	return memoryError(what, parts, need, memory)
+}
+
+// memoryError is the refusal of a task needing need bytes, naming the
+// setting of the largest of parts.
+func memoryError(what string, parts []MemoryPart, need float64, memory MemoryLimit) error {
+	big := 0
+	for i, p := range parts {
+		if p.Bytes > parts[big].Bytes {
 			big = i
 		}
 	}
-	if memory == 0 || need <= float64(memory) {
-		return nil
-	}
 	p := parts[big]
-	return fmt.Errorf("%s = %d: %s needs at least %s of memory, %s of it for %s; this machine has %s",
-		p.Setting, p.Value, what, bytesString(need), bytesString(p.Bytes), p.What, bytesString(float64(memory)))
+	return fmt.Errorf("%s = %d: %s needs at least %s of memory, %s of it for %s; this process may use %s",
+		p.Setting, p.Value, what, bytesString(need), bytesString(p.Bytes), p.What, memory)
 }
 
 // MaxWorkers is the most goroutines a run, an evaluation or a sweep's run
@@ -261,16 +328,23 @@ func foreign(what string, theirs, ours json.RawMessage) error {
 // returns one error per Spec (nil where it can run), or an error when a
 // data set cannot be loaded.
 func CheckAll(specs []Spec, dataDir string) ([]error, error) {
-	errs, _, err := checkAll(specs, dataDir, physicalMemory())
+	errs, _, err := checkAll(specs, nil, dataDir, Memory())
 	return errs, err
 }
 
-// CheckSweep is CheckAll for runs of which parallel train at once: when
-// each run fits alone, the parallel largest together must fit in memory
-// too, else the second result is a *ConfigError naming parallel.
-func CheckSweep(specs []Spec, dataDir string, parallel int) ([]error, error) {
-	memory := physicalMemory()
-	errs, needs, err := checkAll(specs, dataDir, memory)
+// CheckSweep is CheckAll for the points of a sweep of which parallel train
+// at once. A point whose run directory recorded the digest of other rows
+// than its data now has (a shard started after the data file changed) is
+// refused, naming the file. When each run fits alone, the parallel
+// largest together must fit in memory too, else the second result is a
+// *ConfigError naming parallel.
+func CheckSweep(points []Point, dataDir string, parallel int) ([]error, error) {
+	specs, dirs := make([]Spec, len(points)), make([]string, len(points))
+	for i, p := range points {
+		specs[i], dirs[i] = p.Spec, p.Dir
+	}
+	memory := Memory()
+	errs, needs, err := checkAll(specs, dirs, dataDir, memory)
 	if err != nil {
 		return nil, err
 	}
@@ -283,8 +357,8 @@ func CheckSweep(specs []Spec, dataDir string, parallel int) ([]error, error) {
 }
 
 // checkParallel refuses, naming parallel, runs whose largest parallel
-// needs add up to more than memory (0: unknown).
-func checkParallel(needs []float64, parallel int, memory uint64) error {
+// needs add up to more than memory (Bytes 0: unknown).
+func checkParallel(needs []float64, parallel int, memory MemoryLimit) error {
 	sorted := slices.Clone(needs)
 	slices.Sort(sorted)
 	slices.Reverse(sorted)
@@ -293,35 +367,38 @@ func checkParallel(needs []float64, parallel int, memory uint64) error {
 	for _, v := range sorted[:max(n, 0)] {
 		sum += v
 	}
-	if memory == 0 || n < 2 || sum <= float64(memory) {
+	if memory.Bytes == 0 || n < 2 || sum <= float64(memory.Bytes) {
 		return nil
 	}
-	return &ConfigError{fmt.Errorf("parallel = %d: %d runs at once need at least %s of memory (the largest %s); this machine has %s: give a smaller -parallel",
-		parallel, n, bytesString(sum), bytesString(sorted[0]), bytesString(float64(memory)))}
+	return &ConfigError{fmt.Errorf("parallel = %d: %d runs at once need at least %s of memory (the largest %s); this process may use %s: give a smaller -parallel",
+		parallel, n, bytesString(sum), bytesString(sorted[0]), memory)}
 }
 
-// checkAll is CheckAll against memory, also returning each Spec's memory
-// need (0 where it has an error).
-func checkAll(specs []Spec, dataDir string, memory uint64) ([]error, []float64, error) {
+// checkAll is CheckAll against memory, with each Spec's run directory (dirs
+// nil: none) checked against the digest of its data, also returning each
+// Spec's memory need (0 where it has an error).
+func checkAll(specs []Spec, dirs []string, dataDir string, memory MemoryLimit) ([]error, []float64, error) {
 	type dataKey struct {
-		data, test, format string
-		seed               uint64
-		classify           bool
+		data, test, format, real string
+		seed                     uint64
+		classify                 bool
 	}
 	loaded := map[dataKey]*engine.Data{}
+	digests := map[dataKey]*DataDigest{}
 	errs, needs := make([]error, len(specs)), make([]float64, len(specs))
 	for i, s := range specs {
 		if err := s.Validate(); err != nil {
 			errs[i] = &ConfigError{err}
 			continue
 		}
-		k := dataKey{s.Data, s.TestData, s.Format, s.DataSeed, s.Classify}
+		k := dataKey{s.Data, s.TestData, s.Format, string(s.Real), s.DataSeed, s.Classify}
 		d, ok := loaded[k]
 		if !ok {
-			train, _, err := Load(s, dataDir)
+			train, test, err := Load(s, dataDir)
 			if err != nil {
 				return nil, nil, err
 			}
+			digests[k] = digestOf(train, test)
 			if d, err = engineData(s, train); err != nil {
 				var ce *ConfigError
 				if errors.As(err, &ce) {
@@ -331,6 +408,16 @@ func checkAll(specs []Spec, dataDir string, memory uint64) ([]error, []float64, 
 				return nil, nil, err
 			}
 			loaded[k] = d
+		}
+		if dirs != nil && RunDir(dirs[i]).IsRun() {
+			recorded, err := RunDir(dirs[i]).Digest()
+			if err == nil {
+				err = s.checkDigest(RunDir(dirs[i]), recorded, digests[k])
+			}
+			if err != nil {
+				errs[i] = err
+				continue
+			}
 		}
 		if err := s.checkFits(d, memory); err != nil {
 			errs[i] = &ConfigError{err}

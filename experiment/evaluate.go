@@ -2,7 +2,11 @@ package experiment
 
 import (
 	"github.com/ncg-rbm/ncg/eval"
+	"github.com/ncg-rbm/ncg/unit"
 )
+
+// Units is the type of the run's visible units.
+func (s Spec) Units() unit.Type { return s.Engine.Visible }
 
 // plan is the evaluation of the Spec, for a model with labelUnits label
 // units (of the training data's classes when classifying).

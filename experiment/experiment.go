@@ -23,7 +23,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/klauspost/cpuid/v2"
@@ -59,8 +58,9 @@ type Spec struct {
 	// EvalEvery evaluates every so many epochs (0: after the last only).
 	EvalEvery int `json:"eval_every"`
 	// Likelihood: how the evaluation finds log Z (eval.LikelihoodAuto:
-	// exact when the smaller layer has at most eval.AutoExactBits units, else
-	// AIS; none when classifying).
+	// exact when exact log Z sums over the states of at most
+	// eval.AutoExactBits units, unit.Type.ExactLayer's, else AIS; none when
+	// classifying).
 	Likelihood   eval.Likelihood `json:"likelihood"`
 	AISRuns      int             `json:"ais_runs"`      // 0: eval.DefaultRuns
 	AISIntervals int             `json:"ais_intervals"` // eval.DefaultIntervals: the paper's schedule; other values: uniform β
@@ -99,6 +99,10 @@ type Meta struct {
 type configFile struct {
 	Spec Spec `json:"spec"`
 	Meta Meta `json:"meta"`
+	// Data is the digest of the data the run trains on (nil in run
+	// directories of versions that did not record it: recorded when such
+	// a run resumes).
+	Data *DataDigest `json:"data_digest,omitempty"`
 }
 
 // Result is result.json: the final metrics of a finished run.
@@ -136,43 +140,6 @@ const DefaultCheckpointEvery = time.Minute
 
 // EveryEpoch, as Options.CheckpointEvery, checkpoints after every epoch.
 const EveryEpoch time.Duration = -1
-
-// Load reads a Spec's data: training and test sets (test may be nil). A
-// data name that is neither a known set nor an existing file, a path that
-// is a directory, or a -real a set cannot take, is a *ConfigError naming
-// the setting.
-func Load(s Spec, dataDir string) (train, test *data.Set, err error) {
-	if _, known := data.Canonical(s.Data); !known {
-		if err := checkDataPath("data", s.Data); err != nil {
-			return nil, nil, err
-		}
-	}
-	if s.TestData != "" {
-		if err := checkDataPath("test-data", s.TestData); err != nil {
-			return nil, nil, err
-		}
-	}
-	if _, err := data.ParseRealMode(string(s.Real)); err != nil {
-		return nil, nil, &ConfigError{fmt.Errorf("-real: %w", err)}
-	}
-	if name, _ := data.Canonical(s.Data); s.Real != data.RealNone && data.BinaryOnly(name) {
-		return nil, nil, &ConfigError{fmt.Errorf("-real %s: data %s is binary; real-valued data are MNIST, IDX images, .npy and CSV files", s.Real, name)}
-	}
-	opts := data.Options{Dir: dataDir, Format: s.Format, TestPath: s.TestData, SplitSeed: s.DataSeed, Real: s.Real}
-	if s.Categories != "" {
-		c, err := data.ParseCategorical(s.Categories)
-		if err != nil {
-			return nil, nil, &ConfigError{fmt.Errorf("-categories: %w", err)}
-		}
-		opts.Categorical = c
-	}
-	opts.Binarization.Seed = s.DataSeed
-	train, test, err = data.Load(s.Data, opts)
-	if errors.Is(err, data.ErrCategories) {
-		return nil, nil, &ConfigError{fmt.Errorf("-categories %s: %w", opts.Categorical, err)}
-	}
-	return train, test, err
-}
 
 // Run trains the run of spec in dir. A finished run (result.json with the
 // same spec) is returned as it is; a run with a checkpoint resumes from it.
@@ -217,7 +184,16 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		return nil, err
 	}
 	if res, err := rd.Result(); err == nil {
-		theirs, err := res.Spec.identity()
+		stored := res.Spec
+		alignDataPaths(&stored, spec, false)
+		if stored.Data != spec.Data || stored.TestData != spec.TestData { // other files: the run's if their rows are
+			if recorded, err := rd.Digest(); err == nil && recorded != nil {
+				if train, test, err := Load(spec, opts.DataDir); err == nil && *digestOf(train, test) == *recorded {
+					alignDataPaths(&stored, spec, true)
+				}
+			}
+		}
+		theirs, err := stored.identity()
 		if err != nil {
 			return nil, err
 		}
@@ -231,11 +207,15 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil { // stopped while loading: nothing started
+		return nil, err
+	}
+	digest := digestOf(train, test)
 	d, err := engineData(spec, train)
 	if err != nil {
 		return nil, err
 	}
-	if err := spec.checkFits(d, physicalMemory()); err != nil {
+	if err := spec.checkFits(d, Memory()); err != nil {
 		return nil, &ConfigError{err}
 	}
 	cfg := spec.Engine
@@ -249,7 +229,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	var tr *engine.Trainer
 	var rows []Metrics
 	if _, err := os.Stat(ckpt); err == nil {
-		if tr, rows, err = resume(spec, rd, d, opts.Workers); err != nil {
+		if tr, rows, err = resume(spec, rd, d, digest, opts.Workers); err != nil {
 			return nil, err
 		}
 		var earlier []string
@@ -275,7 +255,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if resumed {
 		meta.Earlier = rd.earlier()
 	}
-	if err := rd.writeConfig(spec, meta); err != nil {
+	if err := rd.writeConfig(spec, meta, digest); err != nil {
 		return nil, err
 	}
 	started = true
@@ -340,11 +320,21 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		},
 	})
 	if err != nil {
+		var nan *engine.NumericalError
+		if errors.As(err, &nan) { // the metrics of the epochs before it, and why it stopped
+			err = &NumericalError{nan, spec.numericalCauses(train)}
+			if werr := errors.Join(rd.writeMetrics(rows), rd.writeFailure(err.(*NumericalError))); werr != nil {
+				return nil, errors.Join(err, werr)
+			}
+		}
 		if ctx.Err() != nil { // stopped: the checkpoint holds every finished epoch, so must the metrics
 			if werr := rd.writeMetrics(rows); werr != nil {
 				return nil, errors.Join(err, werr)
 			}
 		}
+		return nil, err
+	}
+	if err := rd.clearFailure(); err != nil {
 		return nil, err
 	}
 	// Trained: the last epoch's checkpoint is on disk; the model goes beside
@@ -378,8 +368,9 @@ func checkpointEvery(d time.Duration) time.Duration {
 }
 
 // resume reads dir's checkpoint and metrics for spec, refusing those of
-// another configuration and naming the difference.
-func resume(spec Spec, rd RunDir, d *engine.Data, workers int) (*engine.Trainer, []Metrics, error) {
+// another configuration, naming the difference, and data of other rows
+// than those the run trained on (digest against the one recorded).
+func resume(spec Spec, rd RunDir, d *engine.Data, digest *DataDigest, workers int) (*engine.Trainer, []Metrics, error) {
 	dir, ckpt, cfgPath := string(rd), rd.CheckpointPath(), rd.ConfigPath()
 	b, err := os.ReadFile(cfgPath)
 	if err != nil {
@@ -387,11 +378,29 @@ func resume(spec Spec, rd RunDir, d *engine.Data, workers int) (*engine.Trainer,
 	}
 	var prev struct {
 		Spec json.RawMessage `json:"spec"`
+		Data *DataDigest     `json:"data_digest"`
 	}
 	if err := json.Unmarshal(b, &prev); err != nil || prev.Spec == nil {
 		return nil, nil, fmt.Errorf("%s: not a run configuration (%v); move the directory away to start the run over", cfgPath, err)
 	}
-	if err := spec.foreign(cfgPath, prev.Spec); err != nil {
+	if err := spec.checkDigest(rd, prev.Data, digest); err != nil {
+		return nil, nil, err
+	}
+	// The data paths as this run gives them, where they are the run's
+	// data: checked by digest, or the same files.
+	aligned := func(stored json.RawMessage) (json.RawMessage, error) {
+		var s Spec
+		if err := json.Unmarshal(stored, &s); err != nil {
+			return nil, err
+		}
+		alignDataPaths(&s, spec, prev.Data != nil)
+		return json.Marshal(s)
+	}
+	theirs, err := aligned(prev.Spec)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	if err := spec.foreign(cfgPath, theirs); err != nil {
 		return nil, nil, err
 	}
 	tr, err := engine.Resume(ckpt, d, workers)
@@ -399,6 +408,9 @@ func resume(spec Spec, rd RunDir, d *engine.Data, workers int) (*engine.Trainer,
 		return nil, nil, fmt.Errorf("%w; move %s away (or delete it) to start the run over", err, ckpt)
 	}
 	if label := tr.Identity(); label != nil {
+		if label, err = aligned(label); err != nil {
+			return nil, nil, fmt.Errorf("checkpoint %s: %w", ckpt, err)
+		}
 		if err := spec.foreign("checkpoint "+ckpt, label); err != nil {
 			return nil, nil, err
 		}
@@ -423,23 +435,6 @@ func resume(spec Spec, rd RunDir, d *engine.Data, workers int) (*engine.Trainer,
 			TrainAcc: nan, TestAcc: nan, Density: nan, DegreeMean: nan, Recon: nan})
 	}
 	return tr, rows[:tr.Epoch()], nil
-}
-
-// checkDataPath refuses, as a *ConfigError naming the setting, a data file
-// path that does not exist or is a directory.
-func checkDataPath(setting, path string) error {
-	st, err := os.Stat(path)
-	switch {
-	case path == "":
-		return &ConfigError{fmt.Errorf("%s: empty name: give one of %s or a file", setting, strings.Join(data.Names, ", "))}
-	case errors.Is(err, os.ErrNotExist) && setting == "data":
-		return &ConfigError{fmt.Errorf("data: %q is neither a known data set (%s) nor a file", path, strings.Join(data.Names, ", "))}
-	case errors.Is(err, os.ErrNotExist):
-		return &ConfigError{fmt.Errorf("%s: no file %s", setting, path)}
-	case err == nil && st.IsDir():
-		return &ConfigError{fmt.Errorf("%s: %s is a directory, not a data file", setting, path)}
-	}
-	return nil // other errors (permission) are the reader's to report
 }
 
 func readJSON(path string, v any) error {

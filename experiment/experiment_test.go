@@ -108,6 +108,14 @@ func TestClockCountsEvaluations(t *testing.T) {
 			t.Errorf("epoch %d, %d minibatches, evaluation %v: %v left, want %v", tc.epoch, tc.done, tc.inEval, got, tc.want)
 		}
 	}
+	// -likelihood none without -classify: the evaluations measure nothing,
+	// and none is counted, timed or not.
+	spec.Likelihood = eval.LikelihoodNone
+	c = newClock(spec)
+	c.batches, c.trained, c.training = 4, 8, 8*time.Second
+	if got, n := c.left(2, 4, -1); got != 32*time.Second || n != 0 {
+		t.Errorf("-likelihood none: %v left + %d evaluations, want 32s and none", got, n)
+	}
 }
 
 // TestFinalAISProgress: during the final AIS the run reports the AIS's

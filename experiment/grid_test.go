@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -18,7 +19,9 @@ func TestParseSeeds(t *testing.T) {
 }
 
 func TestShards(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	env := func(m map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	}
 	cases := []struct {
 		env   map[string]string
 		count int
@@ -32,6 +35,10 @@ func TestShards(t *testing.T) {
 		{map[string]string{"SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_COUNT": "4"}, 0, Shard{}, true, true},
 		{map[string]string{"JOB_COMPLETION_INDEX": "1"}, 3, Shard{1, 3}, true, false},
 		{map[string]string{"JOB_COMPLETION_INDEX": "1"}, 0, Shard{}, true, true},
+		// Set but empty: an error, not the whole sweep in every task.
+		{map[string]string{"SLURM_ARRAY_TASK_ID": "", "SLURM_ARRAY_TASK_COUNT": "4"}, 0, Shard{}, true, true},
+		{map[string]string{"SLURM_ARRAY_TASK_ID": ""}, 4, Shard{}, true, true},
+		{map[string]string{"JOB_COMPLETION_INDEX": ""}, 3, Shard{}, true, true},
 	}
 	for _, c := range cases {
 		s, ok, err := ShardFromEnv(env(c.env), c.count)
@@ -49,5 +56,23 @@ func TestShards(t *testing.T) {
 	}
 	if got := SafeName("a b/c:0.5"); got != "a_b_c_0.5" {
 		t.Errorf("SafeName: %q", got)
+	}
+}
+
+// TestBoolSettingsTakeBooleans: a switch given as a number (a grid file's
+// "centre": 1) is refused naming it, as a flag -centre=2 is; true, false
+// and their text are taken.
+func TestBoolSettingsTakeBooleans(t *testing.T) {
+	for _, v := range []any{1, 0.0, 2} {
+		for _, name := range []string{"centre", "pcd"} {
+			if err := (Settings{name: v}).Check(true); err == nil || err.Error() != fmt.Sprintf("-%s: %v is not true or false", name, v) {
+				t.Errorf("%s = %v: %v, want it refused", name, v, err)
+			}
+		}
+	}
+	for _, v := range []any{true, false, "true", "false"} {
+		if err := (Settings{"centre": v}).Check(true); err != nil {
+			t.Errorf("centre = %v: %v", v, err)
+		}
 	}
 }

@@ -77,7 +77,7 @@ func TestDifferencesNameEverySetting(t *testing.T) {
 	typ := reflect.TypeOf(engine.Config{})
 	for i := 0; i < typ.NumField(); i++ {
 		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
-		if name != "-" && name != "pcd" && !keys["engine."+name] {
+		if name != "-" && !keys["engine."+name] {
 			t.Errorf("engine.Config.%s (JSON %q) is no setting's Key", typ.Field(i).Name, name)
 		}
 	}
@@ -131,7 +131,11 @@ func TestRunRefusesALockedDirectory(t *testing.T) {
 // batch of 10⁴ outweighs its 2 temperatures; 10⁵ AIS runs make 10⁵ float64
 // log weights, 800,000 bytes; 10⁵ AIS intervals make 10⁵ + 1 float64
 // inverse temperatures, 800,008 bytes. 16 hidden units, batch 10, CD or 2
-// temperatures, exact log Z: a few KB.
+// temperatures, exact log Z: a few KB. A dense model of 10⁴ hidden units
+// has a minibatch scratch (10 slots of 7 H-vectors of float32 among
+// others, 2.9 MB) larger than its matrices (4 × 16 × 10⁴ float32, 2.6 MB),
+// but its hidden units make both large, and they are named: at the
+// default 16 hidden units the run fits.
 func TestMemoryCheck(t *testing.T) {
 	d := &engine.Data{N: 1, D: 16, X: make([]uint8, 16)}
 	for _, c := range []struct {
@@ -144,6 +148,7 @@ func TestMemoryCheck(t *testing.T) {
 			s.Engine.Sampler, s.Engine.Temperatures, s.Engine.MinBeta = engine.ParallelTempering, 2, 0.5
 		}, ""},
 		{"hidden", func(s *Spec) { s.Engine.Hidden = 100000 }, "hidden = 100000"},
+		{"hidden dense", func(s *Spec) { s.Engine.Method, s.Engine.Hidden = engine.Dense, 10000 }, "hidden = 10000"},
 		{"temperatures", func(s *Spec) {
 			s.Engine.Sampler, s.Engine.Temperatures, s.Engine.MinBeta = engine.ParallelTempering, 1000, 0.5
 		}, "temperatures = 1000"},
@@ -158,7 +163,7 @@ func TestMemoryCheck(t *testing.T) {
 		cfg.Hidden, cfg.Batch, cfg.Workers = 16, 10, 1 // one worker: AIS keeps one block of runs alive
 		s := Spec{Data: "bas", Engine: cfg, Likelihood: eval.LikelihoodExact, AISRuns: 10, AISIntervals: 100}
 		c.set(&s)
-		err := s.checkFits(d, 512<<10)
+		err := s.checkFits(d, MemoryLimit{512 << 10, "a test limit"})
 		if (c.want == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.want+":")) {
 			t.Errorf("%s in 512 KiB: %v; want %q", c.name, err, c.want)
 		}
@@ -292,7 +297,7 @@ func TestParallelMemoryCheck(t *testing.T) {
 		{[]float64{2 * mib, 1 * mib, 3 * mib}, 8, "parallel = 8: 3 runs at once need at least 6 MiB of memory (the largest 3 MiB)"},
 		{[]float64{1 * mib, 1 * mib, 1 * mib}, 3, ""},
 	} {
-		err := checkParallel(c.needs, c.parallel, 4*mib)
+		err := checkParallel(c.needs, c.parallel, MemoryLimit{4 * mib, "a test limit"})
 		if (c.want == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.want)) {
 			t.Errorf("needs %v, parallel %d, in 4 MiB: %v; want %q", c.needs, c.parallel, err, c.want)
 		}

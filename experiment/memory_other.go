@@ -2,6 +2,6 @@
 
 package experiment
 
-// physicalMemory returns 0 (unknown) where there is no sysinfo(2): the
-// memory check is then skipped.
-func physicalMemory() uint64 { return 0 }
+// systemLimits has only GOMEMLIMIT where there is no sysinfo(2) nor
+// cgroups: without it the memory check is skipped.
+func systemLimits() []MemoryLimit { return []MemoryLimit{goMemLimit()} }

@@ -32,9 +32,12 @@ func (g Settings) texts(lists bool) (map[string][]string, error) {
 		}
 		var vals []string
 		rv := reflect.ValueOf(g[name])
+		isBool := isAlias || (st != nil && st.Kind() == reflect.Bool)
 		switch {
 		case g[name] == nil:
 			return nil, fmt.Errorf("-%s: no value", name)
+		case isBool && rv.Kind() != reflect.Bool && rv.Kind() != reflect.String: // a grid's "centre": 1
+			return nil, fmt.Errorf("-%s: %v is not true or false", name, g[name])
 		case rv.Kind() == reflect.Slice:
 			for i := range rv.Len() {
 				vals = append(vals, Format(rv.Index(i).Interface()))

@@ -8,11 +8,12 @@ import (
 	"strings"
 
 	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/unit"
 )
 
 // Normalize returns s as a run stores and compares it: the sampler and
-// schedule in one spelling (pcd as the pcd flag, cd and constant as ""), a
+// schedule in one spelling (cd and constant as ""), a
 // data set's canonical name, every setting a run cannot leave at zero
 // (Setting.Required) that is zero set to its default, and every setting
 // the run does not use zeroed (and so left out of its JSON). Run,
@@ -20,11 +21,8 @@ import (
 // it, so two Specs that train the same model are the same run.
 func (s Spec) Normalize() Spec {
 	e := &s.Engine
-	switch e.Sampler {
-	case "cd":
+	if e.Sampler == engine.CD {
 		e.Sampler = ""
-	case "pcd":
-		e.Sampler, e.PCD = "", true
 	}
 	if e.LRSchedule == "constant" {
 		e.LRSchedule = ""
@@ -32,10 +30,10 @@ func (s Spec) Normalize() Spec {
 	if u, err := unit.Parse(string(e.Visible)); err == nil {
 		e.Visible = u // one spelling: "binary" is ""
 	}
-	if name, ok := namedData(s.Data); ok {
+	if name, ok := s.DataSet(); ok {
 		s.Data = name
 	}
-	if m, err := data.ParseRealMode(string(s.Real)); err == nil {
+	if m, err := s.RealMode(); err == nil {
 		s.Real = m // one spelling: "binary" is "", "standardize" "standardise"
 	}
 	for _, st := range settings {
@@ -48,10 +46,22 @@ func (s Spec) Normalize() Spec {
 			st.assign(&s, nil)
 		}
 	}
-	if e.Sampler == "pt" {
-		e.PCD = false
-	}
 	return s
+}
+
+// DataSet returns the canonical name of the Spec's data set when it is a
+// built-in one (named), else its file path. It is the one place that tells
+// the two apart.
+func (s Spec) DataSet() (name string, named bool) { return namedData(s.Data) }
+
+// RealMode returns the Spec's -real in its one spelling, or an error naming
+// the flag. It is the one place that parses it.
+func (s Spec) RealMode() (data.RealMode, error) {
+	m, err := data.ParseRealMode(string(s.Real))
+	if err != nil {
+		return m, fmt.Errorf("-real: %w", err)
+	}
+	return m, nil
 }
 
 // RunName is a run's name: <data>-<method>[-<axis><value>…]-seed<seed>,
@@ -77,9 +87,6 @@ func RunName(s Spec, varied ...string) string {
 
 // keyName is the flag name of a dotted JSON key of a Spec, for messages.
 func keyName(key string) string {
-	if key == "engine.pcd" {
-		return "-sampler (pcd)"
-	}
 	for _, st := range settings {
 		if st.Key == key {
 			return "-" + st.Name

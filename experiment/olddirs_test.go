@@ -146,3 +146,84 @@ func engineDataOf(s Spec) (*engine.Data, error) {
 	}
 	return engineData(s, train)
 }
+
+// TestOldPCDRunResumes: a PCD run stopped by a version that wrote the
+// sampler as "pcd": true (in config.json and the checkpoint's label)
+// resumes as the sampler pcd and ends with the bits of a run never
+// stopped; finished, it is found finished.
+func TestOldPCDRunResumes(t *testing.T) {
+	spec, err := NewSpec(Settings{"data": "bas", "method": "dense", "sampler": "pcd", "epochs": 4, "likelihood": "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Engine.Sampler != engine.PersistentCD {
+		t.Fatalf("sampler %q", spec.Engine.Sampler)
+	}
+	oldForm := func(s Spec) json.RawMessage {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte(`"sampler":"pcd"`)) {
+			t.Fatalf("no sampler pcd in %s", b)
+		}
+		return bytes.Replace(b, []byte(`"sampler":"pcd"`), []byte(`"pcd":true`), 1)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = Run(ctx, spec, dir, Options{CheckpointEvery: EveryEpoch, Workers: 1, Progress: func(e Event) {
+		if d, ok := e.(EpochDone); ok && d.Metrics.Epoch == 2 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopping after epoch 2: %v", err)
+	}
+	rd := RunDir(dir)
+	d, err := engineDataOf(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := engine.Resume(rd.CheckpointPath(), d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.SetIdentity(oldForm(spec)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.SaveCheckpoint(rd.CheckpointPath()); err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	var cfg map[string]json.RawMessage
+	if err := json.Unmarshal(mustRead(t, rd.ConfigPath()), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["spec"] = oldForm(spec)
+	if err := writeJSON(rd.ConfigPath(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), spec, dir, Options{Workers: 1}); err != nil {
+		t.Fatalf("resuming the run stored with pcd = true: %v", err)
+	}
+	whole := filepath.Join(t.TempDir(), "whole")
+	if _, err := Run(context.Background(), spec, whole, Options{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := mustRead(t, rd.ModelPath()), mustRead(t, RunDir(whole).ModelPath())
+	if !bytes.Equal(a, b) {
+		t.Error("the resumed run's model differs from a run never stopped")
+	}
+	// Finished, with result.json in the old form too.
+	var res map[string]json.RawMessage
+	if err := json.Unmarshal(mustRead(t, rd.ResultPath()), &res); err != nil {
+		t.Fatal(err)
+	}
+	res["spec"] = oldForm(spec)
+	if err := writeJSON(rd.ResultPath(), res); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := Run(context.Background(), spec, dir, Options{Workers: 1}); err != nil || !r.Skipped {
+		t.Errorf("the finished run stored with pcd = true: %v, want it found finished", err)
+	}
+}

@@ -138,6 +138,9 @@ func (c *clock) left(epoch, done int, inEval time.Duration) (t time.Duration, un
 	if inEval < 0 && done == c.batches && c.due(epoch) {
 		evals++ // trained, not yet evaluating
 	}
+	if c.measuresNothing() {
+		evals = 0 // -likelihood none, no accuracy: an evaluation takes no time
+	}
 	if inEval >= 0 {
 		left += float64(inEval)
 	}
@@ -145,6 +148,12 @@ func (c *clock) left(epoch, done int, inEval time.Duration) (t time.Duration, un
 		return duration(left), evals
 	}
 	return duration(left + float64(evals)*float64(c.evalTook)), 0
+}
+
+// measuresNothing reports whether the run's evaluations measure nothing
+// (-likelihood none without -classify), so that none is waited for.
+func (c *clock) measuresNothing() bool {
+	return c.spec.Likelihood == eval.LikelihoodNone && !c.spec.Classify
 }
 
 // dueAfter counts the evaluations due after epoch: every EvalEvery-th

@@ -1,12 +1,10 @@
 package experiment
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 
-	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/internal/dirlock"
 )
 
@@ -19,6 +17,7 @@ import (
 //	checkpoint    the engine's checkpoint (to resume an interrupted run)
 //	model.npz     the final model, for NumPy
 //	result.json   the final metrics; its presence marks the run finished
+//	failed.json   why the run stopped short (a NaN), until a run gets past it
 //	lock          locked (flock) by the process working in the directory; its PID
 type RunDir string
 
@@ -29,6 +28,7 @@ const (
 	checkpointFile = "checkpoint"
 	modelFile      = "model.npz"
 	resultFile     = "result.json"
+	failureFile    = "failed.json"
 	// LockFile is the file Run locks while it works in a run directory.
 	LockFile = "lock"
 )
@@ -41,6 +41,7 @@ const (
 	StateNew      State = "new"      // no config.json: not a run (yet)
 	StateStarted  State = "started"  // config.json, no checkpoint: starts over
 	StateResumes  State = "resumes"  // a checkpoint: resumes from it
+	StateFailed   State = "failed"   // failed.json: stopped by a NaN; retried from its checkpoint
 	StateFinished State = "finished" // result.json
 )
 
@@ -59,6 +60,8 @@ func (d RunDir) State() State {
 	switch {
 	case exists(d.ResultPath()):
 		return StateFinished
+	case exists(d.FailurePath()):
+		return StateFailed
 	case exists(d.CheckpointPath()):
 		return StateResumes
 	case exists(d.ConfigPath()):
@@ -104,27 +107,6 @@ func (d RunDir) Result() (*Result, error) {
 // has finished).
 func (d RunDir) Metrics() ([]Metrics, error) { return ReadMetrics(d.MetricsPath()) }
 
-// Model reads the final model, model.npz.
-func (d RunDir) Model() (*engine.Model, error) { return engine.ReadNPZ(d.ModelPath()) }
-
-// TrainedModel returns the latest model of the run: model.npz of a trained
-// run, else the model of its checkpoint, resumed on data (the run's
-// training data).
-func (d RunDir) TrainedModel(data *engine.Data, workers int) (*engine.Model, error) {
-	if exists(d.ModelPath()) {
-		return d.Model()
-	}
-	if !exists(d.CheckpointPath()) {
-		return nil, fmt.Errorf("%s: no %s or %s", d, modelFile, checkpointFile)
-	}
-	tr, err := engine.Resume(d.CheckpointPath(), data, workers)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", d.CheckpointPath(), err)
-	}
-	defer tr.Close()
-	return tr.Model(), nil
-}
-
 // lock creates d if needed and locks it for this process (a
 // *dirlock.InUseError when another holds it).
 func (d RunDir) lock() (*dirlock.Lock, error) {
@@ -135,8 +117,16 @@ func (d RunDir) lock() (*dirlock.Lock, error) {
 }
 
 // writeConfig writes config.json.
-func (d RunDir) writeConfig(s Spec, m Meta) error {
-	return writeJSON(d.ConfigPath(), configFile{s, m})
+func (d RunDir) writeConfig(s Spec, m Meta, digest *DataDigest) error {
+	return writeJSON(d.ConfigPath(), configFile{s, m, digest})
+}
+
+// Digest reads the digest of the run's data from config.json (nil when the
+// run's version recorded none).
+func (d RunDir) Digest() (*DataDigest, error) {
+	var c configFile
+	err := readJSON(d.ConfigPath(), &c)
+	return c.Data, err
 }
 
 func (d RunDir) writeMetrics(rows []Metrics) error { return WriteMetrics(d.MetricsPath(), rows) }

@@ -1,6 +1,10 @@
 package experiment
 
 import (
+	"fmt"
+	"reflect"
+	"strings"
+
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
@@ -9,10 +13,14 @@ import (
 
 // The settings of a run, each declared once. ncgbench's flags of train,
 // sweep and eval, its help tables, the axes of a sweep, the differences a
-// refused run directory names and docs/cli.md's flag tables all come from
-// this table; NewSpec fills a Spec from it and Normalize drops what a run
-// does not use. A new setting is a field of Spec (or engine.Config), a row
-// here, and its check in Spec.Validate (or engine.Config.Validate).
+// refused run directory names, report's group names and docs/cli.md's flag
+// tables all come from this table; NewSpec fills a Spec from it and
+// Normalize drops what a run does not use. A new setting is a field of
+// Spec (or engine.Config, with its default in engine.DefaultConfig), a row
+// here, and its check in Spec.Validate (or engine.Config.Validate). A
+// setting of engine.Config takes its Default from engine.DefaultConfig
+// (init, below); the rows give what differs per data set, method, procedure
+// or sampler.
 var settings = []*Setting{
 	// Data.
 	{Name: "data", Key: "data", Group: DataGroup, Arg: "NAME|FILE", Eval: true, Default: "bas",
@@ -37,81 +45,81 @@ var settings = []*Setting{
 		field: func(s *Spec) any { return &s.DataSeed }},
 
 	// Model.
-	{Name: "method", Required: true, Key: "engine.method", Group: ModelGroup, Arg: "M", Axis: "method", Default: engine.NCG,
-		Usage: "connectivity method: dense, ncg, line, random or set",
+	{Name: "method", Required: true, Key: "engine.method", Group: ModelGroup, Arg: "M", Axis: "method",
+		Usage: "connectivity method: " + names(engine.Methods()),
 		field: func(s *Spec) any { return &s.Engine.Method }},
-	{Name: "hidden", Required: true, Key: "engine.hidden", Group: ModelGroup, Arg: "H", Axis: "h", Default: 500,
+	{Name: "hidden", Required: true, Key: "engine.hidden", Group: ModelGroup, Arg: "H", Axis: "h",
 		PerData: map[string]any{"bas": 16, "mushrooms": 100, "connect-4": 100},
 		Usage:   "hidden units",
 		field:   func(s *Spec) any { return &s.Engine.Hidden }},
-	{Name: "p", Key: "engine.p", Group: ModelGroup, Arg: "P", Axis: "p", Default: 0.5,
+	{Name: "p", Key: "engine.p", Group: ModelGroup, Arg: "P", Axis: "p",
 		Usage: "NCG: initial connection density", Uses: method(engine.NCG), UsedBy: "-method ncg",
 		field: func(s *Spec) any { return &s.Engine.P }},
-	{Name: "gamma", Required: true, Key: "engine.gamma", Group: ModelGroup, Arg: "γ", Axis: "g", Default: 0.5,
+	{Name: "gamma", Required: true, Key: "engine.gamma", Group: ModelGroup, Arg: "γ", Axis: "g",
 		Usage: "NCG: threshold γ on the connection strength A′", Uses: method(engine.NCG), UsedBy: "-method ncg",
 		field: func(s *Spec) any { return &s.Engine.Gamma }},
-	{Name: "lr-conn", Key: "engine.lr_conn", Group: ModelGroup, Arg: "α_A", Axis: "lrc", Default: 0.5,
+	{Name: "lr-conn", Key: "engine.lr_conn", Group: ModelGroup, Arg: "α_A", Axis: "lrc",
 		PerData: map[string]any{"bas": 0.25, "mushrooms": 0.05, "connect-4": 0.05},
 		Usage:   "NCG: learning rate α_A of the connection strength A′", Uses: method(engine.NCG), UsedBy: "-method ncg",
 		field: func(s *Spec) any { return &s.Engine.LRConn }},
-	{Name: "v", Required: true, Key: "engine.v", Group: ModelGroup, Arg: "V", Axis: "v", Default: 392,
+	{Name: "v", Required: true, Key: "engine.v", Group: ModelGroup, Arg: "V", Axis: "v",
 		PerData: map[string]any{"bas": 8, "mushrooms": 56, "connect-4": 63},
 		Usage:   "line: visible units per hidden unit (half the data units: the paper's line density 0.5)", Uses: method(engine.Line), UsedBy: "-method line",
 		field: func(s *Spec) any { return &s.Engine.LineWidth }},
-	{Name: "density", Key: "engine.density", Group: ModelGroup, Arg: "D", Axis: "d", Default: 0.5,
+	{Name: "density", Key: "engine.density", Group: ModelGroup, Arg: "D", Axis: "d",
 		Usage: "random: connection density", Uses: method(engine.Random), UsedBy: "-method random",
 		field: func(s *Spec) any { return &s.Engine.Density }},
-	{Name: "epsilon", Required: true, Key: "engine.epsilon", Group: ModelGroup, Arg: "ε", Default: 11.0,
+	{Name: "epsilon", Required: true, Key: "engine.epsilon", Group: ModelGroup, Arg: "ε",
 		Usage: "SET: ε, for a density ε(X+H)/(XH)", Uses: method(engine.SET), UsedBy: "-method set",
 		field: func(s *Spec) any { return &s.Engine.Epsilon }},
-	{Name: "zeta", Key: "engine.zeta", Group: ModelGroup, Arg: "ζ", Default: 0.3,
+	{Name: "zeta", Key: "engine.zeta", Group: ModelGroup, Arg: "ζ",
 		Usage: "SET: fraction ζ of connections rewired after every epoch but the last", Uses: method(engine.SET), UsedBy: "-method set",
 		field: func(s *Spec) any { return &s.Engine.Zeta }},
 	{Name: "set-procedure", Key: "engine.set_procedure", Group: ModelGroup, Arg: "mocanu",
 		Usage: "SET: mocanu trains as the SET authors' code does (mean-field reconstructions, sampled statistics, biases decayed, N(0, σ²) regrowth, a last pruning without regrowth), with their -k, -init, -init-scale and -l2 where not given (default: this engine's SET)",
 		Uses:  method(engine.SET), UsedBy: "-method set",
 		field: func(s *Spec) any { return &s.Engine.SETProcedure }},
-	{Name: "seed", Key: "engine.seed", Group: ModelGroup, Arg: "S", Axis: "seed", Default: uint64(1),
+	{Name: "seed", Key: "engine.seed", Group: ModelGroup, Arg: "S", Axis: "seed",
 		Usage: "seed of the run: initialisation, order, chains (a sweep takes lists and ranges a-b)",
 		field: func(s *Spec) any { return &s.Engine.Seed }},
-	{Name: "init", Required: true, Key: "engine.init", Group: ModelGroup, Arg: "I", Default: engine.Uniform,
+	{Name: "init", Required: true, Key: "engine.init", Group: ModelGroup, Arg: "I",
 		Rules: []Rule{{When: "-set-procedure mocanu", Applies: mocanu, Value: func(Spec) any { return engine.Normal }}},
 		Usage: "weight initialisation: uniform U(−a, a), normal N(0, a²) or zero",
 		field: func(s *Spec) any { return &s.Engine.Init }},
-	{Name: "init-scale", Key: "engine.init_scale", Group: ModelGroup, Arg: "a", Default: 1.0,
+	{Name: "init-scale", Key: "engine.init_scale", Group: ModelGroup, Arg: "a",
 		Rules: []Rule{{When: "-set-procedure mocanu", Applies: mocanu, Value: func(Spec) any { return engine.MocanuInitScale }}},
 		Usage: "a of uniform(−a, a) or of normal N(0, a²)", Uses: func(s Spec) bool { return s.Engine.Init != engine.Zero }, UsedBy: "-init uniform or normal",
 		field: func(s *Spec) any { return &s.Engine.InitScale }},
-	{Name: "visible", Key: "engine.visible", Group: ModelGroup, Arg: "type", Default: unit.Binary,
-		Usage: "visible units: binary; gaussian for real-valued data, v ~ N(b + C h, σ²); categorical for one-hot attributes (softmax groups)",
+	{Name: "visible", Key: "engine.visible", Group: ModelGroup, Arg: "type",
+		Usage: "visible units: binary; gaussian for real-valued data, v | h ~ N(d + Cᵀh, σ²), d the visible biases; categorical for one-hot attributes, each group drawn from its softmax",
 		field: func(s *Spec) any { return &s.Engine.Visible }},
-	{Name: "learn-sigma", Key: "engine.learn_sigma", Group: ModelGroup, Arg: "", Default: false,
+	{Name: "learn-sigma", Key: "engine.learn_sigma", Group: ModelGroup, Arg: "",
 		Usage: "gaussian: learn each visible unit's σ (through log σ², Cho, Ilin & Raiko 2011) instead of σ = 1",
 		Uses:  gaussian, UsedBy: "-visible gaussian",
 		field: func(s *Spec) any { return &s.Engine.LearnSigma }},
-	{Name: "centre", Key: "engine.centre", Group: TrainingGroup, Arg: "", Default: false,
-		Usage: "centred training: the gradient with visible units offset by the data mean, hidden units by a running mean (Melchior, Wang & Wiskott 2016)",
+	{Name: "centre", Key: "engine.centre", Group: TrainingGroup, Arg: "",
+		Usage: "centred training: the gradient with visible units offset by the data mean, hidden units by a running mean (Melchior, Fischer & Wiskott 2016)",
 		field: func(s *Spec) any { return &s.Engine.Centre }},
 
 	// Training.
-	{Name: "k", Required: true, Key: "engine.k", Group: TrainingGroup, Arg: "K", Default: 10,
+	{Name: "k", Required: true, Key: "engine.k", Group: TrainingGroup, Arg: "K",
 		Rules: []Rule{{When: "-set-procedure mocanu", Applies: mocanu, Value: func(Spec) any { return engine.MocanuK }}},
 		Usage: "Gibbs steps of CD-k (pt: rounds of one step at every temperature and swaps)",
 		field: func(s *Spec) any { return &s.Engine.K }},
-	{Name: "batch", Required: true, Key: "engine.batch", Group: TrainingGroup, Arg: "B", Default: 50,
+	{Name: "batch", Required: true, Key: "engine.batch", Group: TrainingGroup, Arg: "B",
 		PerData: map[string]any{"bas": 10, "mushrooms": 10, "connect-4": 10},
 		Usage:   "minibatch size",
 		field:   func(s *Spec) any { return &s.Engine.Batch }},
-	{Name: "lr", Key: "engine.lr", Group: TrainingGroup, Arg: "α", Default: 0.1,
+	{Name: "lr", Key: "engine.lr", Group: TrainingGroup, Arg: "α",
 		PerData: map[string]any{"bas": 0.05, "mushrooms": 0.01, "connect-4": 0.01},
 		Usage:   "learning rate α of weights and biases",
 		field:   func(s *Spec) any { return &s.Engine.LR }},
-	{Name: "epochs", Required: true, Key: "engine.epochs", Group: TrainingGroup, Arg: "N", Default: 10,
+	{Name: "epochs", Required: true, Key: "engine.epochs", Group: TrainingGroup, Arg: "N",
 		PerData: map[string]any{"bas": 2000},
 		Usage:   "epochs",
 		field:   func(s *Spec) any { return &s.Engine.Epochs }},
-	{Name: "sampler", Key: "engine.sampler", Group: TrainingGroup, Arg: "S", Default: engine.Sampler(""),
-		Usage: "negative phase: cd (CD-k), pcd (persistent CD-k) or pt (parallel tempering: -temperatures chains per slot, -k rounds of a Gibbs step each and neighbour swaps) (default cd)",
+	{Name: "sampler", Key: "engine.sampler", Group: TrainingGroup, Arg: "S",
+		Usage: "negative phase: " + names(engine.Samplers()) + ": CD-k, persistent CD-k, or parallel tempering (-temperatures chains per slot, -k rounds of a Gibbs step each and neighbour swaps) (default cd)",
 		field: func(s *Spec) any { return &s.Engine.Sampler }},
 	{Name: "temperatures", Required: true, Key: "engine.temperatures", Group: TrainingGroup, Arg: "M",
 		Rules: []Rule{{When: "-sampler pt", Applies: pt, Value: func(Spec) any { return engine.DefaultTemperatures }}},
@@ -121,32 +129,32 @@ var settings = []*Setting{
 		Rules: []Rule{{When: "-sampler pt", Applies: pt, Value: func(Spec) any { return engine.DefaultMinBeta }}},
 		Usage: "pt: the lowest inverse temperature", Uses: pt, UsedBy: "-sampler pt",
 		field: func(s *Spec) any { return &s.Engine.MinBeta }},
-	{Name: "momentum", Key: "engine.momentum", Group: TrainingGroup, Arg: "μ", Default: 0.0,
+	{Name: "momentum", Key: "engine.momentum", Group: TrainingGroup, Arg: "μ",
 		Usage: "momentum μ of weights and biases (never of NCG's A′)",
 		field: func(s *Spec) any { return &s.Engine.Momentum }},
-	{Name: "momentum-start", Key: "engine.momentum_start", Group: TrainingGroup, Arg: "μ₀", Default: 0.0,
+	{Name: "momentum-start", Key: "engine.momentum_start", Group: TrainingGroup, Arg: "μ₀",
 		Usage: "momentum during the first -momentum-epochs epochs",
 		field: func(s *Spec) any { return &s.Engine.MomentumStart }},
-	{Name: "momentum-epochs", Key: "engine.momentum_epochs", Group: TrainingGroup, Arg: "E", Default: 0,
+	{Name: "momentum-epochs", Key: "engine.momentum_epochs", Group: TrainingGroup, Arg: "E",
 		Usage: "epochs at -momentum-start before -momentum",
 		field: func(s *Spec) any { return &s.Engine.MomentumEpochs }},
-	{Name: "l2", Key: "engine.l2", Group: TrainingGroup, Arg: "λ₂", Default: 0.0,
+	{Name: "l2", Key: "engine.l2", Group: TrainingGroup, Arg: "λ₂",
 		Rules: []Rule{{When: "-set-procedure mocanu: 2e-7/lr", Applies: mocanu, Value: func(s Spec) any { return engine.MocanuDecay / s.Engine.LR }}},
 		Usage: "L2 weight decay λ₂ of W (never of the biases)",
 		field: func(s *Spec) any { return &s.Engine.L2 }},
-	{Name: "l1", Key: "engine.l1", Group: TrainingGroup, Arg: "λ₁", Default: 0.0,
+	{Name: "l1", Key: "engine.l1", Group: TrainingGroup, Arg: "λ₁",
 		Usage: "L1 weight decay λ₁ of W (never of the biases)",
 		field: func(s *Spec) any { return &s.Engine.L1 }},
-	{Name: "lr-schedule", Key: "engine.lr_schedule", Group: TrainingGroup, Arg: "S", Default: engine.Schedule(""),
+	{Name: "lr-schedule", Key: "engine.lr_schedule", Group: TrainingGroup, Arg: "S",
 		Usage: "schedule of -lr: constant, linear (to -lr-final at the last epoch) or step (× -lr-step-factor every -lr-step-every epochs); NCG's α_A stays constant (default constant)",
 		field: func(s *Spec) any { return &s.Engine.LRSchedule }},
-	{Name: "lr-final", Key: "engine.lr_final", Group: TrainingGroup, Arg: "α", Default: 0.0,
+	{Name: "lr-final", Key: "engine.lr_final", Group: TrainingGroup, Arg: "α",
 		Usage: "linear schedule: α at the last epoch", Uses: schedule(engine.Linear), UsedBy: "-lr-schedule linear",
 		field: func(s *Spec) any { return &s.Engine.LRFinal }},
-	{Name: "lr-step-every", Key: "engine.lr_step_every", Group: TrainingGroup, Arg: "N", Default: 0,
+	{Name: "lr-step-every", Key: "engine.lr_step_every", Group: TrainingGroup, Arg: "N",
 		Usage: "step schedule: epochs between steps", Uses: schedule(engine.Step), UsedBy: "-lr-schedule step",
 		field: func(s *Spec) any { return &s.Engine.LRStepEvery }},
-	{Name: "lr-step-factor", Key: "engine.lr_step_factor", Group: TrainingGroup, Arg: "f", Default: 0.0,
+	{Name: "lr-step-factor", Key: "engine.lr_step_factor", Group: TrainingGroup, Arg: "f",
 		Usage: "step schedule: factor of α at each step", Uses: schedule(engine.Step), UsedBy: "-lr-schedule step",
 		field: func(s *Spec) any { return &s.Engine.LRStepFactor }},
 
@@ -160,17 +168,32 @@ var settings = []*Setting{
 		Usage:   "evaluate every N epochs, and after the last (0: after the last only)",
 		field:   func(s *Spec) any { return &s.EvalEvery }},
 	{Name: "likelihood", Key: "likelihood", Group: EvalGroup, Arg: "L", Eval: true, Default: eval.LikelihoodAuto,
-		Usage: "exact, ais or none (default: exact when the smaller layer has at most 20 units, else AIS; none when classifying)",
+		Usage: "exact, ais or none (default: exact when exact log Z sums over at most 2^20 states, the smaller layer's or a Gaussian model's hidden layer's, else AIS; none when classifying)",
 		field: func(s *Spec) any { return &s.Likelihood }},
 	{Name: "ais-runs", Required: true, Key: "ais_runs", Group: EvalGroup, Arg: "N", Eval: true, Default: eval.DefaultRuns,
 		Usage: "AIS runs", Uses: ais, UsedBy: "AIS (-likelihood ais, or its default)",
 		field: func(s *Spec) any { return &s.AISRuns }},
 	{Name: "ais-betas", Required: true, Key: "ais_intervals", Group: EvalGroup, Arg: "N", Eval: true, Default: eval.DefaultIntervals,
-		Usage: "AIS intervals: 14500 is the paper's schedule, other values evenly spaced β", Uses: ais, UsedBy: "AIS (-likelihood ais, or its default)",
+		Usage: fmt.Sprintf("AIS intervals: %d is the paper's schedule, other values evenly spaced β", eval.DefaultIntervals), Uses: ais, UsedBy: "AIS (-likelihood ais, or its default)",
 		field: func(s *Spec) any { return &s.AISIntervals }},
 	{Name: "ais-seed", Key: "ais_seed", Group: EvalGroup, Arg: "S", Eval: true, Default: uint64(0),
 		Usage: "seed of the AIS chains", Uses: ais, UsedBy: "AIS (-likelihood ais, or its default)",
 		field: func(s *Spec) any { return &s.AISSeed }},
+}
+
+// init gives each setting of engine.Config without a Default of its own
+// the value engine.DefaultConfig gives it (none for a Required setting
+// that is zero there: its rules decide).
+func init() {
+	def := Spec{Engine: engine.DefaultConfig()}
+	for _, st := range settings {
+		if !strings.HasPrefix(st.Key, "engine.") || st.Default != nil {
+			continue
+		}
+		if v := reflect.ValueOf(st.field(&def)).Elem(); !(st.Required && v.IsZero()) {
+			st.Default = v.Interface()
+		}
+	}
 }
 
 // aliases are flags that set another setting to one value.
@@ -178,6 +201,15 @@ var aliases = []Alias{
 	{Name: "pcd", Of: "sampler", Value: string(engine.PersistentCD)},
 	{Name: "exact", Of: "likelihood", Value: string(eval.LikelihoodExact)},
 	{Name: "ais", Of: "likelihood", Value: string(eval.LikelihoodAIS)},
+}
+
+// names joins the names of values ("a, b, c"), for the help.
+func names[T ~string](values []T) string {
+	s := make([]string, len(values))
+	for i, v := range values {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
 }
 
 func method(m engine.Method) func(Spec) bool {

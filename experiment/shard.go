@@ -38,8 +38,11 @@ func NewShard(i, n int) (Shard, error) {
 	return Shard{i, n}, nil
 }
 
-// ShardFromEnv reads the shard of a job array from the environment (getenv
-// is os.Getenv when nil). count > 0 overrides the number of shards.
+// ShardFromEnv reads the shard of a job array from the environment (lookup
+// is os.LookupEnv when nil). count > 0 overrides the number of shards. A
+// variable set to an empty value is an error, not an absent variable: a
+// job script that exports SLURM_ARRAY_TASK_ID="" would otherwise run the
+// whole sweep in every task.
 //
 //   - Slurm, with count > 0: SLURM_ARRAY_TASK_ID is the shard index itself
 //     (the array numbered 0 to count-1), so that any part of the array can
@@ -51,10 +54,12 @@ func NewShard(i, n int) (Shard, error) {
 //     (the Job's completions).
 //
 // ok is false when neither is set.
-func ShardFromEnv(getenv func(string) string, count int) (s Shard, ok bool, err error) {
-	if getenv == nil {
-		getenv = os.Getenv
+func ShardFromEnv(lookup func(string) (string, bool), count int) (s Shard, ok bool, err error) {
+	if lookup == nil {
+		lookup = os.LookupEnv
 	}
+	getenv := func(name string) string { v, _ := lookup(name); return v }
+	set := func(name string) bool { _, ok := lookup(name); return ok }
 	atoi := func(name string) (int, error) {
 		v, err := strconv.Atoi(strings.TrimSpace(getenv(name)))
 		if err != nil {
@@ -63,7 +68,7 @@ func ShardFromEnv(getenv func(string) string, count int) (s Shard, ok bool, err 
 		return v, nil
 	}
 	switch {
-	case getenv("SLURM_ARRAY_TASK_ID") != "":
+	case set("SLURM_ARRAY_TASK_ID"):
 		id, err := atoi("SLURM_ARRAY_TASK_ID")
 		if err != nil {
 			return Shard{}, true, err
@@ -75,14 +80,14 @@ func ShardFromEnv(getenv func(string) string, count int) (s Shard, ok bool, err 
 			s, err := NewShard(id, count)
 			return s, true, err
 		}
-		if getenv("SLURM_ARRAY_TASK_MIN") != "" {
+		if set("SLURM_ARRAY_TASK_MIN") {
 			lo, err := atoi("SLURM_ARRAY_TASK_MIN")
 			if err != nil {
 				return Shard{}, true, err
 			}
 			id -= lo
 		}
-		if getenv("SLURM_ARRAY_TASK_COUNT") == "" {
+		if !set("SLURM_ARRAY_TASK_COUNT") {
 			return Shard{}, true, fmt.Errorf("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; give -shards")
 		}
 		n, err := atoi("SLURM_ARRAY_TASK_COUNT")
@@ -91,7 +96,7 @@ func ShardFromEnv(getenv func(string) string, count int) (s Shard, ok bool, err 
 		}
 		s, err := NewShard(id, n)
 		return s, true, err
-	case getenv("JOB_COMPLETION_INDEX") != "":
+	case set("JOB_COMPLETION_INDEX"):
 		id, err := atoi("JOB_COMPLETION_INDEX")
 		if err != nil {
 			return Shard{}, true, err

@@ -12,7 +12,9 @@ import (
 // shard its ID names; an ID past the last shard is refused, naming the
 // array to submit.
 func TestShardFromSlurmWithACount(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	env := func(m map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	}
 	// The variables Slurm 22.05 sets for each task of these submissions.
 	task := func(id, lo, n string) map[string]string {
 		return map[string]string{"SLURM_ARRAY_TASK_ID": id, "SLURM_ARRAY_TASK_MIN": lo, "SLURM_ARRAY_TASK_COUNT": n}

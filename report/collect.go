@@ -23,6 +23,9 @@ type Run struct {
 	Spec    experiment.Spec
 	Metrics []experiment.Metrics // metrics.csv, one row per epoch (may be empty)
 	Result  *experiment.Result   // result.json; nil while the run is unfinished
+	// Failure is failed.json of a run stopped short by a NaN (nil
+	// otherwise).
+	Failure *experiment.Failure
 	// Tiers are the kernel tiers that trained the run (config.json's
 	// meta; nil when it does not say).
 	Tiers []string
@@ -122,8 +125,13 @@ func ReadRun(dir string) (*Run, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	if rd.State() == experiment.StateFinished {
+	switch rd.State() {
+	case experiment.StateFinished:
 		if r.Result, err = rd.Result(); err != nil {
+			return nil, err
+		}
+	case experiment.StateFailed:
+		if r.Failure, err = rd.Failure(); err != nil {
 			return nil, err
 		}
 	}

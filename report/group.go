@@ -84,6 +84,7 @@ type Group struct {
 	Runs  []Run
 
 	Finished int // runs with result.json
+	Failed   int // unfinished runs stopped by a NaN (failed.json)
 	// Tiers are the kernel tiers its runs were trained on, sorted. More
 	// than one: runs that differ only in the seed are not comparable bit
 	// for bit (a sweep across machines), and the spread of the group's
@@ -117,8 +118,8 @@ func key(s experiment.Spec) experiment.Spec {
 }
 
 // GroupRuns groups runs by configuration (see key) and names the groups.
-// Groups come sorted by data label, method (dense, ncg, line, random, set)
-// and name.
+// Groups come sorted by data label, method (in engine.Methods' order) and
+// name.
 func GroupRuns(runs []Run) []Group {
 	index := map[string]int{}
 	var groups []Group
@@ -138,7 +139,10 @@ func GroupRuns(runs []Run) []Group {
 		groups[i].summarise()
 		groups[i].Tiers = groupTiers(groups[i].Runs)
 	}
-	order := map[engine.Method]int{engine.Dense: 0, engine.NCG: 1, engine.Line: 2, engine.Random: 3, engine.SET: 4}
+	order := map[engine.Method]int{}
+	for i, m := range engine.Methods() {
+		order[m] = i
+	}
 	sort.SliceStable(groups, func(a, b int) bool {
 		ga, gb := &groups[a], &groups[b]
 		if ga.DataLabel != gb.DataLabel {
@@ -166,6 +170,9 @@ func (g *Group) summarise() {
 				secs += m.Seconds
 				rows++
 			}
+		}
+		if r.Failure != nil {
+			g.Failed++
 		}
 		if !r.Finished() {
 			continue
@@ -247,37 +254,47 @@ func methodLabel(c engine.Config) string {
 
 func fnum(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 
-// settings flattens the parts of a spec that may tell groups apart (the
-// method's own parameters are in methodLabel), in a fixed order.
+// inLabels are the settings that a group's name shows by other means than
+// settings: the method and its own parameters (methodLabel), the visible
+// units (visibleLabel), and the seed and the evaluation schedule, which
+// groups leave out (key).
+var inLabels = map[string]bool{
+	"method": true, "p": true, "gamma": true, "v": true, "density": true, "epsilon": true, "zeta": true,
+	"set-procedure": true, "visible": true, "learn-sigma": true, "seed": true, "eval-every": true,
+}
+
+// settingLabels are the short names groups show some settings by (every
+// other by its flag name), and emptyLabels the words of settings whose
+// empty value means a default.
+var (
+	settingLabels = map[string]string{"hidden": "H", "lr": "α", "init-scale": "scale", "lr-conn": "α_A", "test-data": "test",
+		"momentum": "μ", "momentum-start": "μ_start", "momentum-epochs": "μ_epochs", "l2": "L2", "l1": "L1",
+		"lr-schedule": "schedule", "lr-final": "α_final", "lr-step-every": "step_every", "lr-step-factor": "step_factor"}
+	emptyLabels = map[string]string{"sampler": "cd", "lr-schedule": "constant", "likelihood": "auto", "format": "detected", "test-data": "none", "real": "binary"}
+)
+
+// settings flattens the settings of a spec that may tell groups apart, in
+// the order of experiment.Table: every setting the run uses but those
+// inLabels shows by other means, as its label and its value. A setting
+// added to the table is here without an edit.
 func settings(s experiment.Spec) [][2]string {
-	e := s.Engine
-	kv := [][2]string{
-		{"H", strconv.Itoa(e.Hidden)}, {"k", strconv.Itoa(e.K)}, {"batch", strconv.Itoa(e.Batch)},
-		{"α", fnum(e.LR)}, {"epochs", strconv.Itoa(e.Epochs)}, {"init", string(e.Init)}, {"scale", fnum(e.InitScale)},
-		{"pcd", strconv.FormatBool(e.PCD)}, {"classify", strconv.FormatBool(s.Classify)},
-		{"likelihood", string(s.Likelihood)}, {"data-seed", strconv.FormatUint(s.DataSeed, 10)},
-		{"test", s.TestData}, {"format", s.Format}, {"eval-every", strconv.Itoa(s.EvalEvery)},
-		{"ais-runs", strconv.Itoa(s.AISRuns)}, {"ais-betas", strconv.Itoa(s.AISIntervals)}, {"ais-seed", strconv.FormatUint(s.AISSeed, 10)},
+	var kv [][2]string
+	for _, st := range experiment.Table() {
+		if inLabels[st.Name] || (st.Uses != nil && !st.Uses(s)) {
+			continue
+		}
+		label, v := st.Name, st.Value(s)
+		if l, ok := settingLabels[st.Name]; ok {
+			label = l
+		}
+		if v == "" {
+			v = emptyLabels[st.Name]
+		}
+		if st.Name == "centre" {
+			label, v = "centring", map[string]string{"false": "uncentred", "true": "centred"}[v]
+		}
+		kv = append(kv, [2]string{label, v})
 	}
-	if e.Method == engine.NCG {
-		kv = append(kv, [2]string{"α_A", fnum(e.LRConn)})
-	}
-	// The training options (empty or zero when unset).
-	sampler, schedule := "cd", "constant"
-	if e.PCD {
-		sampler = "pcd"
-	}
-	if e.Sampler == engine.ParallelTempering {
-		sampler = fmt.Sprintf("pt(M=%d,β_min=%s)", e.Temperatures, fnum(e.MinBeta))
-	}
-	if e.LRSchedule != "" {
-		schedule = string(e.LRSchedule)
-	}
-	kv = append(kv, [][2]string{{"sampler", sampler},
-		{"μ", fnum(e.Momentum)}, {"μ_start", fnum(e.MomentumStart)}, {"μ_epochs", strconv.Itoa(e.MomentumEpochs)},
-		{"L2", fnum(e.L2)}, {"L1", fnum(e.L1)}, {"schedule", schedule}, {"α_final", fnum(e.LRFinal)},
-		{"step_every", strconv.Itoa(e.LRStepEvery)}, {"step_factor", fnum(e.LRStepFactor)},
-		{"centring", map[bool]string{false: "uncentred", true: "centred"}[e.Centre]}}...)
 	return kv
 }
 

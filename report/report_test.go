@@ -84,11 +84,14 @@ func TestStat(t *testing.T) {
 func TestCollectGroupTable(t *testing.T) {
 	root := t.TempDir()
 	shard1, shard2 := filepath.Join(root, "shard1"), filepath.Join(root, "shard2")
-	// NCG, three seeds over two shards; dense, two seeds; an unfinished NCG run.
+	// NCG, three seeds over two shards; dense, two seeds; two unfinished
+	// NCG runs, one of them stopped by NaN.
 	fakeRun(t, filepath.Join(shard1, "ncg-1"), testSpec(engine.NCG, 1), 10, 0.3, true)
 	fakeRun(t, filepath.Join(shard1, "ncg-2"), testSpec(engine.NCG, 2), 12, 0.4, true)
 	fakeRun(t, filepath.Join(shard2, "nested", "ncg-3"), testSpec(engine.NCG, 3), 14, 0.5, true)
 	fakeRun(t, filepath.Join(shard2, "ncg-4"), testSpec(engine.NCG, 4), 99, 0.9, false)
+	fakeRun(t, filepath.Join(shard2, "ncg-5"), testSpec(engine.NCG, 5), 99, 0.9, false) // stopped by NaN
+	writeJSONFile(t, filepath.Join(shard2, "ncg-5", "failed.json"), experiment.Failure{Epoch: 3, Minibatch: 1, Error: "epoch 3, minibatch 1: W became NaN or Inf"})
 	fakeRun(t, filepath.Join(shard1, "dense-1"), testSpec(engine.Dense, 1), 20, 1, true)
 	fakeRun(t, filepath.Join(shard2, "dense-2"), testSpec(engine.Dense, 2), 22, 1, true)
 	// Another γ: a group of its own.
@@ -100,8 +103,8 @@ func TestCollectGroupTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 7 {
-		t.Fatalf("%d runs, want 7", len(runs))
+	if len(runs) != 8 {
+		t.Fatalf("%d runs, want 8", len(runs))
 	}
 	groups := GroupRuns(runs)
 	if len(groups) != 3 {
@@ -115,8 +118,8 @@ func TestCollectGroupTable(t *testing.T) {
 	if dense.Spec.Engine.Method != engine.Dense || ncg.Model != "NCG p=0.5 γ=0.5" || groups[1].Model != "NCG p=0.5 γ=0.3" {
 		t.Fatalf("groups %q, %q, %q", groups[0].Name, groups[1].Name, groups[2].Name)
 	}
-	if len(ncg.Runs) != 4 || ncg.Finished != 3 {
-		t.Errorf("NCG group: %d runs, %d finished, want 4, 3", len(ncg.Runs), ncg.Finished)
+	if len(ncg.Runs) != 5 || ncg.Finished != 3 || ncg.Failed != 1 {
+		t.Errorf("NCG group: %d runs, %d finished, %d failed, want 5, 3, 1", len(ncg.Runs), ncg.Finished, ncg.Failed)
 	}
 	// Final NLL (epoch 4): 12.5, 14.5, 16.5 → mean 14.5, sd 2.
 	if s := ncg.NLL; s.N != 3 || math.Abs(s.Mean-14.5) > 1e-9 || math.Abs(s.SD-2) > 1e-9 {
@@ -136,7 +139,7 @@ func TestCollectGroupTable(t *testing.T) {
 	if err := WriteMarkdown(&md, groups); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| bas | NCG p=0.5 γ=0.5 | 4 | 3 (+1 unfinished) | 14.50 ± 2.00 | — | 0.400 ± 0.100 | 0.500 ± 0.000 | 500 ms |",
+	for _, want := range []string{"| bas | NCG p=0.5 γ=0.5 | 4 | 3 (+2 unfinished, 1 of them stopped by NaN) | 14.50 ± 2.00 | — | 0.400 ± 0.100 | 0.500 ± 0.000 | 500 ms |",
 		"| bas | dense | 4 | 2 | 23.50 ± 1.41 |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
@@ -154,7 +157,7 @@ func TestCollectGroupTable(t *testing.T) {
 		t.Errorf("CSV NCG row %v", recs[3])
 	}
 	b, err := json.Marshal(Table(groups))
-	if err != nil || !strings.Contains(string(b), `"nll":{"mean":14.5,"sd":2,"n":3}`) || !strings.Contains(string(b), `"test_acc":{"mean":null,"sd":null,"n":0}`) {
+	if err != nil || !strings.Contains(string(b), `"nll":{"mean":14.5,"sd":2,"n":3}`) || !strings.Contains(string(b), `"unfinished":2,"failed":1`) || !strings.Contains(string(b), `"test_acc":{"mean":null,"sd":null,"n":0}`) {
 		t.Errorf("JSON: %v\n%s", err, b)
 	}
 }

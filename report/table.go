@@ -23,7 +23,9 @@ func fmtStat(s Stat, prec int, scale float64) string {
 
 func runsCell(g *Group) string {
 	s := strconv.Itoa(g.Finished)
-	if u := len(g.Runs) - g.Finished; u > 0 {
+	if u := len(g.Runs) - g.Finished; u > 0 && g.Failed > 0 {
+		s += fmt.Sprintf(" (+%d unfinished, %d of them stopped by NaN)", u, g.Failed)
+	} else if u > 0 {
 		s += fmt.Sprintf(" (+%d unfinished)", u)
 	}
 	if g.SoFar > 0 {
@@ -158,6 +160,7 @@ type TableRow struct {
 	Epochs          int      `json:"epochs"`
 	Runs            int      `json:"runs"`
 	Unfinished      int      `json:"unfinished"`
+	Failed          int      `json:"failed"` // unfinished runs stopped by NaN
 	NLL             Stat     `json:"nll"`
 	TestAcc         Stat     `json:"test_acc"`
 	TrainAcc        Stat     `json:"train_acc"`
@@ -177,7 +180,7 @@ func Table(groups []Group) []TableRow {
 	for i := range groups {
 		g := &groups[i]
 		r := TableRow{Name: g.Name, Data: g.Data, Model: g.Model, Method: string(g.Spec.Engine.Method), Epochs: g.Epochs,
-			Runs: g.Finished, Unfinished: len(g.Runs) - g.Finished, NLL: g.NLL, TestAcc: g.TestAcc, TrainAcc: g.TrainAcc,
+			Runs: g.Finished, Unfinished: len(g.Runs) - g.Finished, Failed: g.Failed, NLL: g.NLL, TestAcc: g.TestAcc, TrainAcc: g.TrainAcc,
 			Density: g.Density, InitDensity: g.InitDensity, SecondsPerEpoch: num(g.SecondsPerEpoch),
 			AISUnbounded: g.AISUnbounded, ValuesAtEpoch: g.SoFar, Visible: g.visible(), Real: string(g.Spec.Real)}
 		for _, run := range g.Runs {

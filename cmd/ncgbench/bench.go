@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -141,7 +142,14 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			}
 			rep.ScalingFigure = filepath.Base(fig)
 		}
-		if err := engine.WriteAtomic(*markdown, func(w io.Writer) error { return bench.WriteMarkdown(w, rep) }); err != nil {
+		kept := handWritten(*markdown)
+		if err := engine.WriteAtomic(*markdown, func(w io.Writer) error {
+			if err := bench.WriteMarkdown(w, rep); err != nil {
+				return err
+			}
+			_, err := io.WriteString(w, kept)
+			return err
+		}); err != nil {
 			return err
 		}
 	}
@@ -274,6 +282,7 @@ func median(v []float64) float64 {
 // arguments with spaces or shell metacharacters single-quoted.
 func commandLine(cmd string, args []string) string {
 	parts := []string{"./ncgbench", cmd}
+	args = relativeDataDir(args)
 	for _, a := range args {
 		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`|&;<>()*?[]{}~#!") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
@@ -281,4 +290,60 @@ func commandLine(cmd string, args []string) string {
 		parts = append(parts, a)
 	}
 	return strings.Join(parts, " ")
+}
+
+// relativeDataDir returns args with an absolute -data-dir made relative to
+// the working directory (the repository's root, for docs/benchmarks.md), so
+// that the command recorded names no machine's own path:
+// /work/shared/data run from /work/ncg is ../shared/data.
+func relativeDataDir(args []string) []string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return args
+	}
+	rel := func(p string) string {
+		if !filepath.IsAbs(p) {
+			return p
+		}
+		if r, err := filepath.Rel(wd, p); err == nil {
+			return r
+		}
+		return p
+	}
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		name, value, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name != "data-dir" || !strings.HasPrefix(a, "-") {
+			continue
+		}
+		if eq {
+			out[i] = a[:len(a)-len(value)] + rel(value)
+		} else if i+1 < len(out) {
+			out[i+1] = rel(out[i+1])
+		}
+	}
+	return out
+}
+
+// The markers of the section of a benchmarks page written by hand (the
+// prose that reads the numbers), which bench -markdown carries over from
+// the page it replaces, at its end.
+const (
+	handStart = "<!-- written by hand: ncgbench bench -markdown keeps this section -->"
+	handEnd   = "<!-- end of the section written by hand -->"
+)
+
+// handWritten returns the section written by hand of the page at path,
+// markers included, after a blank line ("" when there is none).
+func handWritten(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	_, rest, ok := strings.Cut(string(b), handStart)
+	section, _, closed := strings.Cut(rest, handEnd)
+	if !ok || !closed {
+		return ""
+	}
+	return "\n" + handStart + section + handEnd + "\n"
 }

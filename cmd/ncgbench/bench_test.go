@@ -138,6 +138,18 @@ func TestBenchMarkdown(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "b-set-scaling.png")); !os.IsNotExist(err) || strings.Contains(string(page), "set-scaling.png") {
 		t.Errorf("a scaling figure without SET cases: %v", err)
 	}
+	// A section written by hand survives the page's regeneration, once.
+	hand := "<!-- written by hand: ncgbench bench -markdown keeps this section -->\n## Reading it\n\nProse.\n<!-- end of the section written by hand -->"
+	if err := os.WriteFile(filepath.Join(dir, "b.md"), append(page, "\n"+hand+"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errb, code := ncgbench(t, dir, "bench", "-run", "kernel/sigmoid/", "-count", "1", "-benchtime", "10ms", "-markdown", "b.md"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	again, err := os.ReadFile(filepath.Join(dir, "b.md"))
+	if err != nil || strings.Count(string(again), hand) != 1 || !strings.HasPrefix(string(again), "# Benchmarks\n") {
+		t.Errorf("the regenerated page does not keep the section written by hand once (%v):\n%s", err, again)
+	}
 	_, errb, code = ncgbench(t, dir, "bench", "-run", "kernel/sigmoid/", "-markdown", filepath.Join("missing", "b.md"))
 	if code != 2 || !strings.Contains(errb, "-markdown") {
 		t.Errorf("missing directory: exit %d: %s", code, errb)
@@ -216,5 +228,29 @@ func TestBenchGroupsTakeTurns(t *testing.T) {
 	order = nil
 	if repeat(ctx, gs[2], 0); len(order) != 0 {
 		t.Errorf("ran %v after the context ended", order)
+	}
+}
+
+// TestBenchCommandNamesNoMachinePath: the command docs/benchmarks.md
+// records gives an absolute -data-dir relative to the working directory
+// (the repository's root when it is regenerated), in either flag form,
+// and leaves other arguments alone.
+func TestBenchCommandNamesNoMachinePath(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := filepath.Join(filepath.Dir(wd), "shared", "data") // beside this directory
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-data-dir", shared, "-markdown", "docs/benchmarks.md"}, "./ncgbench bench -data-dir ../shared/data -markdown docs/benchmarks.md"},
+		{[]string{"--data-dir=" + shared}, "./ncgbench bench --data-dir=../shared/data"},
+		{[]string{"-data-dir", "rel/dir", "-only", "/abs/not/a/dir"}, "./ncgbench bench -data-dir rel/dir -only /abs/not/a/dir"},
+	} {
+		if got := commandLine("bench", c.args); got != c.want {
+			t.Errorf("%q: %q, want %q", c.args, got, c.want)
+		}
 	}
 }

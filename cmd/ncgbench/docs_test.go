@@ -279,3 +279,24 @@ func TestCLIReferenceIsComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeFirstScreen: README.md stays under 16,000 bytes (its speed
+// prose lives in docs/benchmarks.md), and its first screen (the first
+// 25 lines) gives the two commands a newcomer needs: the demo and the
+// tests.
+func TestReadmeFirstScreen(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) >= 16000 {
+		t.Errorf("README.md has %d bytes, want under 16,000", len(b))
+	}
+	lines := strings.SplitN(string(b), "\n", 26)
+	first := strings.Join(lines[:min(25, len(lines))], "\n")
+	for _, cmd := range []string{"go run ./cmd/ncgbench train", "go test ./..."} {
+		if !strings.Contains(first, "\n"+cmd) {
+			t.Errorf("README.md's first 25 lines lack %q", cmd)
+		}
+	}
+}

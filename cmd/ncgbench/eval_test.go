@@ -12,6 +12,7 @@ import (
 
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/eval"
+	"github.com/ncg-rbm/ncg/experiment"
 )
 
 // trainRun trains a small NCG model on bars and stripes in dir/r and
@@ -219,11 +220,11 @@ func TestEvalUniformBase(t *testing.T) {
 	args := append(model, "-ais", "-ais-runs", "20", "-ais-betas", "2000", "-ais-seed", "3")
 	uni := evalRun(t, dir, append(args, "-ais-base", "uniform")...)
 	rate := evalRun(t, dir, args...)
-	m, err := loadNPZModel(filepath.Join(dir, "r", "model.npz"))
+	m, err := experiment.ReadModel(filepath.Join(dir, "r", "model.npz"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := eval.AIS(context.Background(), m, eval.AISConfig{Runs: 20, Betas: eval.UniformSchedule(2000), Seed: 3})
+	want, err := eval.AIS(context.Background(), m.EvalModel(), eval.AISConfig{Runs: 20, Betas: eval.UniformSchedule(2000), Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,10 +251,11 @@ func TestEvalTrainSet(t *testing.T) {
 	dir := t.TempDir()
 	trainRun(t, dir)
 	all := writeBASSplit(t, dir)
-	m, err := loadNPZModel(filepath.Join(dir, "r", "model.npz"))
+	em, err := experiment.ReadModel(filepath.Join(dir, "r", "model.npz"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := em.EvalModel()
 	meanF := func(rows []uint8, n int) float64 {
 		var s float64
 		for r := 0; r < n; r++ {

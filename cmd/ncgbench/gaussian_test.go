@@ -143,3 +143,89 @@ func sampleGaussianRun(t *testing.T, dir, run string) {
 		}
 	}
 }
+
+// TestExactLimitOfGaussianUnits: exact log Z of Gaussian visible units
+// sums over the 2^H hidden states whatever the number of visible units,
+// so with 2 visible and 26 hidden units (2^26 states, past the 2^25
+// allowed) -exact is refused before training, with exit 2 and no run
+// directory, by train and by eval; and eval without -likelihood takes AIS
+// for such a model (2^26 states are past the 2^20 of the automatic
+// choice), so AIS's flags apply.
+func TestExactLimitOfGaussianUnits(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x.csv"), []byte("0.5,-1\n-0.5,1\n1,0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gauss := []string{"-data", "x.csv", "-visible", "gaussian", "-hidden", "26", "-epochs", "1", "-quiet"}
+	_, errb, code := ncgbench(t, dir, append([]string{"train", "-exact", "-out", "refused"}, gauss...)...)
+	want := "likelihood exact: exact log Z of 2 gaussian visible and 26 hidden units sums over 2^26 states; the limit is 2^25; use ais"
+	if code != 2 || !strings.Contains(errb, want) {
+		t.Errorf("train -exact: exit %d, %q; want exit 2 saying %q", code, errb, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "refused")); err == nil {
+		t.Error("train -exact left a run directory")
+	}
+	if _, errb, code := ncgbench(t, dir, append([]string{"train", "-likelihood", "none", "-out", "g"}, gauss...)...); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errb)
+	}
+	_, errb, code = ncgbench(t, dir, "eval", "-model", "g", "-exact", "-quiet")
+	if code != 2 || !strings.Contains(errb, "-likelihood exact: exact log Z of 2 gaussian visible and 26 hidden units sums over 2^26 states") {
+		t.Errorf("eval -exact: exit %d, %q; want exit 2 naming the limit", code, errb)
+	}
+	out, errb, code := ncgbench(t, dir, "eval", "-model", "g", "-ais-runs", "4", "-ais-betas", "50", "-quiet", "-json")
+	if code != 0 || !strings.Contains(out, `"likelihood": "ais"`) {
+		t.Errorf("eval -ais-runs 4 without -likelihood: exit %d, %s %s; want AIS", code, out, errb)
+	}
+}
+
+// TestEvalRefusesAnotherScaling: eval of a run trained on data scaled to
+// [0, 1] refuses -real binary and -real standardise (whose NLL would be
+// meaningless: millions of nats) with exit 2 naming -real, and takes the
+// run's own; a binary model given real-valued data, of as many columns as
+// it has units, is refused naming the unit types. For data used as read,
+// the NLL in the input scale is the NLL itself.
+func TestEvalRefusesAnotherScaling(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x.csv"), []byte("5,-1\n-0.5,1\n1,0\n2,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.libsvm"), []byte("0 1:1\n1 2:1\n0 1:1 2:1\n1 1:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"-data", "x.csv", "-real", "unit", "-visible", "gaussian", "-out", "g"},
+		{"-data", "b.libsvm", "-out", "bin"},
+		{"-data", "x.csv", "-visible", "gaussian", "-out", "raw"},
+	} {
+		args = append([]string{"train", "-hidden", "2", "-epochs", "1", "-likelihood", "none", "-quiet"}, args...)
+		if _, errb, code := ncgbench(t, dir, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string // "" succeeds
+	}{
+		{[]string{"-model", "g", "-real", "binary"}, "-real binary: the run in g was trained with -real unit"},
+		{[]string{"-model", "g", "-real", "standardise"}, "-real standardise: the run in g was trained with -real unit"},
+		{[]string{"-model", "g", "-real", "bogus"}, "-real: "},
+		{[]string{"-model", "g", "-real", "unit"}, ""},
+		{[]string{"-model", "bin", "-data", "x.csv"}, "-data x.csv: visible binary needs binary rows; x.csv is real-valued"},
+	} {
+		_, errb, code := ncgbench(t, dir, append([]string{"eval", "-quiet"}, c.args...)...)
+		switch {
+		case c.want == "" && code != 0:
+			t.Errorf("eval %v: exit %d: %s", c.args, code, errb)
+		case c.want != "" && (code != 2 || !strings.Contains(errb, c.want)):
+			t.Errorf("eval %v: exit %d, %q; want exit 2 saying %q", c.args, code, errb, c.want)
+		}
+	}
+	out, errb, code := ncgbench(t, dir, "eval", "-model", "raw", "-json")
+	var ev struct {
+		NLL      *float64 `json:"nll"`
+		NLLInput *float64 `json:"nll_input"`
+	}
+	if err := json.Unmarshal([]byte(out), &ev); code != 0 || err != nil || ev.NLL == nil || ev.NLLInput == nil || *ev.NLLInput != *ev.NLL {
+		t.Errorf("eval of a run on data as read: exit %d, %v, %s%s; want nll_input = nll", code, err, out, errb)
+	}
+}

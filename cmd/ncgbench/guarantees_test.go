@@ -89,6 +89,18 @@ func TestRefusedSettings(t *testing.T) {
 		{[]string{"-data", "."}, "data: . is a directory, not a data file"},
 		{[]string{"-data", ""}, "data: empty name"},
 		{[]string{"-data", "bas", "-workers", "-1"}, "workers = -1 is negative"},
+		// Checked before training instead of ending in NaN or garbage.
+		{[]string{"-data", "bas", "-l1", "1e39"}, "l1 = 1e+39 is beyond float32's range"},
+		{[]string{"-data", "bas", "-init-scale", "1e39"}, "init-scale = 1e+39 is beyond float32's range"},
+		{[]string{"-data", "bas", "-lr", "0.1", "-l2", "30"}, "l2 = 30: with lr 0.1 and momentum 0, weight decay alone makes the weights grow without bound"},
+		{[]string{"-data", "huge.csv", "-visible", "gaussian"}, "data huge.csv: values up to |x| = 1e+20, whose squares"},
+		// Settings that cannot work: exit 2, not a failure of exit 1.
+		{[]string{"-data", "huge.csv", "-visible", "gaussian", "-classify"}, "classify: label units need binary visible units"},
+		{[]string{"-data", "mnist", "-data-dir", "nosuch"}, "-data-dir nosuch: no such directory"},
+		{[]string{"-data", "mnist", "-data-dir", "huge.csv"}, "-data-dir huge.csv is a file, not a data directory"},
+	}
+	if err := os.WriteFile(filepath.Join(dir, "huge.csv"), []byte("1,2\n1e20,3\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if mnist, err := datatest.FindDir(); err == nil && fileExists(filepath.Join(mnist, "mnist", data.MNISTTrainImages)) {
 		cases = append(cases,
@@ -96,7 +108,7 @@ func TestRefusedSettings(t *testing.T) {
 			struct {
 				args []string
 				want string
-			}{[]string{"-data", "mnist", "-data-dir", mnist, "-hidden", "30", "-exact", "-epochs", "1"}, "likelihood exact: the smaller layer has 30 units"},
+			}{[]string{"-data", "mnist", "-data-dir", mnist, "-hidden", "30", "-exact", "-epochs", "1"}, "likelihood exact: exact log Z of 784 binary visible and 30 hidden units sums over 2^30 states; the limit is 2^25; use ais"},
 			// 784 × 2·10⁹ weights: terabytes.
 			struct {
 				args []string
@@ -252,6 +264,12 @@ func TestInterruptDuringFinalAIS(t *testing.T) {
 // exact log Z of bas's 16 × 16 model (2^16 states, under ExactLimit).
 func TestEvalRefusesFlagsThatCannotApply(t *testing.T) {
 	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x.csv"), []byte("0.5,-1\n-0.5,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errb, code := ncgbench(t, dir, "train", "-data", "x.csv", "-visible", "gaussian", "-hidden", "16", "-epochs", "2", "-out", "g", "-quiet"); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errb)
+	}
 	if _, errb, code := ncgbench(t, dir, "train", "-data", "bas", "-epochs", "2", "-out", "r", "-quiet"); code != 0 {
 		t.Fatalf("train: exit %d: %s", code, errb)
 	}
@@ -262,9 +280,11 @@ func TestEvalRefusesFlagsThatCannotApply(t *testing.T) {
 		{[]string{"-likelihood", "exact", "-ais-runs", "5"}, "-ais-runs applies to AIS"},
 		{[]string{"-likelihood", "none", "-ais-seed", "3"}, "-ais-seed applies to AIS and RAISE"},
 		{[]string{"-raise-chains", "3"}, "-raise-chains applies to RAISE"},
-		{[]string{"-ais-runs", "5"}, "-ais-runs applies to AIS, not to -likelihood exact (what no -likelihood chooses for r, whose smaller layer has 16 units)"},
+		{[]string{"-ais-runs", "5"}, "-ais-runs applies to AIS, not to -likelihood exact (what no -likelihood chooses for r, whose exact log Z would sum over 2^16 states)"},
 		{[]string{"-ais-betas", "50"}, "-ais-betas applies to AIS and RAISE: neither runs with -likelihood exact (what no -likelihood chooses"},
 		{[]string{"-ais-seed", "2"}, "-ais-seed applies to AIS and RAISE"},
+		// A set to measure that the data lack: not the training rows instead.
+		{[]string{"-data", "x.csv", "-set", "test"}, "-set test: data x.csv has no test set"},
 	} {
 		_, errb, code := ncgbench(t, dir, append([]string{"eval", "-model", "r", "-quiet"}, c.args...)...)
 		if code != 2 || !strings.Contains(errb, c.want) || strings.Count(strings.TrimSpace(errb), "\n") > 0 {
@@ -275,12 +295,18 @@ func TestEvalRefusesFlagsThatCannotApply(t *testing.T) {
 
 // TestSweepRefusesBeforeTraining: a sweep with one run that cannot work
 // with its data (a line wider than bas's 16 units) is refused before any
-// run trains.
+// run trains, and so is its -dry-run, which lists what would train.
 func TestSweepRefusesBeforeTraining(t *testing.T) {
 	dir := t.TempDir()
-	_, errb, code := ncgbench(t, dir, "sweep", "-data", "bas", "-method", "line", "-v", "5,17", "-epochs", "2", "-out", "s", "-quiet")
-	if code != 2 || !strings.Contains(errb, "run bas-line-v17-seed1: v = 17") || strings.Count(strings.TrimSpace(errb), "\n") > 0 {
-		t.Errorf("exit %d, %q; want exit 2 and one line naming run bas-line-v17-seed1", code, errb)
+	for _, dry := range []bool{false, true} {
+		args := []string{"sweep", "-data", "bas", "-method", "line", "-v", "5,17", "-epochs", "2", "-out", "s", "-quiet"}
+		if dry {
+			args = append(args, "-dry-run")
+		}
+		_, errb, code := ncgbench(t, dir, args...)
+		if code != 2 || !strings.Contains(errb, "run bas-line-v17-seed1: v = 17") || strings.Count(strings.TrimSpace(errb), "\n") > 0 {
+			t.Errorf("dry run %v: exit %d, %q; want exit 2 and one line naming run bas-line-v17-seed1", dry, code, errb)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "s")); err == nil {
 		t.Error("the refused sweep wrote its directory")

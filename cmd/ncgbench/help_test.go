@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -84,7 +86,11 @@ func TestHelpShowsDefaultsPerDataSet(t *testing.T) {
 		for set, row := range table {
 			data := set
 			if set == "a-file" {
-				data = "some/file.libsvm" // the dry run does not read it
+				// 784 units, as MNIST's: wide enough for the default -v.
+				data = filepath.Join(t.TempDir(), "file.libsvm")
+				if err := os.WriteFile(data, []byte("1 1:1 784:1\n0 2:1\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			// An NCG run and a line run: -lr-conn matters to the first alone,
 			// -v to the second.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -9,8 +8,6 @@ import (
 	"image/png"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -23,7 +20,6 @@ import (
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/experiment"
 	"github.com/ncg-rbm/ncg/kernel"
-	"github.com/ncg-rbm/ncg/unit"
 )
 
 func init() {
@@ -70,43 +66,38 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if err := kernel.Init(); err != nil {
 		return usageError{err}
 	}
-	npzPath, runDir := *modelPath, experiment.RunDir(filepath.Dir(*modelPath))
-	if st, err := os.Stat(npzPath); errors.Is(err, os.ErrNotExist) {
-		return usagef("-model %s: no such file or directory", npzPath)
-	} else if err != nil {
-		return err
-	} else if st.IsDir() {
-		runDir = experiment.RunDir(npzPath)
-		npzPath = runDir.ModelPath()
-	}
-	m, err := readNPZ(npzPath)
+	at, err := experiment.LocateModel(*modelPath)
 	if err != nil {
 		return err
 	}
-	if (m.Visible == unit.Gaussian) && m.X != m.DataUnits {
-		return fmt.Errorf("%s has Gaussian visible units and %d label units: label units need a binary model", npzPath, m.X-m.DataUnits)
+	npzPath := at.Path
+	if at.Dir {
+		npzPath = at.Run.ModelPath()
 	}
-	spec, err := runDir.Spec()
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	m, err := at.Load(nil, 0)
+	if err != nil {
+		return err
+	}
+	if m.Visible.Continuous() && m.X != m.DataUnits {
+		return fmt.Errorf("%s has %s visible units and %d label units: label units need binary or categorical units", npzPath, m.Visible.Name(), m.X-m.DataUnits)
+	}
+	spec, _, err := at.Spec()
+	if err != nil {
 		return err
 	}
 	if *dataName != "" {
 		spec.Data, spec.TestData, spec.Format = *dataName, "", ""
 	}
 	if *realMode != "" {
-		if !(m.Visible == unit.Gaussian) {
-			return usagef("-real: %s has binary visible units, whose chains start from binary data", npzPath)
+		if !m.Visible.Continuous() {
+			return usagef("-real: %s has %s visible units, whose chains start from binary data", npzPath, m.Visible.Name())
 		}
-		if spec.Real, err = data.ParseRealMode(*realMode); err != nil {
-			return usageError{fmt.Errorf("-real: %w", err)}
+		if spec.Real, err = (experiment.Spec{Real: data.RealMode(*realMode)}).RealMode(); err != nil {
+			return usageError{err}
 		}
 	}
 	if spec.Data == "" {
 		return usagef("%s has no config.json beside it: give -data", npzPath)
-	}
-	if name, _ := data.Canonical(spec.Data); (m.Visible == unit.Gaussian) && data.BinaryOnly(name) {
-		return usagef("-data %s is binary: %s has Gaussian visible units, whose chains start from real-valued data (MNIST or IDX images with -real, .npy or CSV files)",
-			spec.Data, npzPath)
 	}
 	train, test, err := experiment.Load(spec, *dataDir)
 	if err != nil {
@@ -116,12 +107,12 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if set == nil {
 		set, from = train, "training"
 	}
-	switch {
-	case set.IsReal() && !(m.Visible == unit.Gaussian):
-		return usagef("data %s is real-valued: sample starts a binary model's chains from binary images", spec.Data)
-	case !set.IsReal() && (m.Visible == unit.Gaussian):
-		return usagef("-data %s loads as binary images without -real: %s has Gaussian visible units, whose chains start from real-valued data (give -real unit or standardise, as the model was trained)",
-			spec.Data, npzPath)
+	if err := m.Visible.Accepts(set); err != nil { // the chains start from the set's rows
+		hint := ""
+		if m.Visible.Continuous() {
+			hint = " (MNIST and IDX images take -real unit or standardise, as the model was trained)"
+		}
+		return usagef("-data %s: %s: %v%s", spec.Data, npzPath, err, hint)
 	}
 	if set.D != m.DataUnits {
 		return fmt.Errorf("%s has %d data units, the model %d", spec.Data, set.D, m.DataUnits)
@@ -152,7 +143,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	}
 	shown := fmt.Sprintf("from %s images of %s, seed %d: visible probabilities after the last step (white 1, black 0)", from, spec.Data, *seed)
 	grey := func(k int) uint8 { return uint8(math.Round(255 * float64(probs[k]))) }
-	if m.Visible == unit.Gaussian {
+	if m.Visible.Continuous() {
 		lo, hi := inputRange(train)
 		levels := meanLevels(probs, set.Scaling, lo, hi)
 		grey = func(k int) uint8 { return levels[k] }
@@ -234,7 +225,7 @@ func sampleFits(m *engine.Model, n int, lay layout, scale int, masks bool) error
 	}
 	x, hid, chains := float64(m.X), float64(m.H), float64(n)
 	vecs := 4.0 // start, states, probabilities or means, pre-activations
-	if m.Visible == unit.Gaussian {
+	if m.Visible.Continuous() {
 		vecs++ // v/σ²
 	}
 	pixels := 2 * w * h * 4 // the grid and its captioned copy, RGBA

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,6 +148,17 @@ func TestSweepShardEnv(t *testing.T) {
 		k8s := dryRunNames(t, dir, []string{"JOB_COMPLETION_INDEX=" + id}, "-shards", "3")
 		if !reflect.DeepEqual(k8s, want) {
 			t.Errorf("JOB_COMPLETION_INDEX %d: %v, want %v", i, k8s, want)
+		}
+	}
+	// Set but empty (a job script's export of an unset variable): refused,
+	// not the whole sweep in every task.
+	for _, env := range []string{"SLURM_ARRAY_TASK_ID=", "JOB_COMPLETION_INDEX="} {
+		cmd := exec.Command(binary, append(append([]string{}, sweepArgs...), "-shards", "3", "-dry-run")...)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), env)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), env+`"" is not an integer`) {
+			t.Errorf("%s: %v, %s; want exit 2 naming the variable", env, err, out)
 		}
 	}
 }

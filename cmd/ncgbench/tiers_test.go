@@ -116,4 +116,9 @@ func TestEvalRefusesAForeignModel(t *testing.T) {
 	if code != 1 || !strings.Contains(errb, want) {
 		t.Errorf("eval of a foreign model: exit %d, %q; want exit 1 and %q", code, errb, want)
 	}
+	// sample reads models through the same loader.
+	_, errb, code = ncgbench(t, dir, "sample", "-model", "b", "-out", "s.png")
+	if code != 1 || !strings.Contains(errb, want) {
+		t.Errorf("sample of a foreign model: exit %d, %q; want exit 1 and %q", code, errb, want)
+	}
 }

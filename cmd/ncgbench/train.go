@@ -69,7 +69,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			Progress: withWarnings("train", stderr, runProgressTo(prof.progressWriter(stderr), isTerminal(stderr))), Version: version(), CheckpointEvery: checkpointEvery(*ckptEvery)})
 		if err != nil {
 			if ctx.Err() != nil {
-				return fmt.Errorf("%w: checkpoint in %s; run the same command again to resume", errInterrupted, r.Dir)
+				return interruptedRun(r.Dir)
 			}
 			return err
 		}
@@ -88,6 +88,19 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		printResult(stdout, res)
 	}
 	return nil
+}
+
+// interruptedRun is the error of a run in dir stopped by Ctrl-C: it names
+// the checkpoint to resume from, or says that nothing was saved when the
+// run was stopped before its first checkpoint.
+func interruptedRun(dir string) error {
+	switch experiment.RunDir(dir).State() {
+	case experiment.StateResumes, experiment.StateFailed:
+		return fmt.Errorf("%w: checkpoint in %s; run the same command again to resume", errInterrupted, dir)
+	case experiment.StateFinished:
+		return fmt.Errorf("%w: the run in %s is finished", errInterrupted, dir)
+	}
+	return fmt.Errorf("%w before the first checkpoint of the run in %s: nothing to resume; run the same command again to start it", errInterrupted, dir)
 }
 
 func printResult(w io.Writer, r *experiment.Result) {

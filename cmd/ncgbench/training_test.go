@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,5 +89,38 @@ func TestTrainingFlagsRecorded(t *testing.T) {
 	out, errb, code := ncgbench(t, dir, "train", "-data", "bas", "-method", "dense", "-epochs", "4", "-quiet", "-out", "pcd", "-pcd")
 	if code != 0 || !strings.Contains(out, "finished earlier") {
 		t.Errorf("-pcd after -sampler pcd: exit %d, %s%s", code, out, errb)
+	}
+}
+
+// TestInterruptedRunMessage: Ctrl-C names the checkpoint to resume from
+// only when there is one; stopped before its first checkpoint (during
+// start-up, say), the run has nothing to resume.
+func TestInterruptedRunMessage(t *testing.T) {
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	if err := os.MkdirAll(started, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(started, "config.json"), []byte(`{"spec": {"data": "bas"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resumes := filepath.Join(dir, "resumes")
+	if err := os.MkdirAll(resumes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"config.json", "checkpoint"} {
+		if err := os.WriteFile(filepath.Join(resumes, f), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ dir, want string }{
+		{filepath.Join(dir, "none"), "before the first checkpoint"},
+		{started, "before the first checkpoint"},
+		{resumes, "checkpoint in " + resumes + "; run the same command again to resume"},
+	} {
+		err := interruptedRun(c.dir)
+		if !errors.Is(err, errInterrupted) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.dir, err, c.want)
+		}
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ncg-rbm/ncg/internal/datatest"
 )
 
 // A Go block of a document is marked by an HTML comment on the line just
@@ -328,6 +330,9 @@ func runPrograms(t *testing.T, root, tmp string, progs []program) {
 	}
 	for i, p := range progs {
 		t.Run(strings.NewReplacer("/", "_", ":", "_").Replace(p.name), func(t *testing.T) {
+			if readsData(p.src) {
+				datatest.Dir(t) // skips (fails in CI) without the data sets, as every test that reads them
+			}
 			top := filepath.Join(tmp, fmt.Sprintf("run%d", i))
 			work := filepath.Join(top, "work")
 			if err := os.MkdirAll(filepath.Join(top, "shared"), 0o755); err != nil {
@@ -353,6 +358,18 @@ func runPrograms(t *testing.T, root, tmp string, progs []program) {
 			t.Logf("%s ran in %.1f s:\n%s", p.name, time.Since(start).Seconds(), out)
 		})
 	}
+}
+
+// readsData reports whether a program's code (its comments aside) names
+// the shared data directory.
+func readsData(src string) bool {
+	for _, line := range strings.Split(src, "\n") {
+		code, _, _ := strings.Cut(line, "//")
+		if strings.Contains(code, "../shared/data") {
+			return true
+		}
+	}
+	return false
 }
 
 func writeOverlay(t *testing.T, dir, name string, replace map[string]string) string {
