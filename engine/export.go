@@ -241,16 +241,18 @@ func ReadNPZ(path string) (*Model, error) {
 }
 
 // checkNPZModel refuses a model read from a file whose arrays disagree,
-// so that no command trains, samples or evaluates a damaged model: a value
-// that is not finite; A not 0 or 1; C other than W⊙A; A′ outside [0, 1]
-// (the trainer clips it there); σ not positive, or σ² or 1/σ² beyond
-// float32 (the samplers compute both from log σ²: |log σ²| ≤ 88); log σ²
-// other than 2 log σ (to float32 rounding of either).
+// so that no command trains, samples or evaluates a damaged model: the
+// unit type's own parameters as its checkModel checks them (σ, log σ²,
+// groups), a value that is not finite, A not 0 or 1, C other than W⊙A,
+// A′ outside [0, 1] (the trainer clips it there).
 func checkNPZModel(m *Model, c []float32) error {
+	if err := unitsOf(m.Visible).checkModel(m); err != nil {
+		return err
+	}
 	for _, p := range []struct {
 		name string
 		v    []float32
-	}{{"W", m.W}, {"A", m.A}, {"C", c}, {"Aprime", m.AP}, {"b", m.HiddenBias}, {"d", m.VisibleBias}, {"sigma", m.Sigma}, {"log_var", m.LogVar}} {
+	}{{"W", m.W}, {"A", m.A}, {"C", c}, {"Aprime", m.AP}, {"b", m.HiddenBias}, {"d", m.VisibleBias}} {
 		for k, v := range p.v {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 				return fmt.Errorf("%s%s = %v is not a finite number", p.name, m.at(p.name, k), v)
@@ -268,7 +270,7 @@ func checkNPZModel(m *Model, c []float32) error {
 			return fmt.Errorf("Aprime%s = %v: connection strengths lie in [0, 1]", m.at("Aprime", k), m.AP[k])
 		}
 	}
-	return unitsOf(m.Visible).checkModel(m)
+	return nil
 }
 
 // readUnits reads the visible unit type's own entries into m: the type is

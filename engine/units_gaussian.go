@@ -84,7 +84,7 @@ func (g *gaussianUnits) checkModel(m *Model) error {
 		z := float64(m.LogVar[j])
 		switch {
 		case !(s > 0) || math.IsInf(float64(s), 0):
-			return fmt.Errorf("sigma[%d] = %v: want a finite σ > 0", j, s)
+			return fmt.Errorf("sigma[%d] = %v: want σ > 0, finite", j, s)
 		case math.IsNaN(z) || math.Abs(z) > maxLogVar:
 			return fmt.Errorf("sigma[%d] = %v, log_var[%d] = %.4g: σ² and 1/σ² must be finite float32 numbers, |log σ²| ≤ %d", j, s, j, z, maxLogVar)
 		case math.Abs(float64(s)-math.Exp(z/2)) > 1e-6*(1+math.Abs(z))*math.Exp(z/2): // float32 z is within |z|·2⁻²⁴

@@ -148,7 +148,7 @@ func (s Spec) memoryParts(d *engine.Data) []MemoryPart {
 func ExactLimit(t unit.Type, x, h int) error {
 	if n := t.ExactLayer(x, h); n > eval.MaxExactBits {
 		return fmt.Errorf("exact log Z of %d %s visible and %d hidden units sums over 2^%d states; the limit is 2^%d",
-			x, t, h, n, eval.MaxExactBits)
+			x, t.Name(), h, n, eval.MaxExactBits)
 	}
 	return nil
 }

@@ -23,7 +23,8 @@ func TestGroupNamesTellEverySettingApart(t *testing.T) {
 	}
 	// Another value of each kind of setting; strings by name.
 	other := map[string]string{"data": "bas2", "test-data": "t.libsvm", "format": "libsvm", "real": "unit", "method": "dense",
-		"set-procedure": "mocanu", "init": "normal", "visible": "gaussian", "sampler": "pcd", "lr-schedule": "linear", "likelihood": "exact"}
+		"set-procedure": "mocanu", "init": "normal", "visible": "gaussian", "sampler": "pcd", "lr-schedule": "linear", "likelihood": "exact",
+		"categories": "3"}
 	for _, st := range experiment.Table() {
 		if st.Name == "seed" || st.Name == "eval-every" {
 			continue

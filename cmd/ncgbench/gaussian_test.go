@@ -210,7 +210,7 @@ func TestEvalRefusesAnotherScaling(t *testing.T) {
 		{[]string{"-model", "g", "-real", "standardise"}, "-real standardise: the run in g was trained with -real unit"},
 		{[]string{"-model", "g", "-real", "bogus"}, "-real: "},
 		{[]string{"-model", "g", "-real", "unit"}, ""},
-		{[]string{"-model", "bin", "-data", "x.csv"}, "-data x.csv: visible binary needs binary rows; x.csv is real-valued"},
+		{[]string{"-model", "bin", "-data", "x.csv"}, "-data x.csv: x.csv is real-valued; binary units need binary rows"},
 	} {
 		_, errb, code := ncgbench(t, dir, append([]string{"eval", "-quiet"}, c.args...)...)
 		switch {

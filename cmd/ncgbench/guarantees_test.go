@@ -95,7 +95,7 @@ func TestRefusedSettings(t *testing.T) {
 		{[]string{"-data", "bas", "-lr", "0.1", "-l2", "30"}, "l2 = 30: with lr 0.1 and momentum 0, weight decay alone makes the weights grow without bound"},
 		{[]string{"-data", "huge.csv", "-visible", "gaussian"}, "data huge.csv: values up to |x| = 1e+20, whose squares"},
 		// Settings that cannot work: exit 2, not a failure of exit 1.
-		{[]string{"-data", "huge.csv", "-visible", "gaussian", "-classify"}, "classify: label units need binary visible units"},
+		{[]string{"-data", "huge.csv", "-visible", "gaussian", "-classify"}, "classify: label units need binary or categorical visible units"},
 		{[]string{"-data", "mnist", "-data-dir", "nosuch"}, "-data-dir nosuch: no such directory"},
 		{[]string{"-data", "mnist", "-data-dir", "huge.csv"}, "-data-dir huge.csv is a file, not a data directory"},
 	}

@@ -221,7 +221,7 @@ func TestSampleGaussianStartImages(t *testing.T) {
 		want string
 	}{
 		{[]string{"-model", "g.npz", "-data", "g-images-idx3-ubyte"}, "-real"},
-		{[]string{"-model", "g.npz", "-data", "bas"}, "-data bas: g.npz: bas is binary"},
+		{[]string{"-model", "g.npz", "-data", "bas"}, "-data bas: g.npz: bas4x4-test is binary"},
 		{[]string{"-model", "bin.npz", "-data", "g-images-idx3-ubyte", "-real", "unit"}, "-real: bin.npz has binary visible units"},
 		{[]string{"-model", "g.npz", "-data", "g-images-idx3-ubyte", "-real", "grey"}, "-real"},
 	} {
