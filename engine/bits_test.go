@@ -100,6 +100,19 @@ func bitsConfigs() map[string]Config {
 		mom.Momentum, mom.L2 = 0.5, 1e-3
 		cs["gaussian-dense-momentum"+suffix] = mom
 	}
+	// Learned σ with the defaults' own step and floor; the entries above
+	// keep σ's older step (that of the biases, no floor).
+	for name, c := range cs {
+		if c.LearnSigma {
+			c.SigmaStep, c.MinSigma = 0, 0
+			cs[name] = c
+		}
+	}
+	for _, m := range []Method{Dense, NCG} {
+		c := gaussConfig(m, true)
+		c.SigmaStep, c.MinSigma = DefaultSigmaStep, 0.9 // a floor some units reach
+		cs["gaussian-"+string(m)+"-learn-sigma-step-floor"] = c
+	}
 	for _, c := range catConfigs() {
 		name := "categorical-" + strings.ReplaceAll(describeConfig(c), " ", ",")
 		cs[name] = c

@@ -149,6 +149,15 @@ type Config struct {
 	// LearnSigma learns each Gaussian visible unit's σ through z = log σ²
 	// (from σ = 1); without it σ stays 1.
 	LearnSigma bool `json:"learn_sigma,omitempty"`
+	// SigmaStep is the step size of z = log σ² relative to α's (learned
+	// σ only; 0 means 1, the visible biases' step): z needs a smaller one
+	// than the weights, as in Melchior's PyDeep, whose Gaussian-binary RBMs
+	// with trainable variances take a tenth of α for σ.
+	SigmaStep float64 `json:"sigma_step,omitempty"`
+	// MinSigma is the least σ a learned σ takes (0: none): after every
+	// step, z = max(z, 2 log MinSigma). A unit that is constant in the
+	// data otherwise drives its σ to 0 and the model to NaN.
+	MinSigma float64 `json:"min_sigma,omitempty"`
 
 	// Centre trains the model centred (Melchior, Fischer & Wiskott 2016):
 	// the gradient of every parameter is taken with the visible units
@@ -196,9 +205,15 @@ func DefaultConfig() Config {
 	return Config{
 		Method: NCG, Hidden: 500, K: 10, Batch: 50, LR: 0.1, LRConn: 0.5, Gamma: 0.5,
 		Epochs: 10, Seed: 1, P: 0.5, LineWidth: 392, Density: 0.5, Epsilon: 11, Zeta: 0.3,
-		Init: Uniform, InitScale: 1,
+		Init: Uniform, InitScale: 1, SigmaStep: DefaultSigmaStep, MinSigma: DefaultMinSigma,
 	}
 }
+
+// The learned σ's defaults (DefaultConfig, and so ncgbench's flags).
+const (
+	DefaultSigmaStep = 0.1
+	DefaultMinSigma  = 0.01
+)
 
 // Validate checks every setting against a data width of visible data units
 // (label units excluded); visible ≤ 0 skips the width-dependent checks.

@@ -89,11 +89,20 @@ func TestGaussianMinibatchByHand(t *testing.T) {
 						if pcd && sh.k == 1 {
 							continue
 						}
-						cfg := DefaultConfig()
-						cfg.Method, cfg.Hidden, cfg.K, cfg.Batch, cfg.LR, cfg.LRConn, cfg.P, cfg.Seed = method, sh.h, sh.k, sh.b, 0.1, 0.3, 1, 7
-						cfg.Visible, cfg.LearnSigma, cfg.Sampler, cfg.Centre = unit.Gaussian, learn, pcdSampler(pcd), centre
-						name := fmt.Sprintf("%d×%d CD-%d %s learn-sigma=%v pcd=%v centre=%v", sh.x, sh.h, sh.k, method, learn, pcd, centre)
-						checkGaussianByHand(t, name, cfg, d, rows, w0, ap0, hb0, vb0, zInit)
+						// σ's step and floor: the defaults, the biases' step
+						// and no floor (0, 0), and a floor above some of
+						// the z the step leaves.
+						for _, sig := range [][2]float64{{DefaultSigmaStep, DefaultMinSigma}, {0, 0}, {0.5, 1.05}} {
+							if !learn && sig[0] != DefaultSigmaStep {
+								continue
+							}
+							cfg := DefaultConfig()
+							cfg.Method, cfg.Hidden, cfg.K, cfg.Batch, cfg.LR, cfg.LRConn, cfg.P, cfg.Seed = method, sh.h, sh.k, sh.b, 0.1, 0.3, 1, 7
+							cfg.Visible, cfg.LearnSigma, cfg.Sampler, cfg.Centre = unit.Gaussian, learn, pcdSampler(pcd), centre
+							cfg.SigmaStep, cfg.MinSigma = sig[0], sig[1]
+							name := fmt.Sprintf("%d×%d CD-%d %s learn-sigma=%v (step %v, floor %v) pcd=%v centre=%v", sh.x, sh.h, sh.k, method, learn, sig[0], sig[1], pcd, centre)
+							checkGaussianByHand(t, name, cfg, d, rows, w0, ap0, hb0, vb0, zInit)
+						}
 					}
 				}
 			}
@@ -256,8 +265,18 @@ func checkGaussianByHand(t *testing.T, name string, cfg Config, d *Data, rows []
 		}
 		near(fmt.Sprintf("b[%d]", j), m.VisibleBias[j], dC[j])
 		if cfg.LearnSigma {
-			near(fmt.Sprintf("z[%d]", j), m.LogVar[j], float64(z0[j])+alpha*gz[j])
-			near(fmt.Sprintf("σ[%d]", j), m.Sigma[j], math.Exp((float64(z0[j])+alpha*gz[j])/2))
+			// z takes SigmaStep of α's step (0: all of it), then at least
+			// 2 log MinSigma.
+			f := cfg.SigmaStep
+			if f == 0 {
+				f = 1
+			}
+			z := float64(z0[j]) + f*alpha*gz[j]
+			if cfg.MinSigma > 0 {
+				z = math.Max(z, 2*math.Log(cfg.MinSigma))
+			}
+			near(fmt.Sprintf("z[%d]", j), m.LogVar[j], z)
+			near(fmt.Sprintf("σ[%d]", j), m.Sigma[j], math.Exp(z/2))
 		} else if m.LogVar[j] != 0 || m.Sigma[j] != 1 {
 			t.Errorf("%s: σ[%d] = %g (z %g) moved without learn-sigma", name, j, m.Sigma[j], m.LogVar[j])
 		}

@@ -41,6 +41,9 @@ type gaussianUnits struct {
 	// minibatch when sparse (gaussrows.go).
 	gHid, gVis *sparseRows
 	sparse     bool
+	// minZ = 2 log MinSigma in float32, the least z (learned σ with a
+	// floor only).
+	minZ float32
 }
 
 // setGaussian makes m a model of Gaussian visible units with σ = 1.
@@ -69,6 +72,17 @@ func (g *gaussianUnits) bind(*Model)                 {}
 func (g *gaussianUnits) checkConfig(c Config, bad func(string, ...any)) {
 	if c.SETProcedure == Mocanu {
 		bad("set-procedure %s trains binary visible units only", Mocanu)
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"sigma-step", c.SigmaStep}, {"min-sigma", c.MinSigma}} {
+		if math.IsNaN(p.v) || math.IsInf(p.v, 0) || p.v < 0 {
+			bad("%s = %v: need a finite value ≥ 0", p.name, p.v)
+		}
+	}
+	if c.MinSigma > 1e18 { // σ² would overflow float32
+		bad("min-sigma = %v: need σ² within float32", c.MinSigma)
 	}
 }
 
@@ -134,6 +148,9 @@ func (g *gaussianUnits) alloc(t *Trainer) {
 		g.sig[i] = make([]float32, x)
 	}
 	if t.cfg.LearnSigma {
+		if t.cfg.MinSigma > 0 {
+			g.minZ = float32(2 * math.Log(t.cfg.MinSigma))
+		}
 		g.invVar = make([]float32, x)
 		g.spos, g.sneg = make([]float32, b*x), make([]float32, b*x)
 		g.dzBlock = make([]float32, len(t.scratch)*x)
@@ -312,7 +329,25 @@ func (g *gaussianUnits) step(t *Trainer, j0, j1 int) bool {
 	for blk := 0; blk*t.block < t.nb; blk++ {
 		kernel.Axpy(gz, 1, g.dzBlock[blk*x+j0:blk*x+j1])
 	}
-	ok := t.updateBias(t.m.LogVar[j0:j1], gz, sub(g.velZ, j0, j1))
+	z := t.m.LogVar[j0:j1]
+	var ok bool
+	switch f := t.cfg.SigmaStep; {
+	case f == 0 || f == 1: // the visible biases' step
+		ok = t.updateBias(z, gz, sub(g.velZ, j0, j1))
+	case t.cfg.plainUpdate():
+		ok = kernel.UpdateDense(z, nil, gz, float32(t.cfg.LRAt(t.epoch)*f/float64(t.nb)))
+	default:
+		p := t.step
+		p.L1, p.L2, p.LR = 0, 0, float32(t.cfg.LRAt(t.epoch)*f)
+		ok = kernel.UpdateMomentum(z, nil, nil, gz, sub(g.velZ, j0, j1), p)
+	}
+	if g.minZ != 0 || t.cfg.MinSigma != 0 {
+		for j, v := range z {
+			if v < g.minZ {
+				z[j] = g.minZ
+			}
+		}
+	}
 	t.m.refreshSigma(g.invVar, j0, j1)
 	return ok
 }

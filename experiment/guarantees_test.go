@@ -32,7 +32,7 @@ func TestDifferencesNameEverySetting(t *testing.T) {
 			{"data": "bas"}, {"data": "bas", "method": "line"}, {"data": "bas", "method": "random"},
 			{"data": "bas", "method": "set"}, {"data": "bas", "method": "set", "set-procedure": "mocanu"},
 			{"data": "bas", "sampler": "pt"}, {"data": "bas", "lr-schedule": "linear"}, {"data": "bas", "lr-schedule": "step", "lr-step-every": "2", "lr-step-factor": "0.5"},
-			{"data": "bas", "visible": "gaussian"}, {"data": "a.libsvm"},
+			{"data": "bas", "visible": "gaussian"}, {"data": "bas", "visible": "gaussian", "learn-sigma": "true"}, {"data": "a.libsvm"},
 		} {
 			s, err := resolve(given)
 			if err != nil {

@@ -97,6 +97,14 @@ var settings = []*Setting{
 		Usage: "gaussian: learn each visible unit's σ (through log σ², Cho, Ilin & Raiko 2011) instead of σ = 1",
 		Uses:  gaussian, UsedBy: "-visible gaussian",
 		field: func(s *Spec) any { return &s.Engine.LearnSigma }},
+	{Name: "sigma-step", Key: "engine.sigma_step", Group: ModelGroup, Arg: "f", Axis: "ss",
+		Usage: "learned σ: the step of log σ² as a fraction f of the learning rate (0: the biases' step)",
+		Uses:  learnSigma, UsedBy: "-learn-sigma",
+		field: func(s *Spec) any { return &s.Engine.SigmaStep }},
+	{Name: "min-sigma", Key: "engine.min_sigma", Group: ModelGroup, Arg: "σ_min", Axis: "ms",
+		Usage: "learned σ: the least σ of a unit, in the data's scale (0: none; a unit constant in the data drives σ to 0)",
+		Uses:  learnSigma, UsedBy: "-learn-sigma",
+		field: func(s *Spec) any { return &s.Engine.MinSigma }},
 	{Name: "centre", Key: "engine.centre", Group: TrainingGroup, Arg: "",
 		Usage: "centred training: the gradient with visible units offset by the data mean, hidden units by a running mean (Melchior, Fischer & Wiskott 2016)",
 		field: func(s *Spec) any { return &s.Engine.Centre }},
@@ -222,6 +230,7 @@ func schedule(c engine.Schedule) func(Spec) bool {
 
 func mocanu(s Spec) bool   { return s.Engine.SETProcedure == engine.Mocanu }
 func pt(s Spec) bool       { return s.Engine.Sampler == engine.ParallelTempering }
+func learnSigma(s Spec) bool { return s.Engine.LearnSigma }
 func gaussian(s Spec) bool { return s.Engine.Visible == unit.Gaussian }
 func dataFile(s Spec) bool {
 	_, named := namedData(s.Data)

@@ -19,7 +19,7 @@ func TestGroupNamesTellEverySettingApart(t *testing.T) {
 		{"data": "bas", "method": "set"}, {"data": "bas", "method": "set", "set-procedure": "mocanu"},
 		{"data": "bas", "sampler": "pt"}, {"data": "bas", "lr-schedule": "linear"},
 		{"data": "bas", "lr-schedule": "step", "lr-step-every": "2", "lr-step-factor": "0.5"},
-		{"data": "x.csv", "visible": "gaussian"}, {"data": "a.libsvm"},
+		{"data": "x.csv", "visible": "gaussian"}, {"data": "x.csv", "visible": "gaussian", "learn-sigma": "true"}, {"data": "a.libsvm"},
 	}
 	// Another value of each kind of setting; strings by name.
 	other := map[string]string{"data": "bas2", "test-data": "t.libsvm", "format": "libsvm", "real": "unit", "method": "dense",
