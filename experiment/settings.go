@@ -228,10 +228,10 @@ func schedule(c engine.Schedule) func(Spec) bool {
 	return func(s Spec) bool { return s.Engine.LRSchedule == c }
 }
 
-func mocanu(s Spec) bool   { return s.Engine.SETProcedure == engine.Mocanu }
-func pt(s Spec) bool       { return s.Engine.Sampler == engine.ParallelTempering }
+func mocanu(s Spec) bool     { return s.Engine.SETProcedure == engine.Mocanu }
+func pt(s Spec) bool         { return s.Engine.Sampler == engine.ParallelTempering }
 func learnSigma(s Spec) bool { return s.Engine.LearnSigma }
-func gaussian(s Spec) bool { return s.Engine.Visible == unit.Gaussian }
+func gaussian(s Spec) bool   { return s.Engine.Visible == unit.Gaussian }
 func dataFile(s Spec) bool {
 	_, named := namedData(s.Data)
 	return !named
