@@ -60,6 +60,19 @@ func TestCategoricalRunEndToEnd(t *testing.T) {
 			t.Errorf("%s: sample: exit %d: %s", run, code, errb)
 		}
 	}
+	// The categorical model with two of its groups merged: its groups are
+	// not those of the rows it is given, which is bad usage naming them.
+	m, err := engine.ReadNPZ(filepath.Join(dir, "categorical", "model.npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Groups = append(m.Groups[:1:1], m.Groups[2:]...)
+	if err := m.ExportNPZ(filepath.Join(dir, "merged.npz")); err != nil {
+		t.Fatal(err)
+	}
+	if _, errb, code := ncgbench(t, dir, "eval", "-model", "merged.npz", "-data", "mushrooms", "-data-dir", shared); code != 2 || !strings.Contains(errb, "are not the model's") {
+		t.Errorf("eval of a model with other groups: exit %d, %s; want 2 naming the groups", code, errb)
+	}
 	if !(nll[unit.Categorical] < nll[unit.Binary]) {
 		t.Errorf("categorical NLL %v, binary %v: want the categorical model's lower", nll[unit.Categorical], nll[unit.Binary])
 	}
