@@ -187,3 +187,44 @@ func (u *categoricalUnits) draw(b *chainBlock, i int, beta float32) {
 	X := u.m.X
 	kernel.SoftmaxSample(b.prob[:X], b.x[i*X:(i+1)*X], u.pre(b, i, beta), u.g32, &b.st[i])
 }
+
+// marginalStep is Σ_g logsumexp_k(bk·v_gk) − logsumexp_k(bp·v_gk), in
+// float64, and the draw of each group from softmax(bk·v_g).
+func (u *categoricalUnits) marginalStep(b *chainBlock, i int, bk, bp float32, draw bool) float64 {
+	X := u.m.X
+	v := b.v[i*X : (i+1)*X]
+	if draw {
+		clear(b.sx)
+		kernel.Axpy(b.sx, bk, v)
+		kernel.SoftmaxSample(b.prob[:X], b.x[i*X:(i+1)*X], b.sx, u.g32, &b.st[i])
+	}
+	g := u.m.Groups
+	var d float64
+	for k := 0; k < g.Len(); k++ {
+		d += scaledLogSumExp(v[g[k]:g[k+1]], float64(bk)) - scaledLogSumExp(v[g[k]:g[k+1]], float64(bp))
+	}
+	return d
+}
+
+// scaledLogSumExp returns log Σ_k exp(beta·v_k) in float64.
+func scaledLogSumExp(v []float32, beta float64) float64 {
+	mx := math.Inf(-1)
+	for _, x := range v {
+		mx = math.Max(mx, beta*float64(x))
+	}
+	var s float64
+	for _, x := range v {
+		s += math.Exp(beta*float64(x) - mx)
+	}
+	return mx + math.Log(s)
+}
+
+// marginalConst is G_0 = Σ_g log K_g.
+func (u *categoricalUnits) marginalConst() float64 {
+	g := u.m.Groups
+	var c float64
+	for k := 0; k < g.Len(); k++ {
+		c += math.Log(float64(g.Size(k)))
+	}
+	return c
+}

@@ -24,6 +24,7 @@ type RAISEConfig struct {
 	// BaseBias as AISConfig.BaseBias.
 	BaseBias []float32
 
+	key  uint64                // as AISConfig's
 	tick func(intervals int64) // as AISConfig's
 }
 
@@ -85,7 +86,7 @@ func RAISE(ctx context.Context, m *Model, rows *data.Set, cfg RAISEConfig) (*RAI
 	if err != nil {
 		return nil, err
 	}
-	r.done, r.tick = ctx.Done(), cfg.tick
+	r.done, r.tick, r.key = ctx.Done(), cfg.tick, cfg.key
 	logp, err := runInBlocks(ctx, n*chains, cfg.Workers, r.newBlock, func(b *chainBlock, first int, logp []float64) {
 		r.reverseBlock(b, first, logp, rows, chains)
 	}, r.stopErr)
@@ -104,7 +105,7 @@ func (r *aisRunner) reverseBlock(b *chainBlock, first int, logp []float64, rows 
 	m, u := r.m, r.u
 	H, n := m.H, len(logp)
 	for i := 0; i < n; i++ {
-		b.st[i] = kernel.NewStream(r.seed, uint64(first+i))
+		b.st[i] = kernel.NewStream(r.seed, r.key+uint64(first+i))
 		u.load(b, i, rows, (first+i)/chains)
 	}
 	b.vp.reset()
