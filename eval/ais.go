@@ -69,7 +69,11 @@ type AISResult struct {
 	// one run carries them all. A small ESS says the estimate rests on a
 	// few runs (and its interval on fewer still); a large one says
 	// nothing about modes that no run reached.
-	ESS       float64
+	ESS float64
+	// SE is the delta-method standard error of log Ẑ, sd(w)/(mean(w)·√Runs)
+	// with the sample standard deviation (NaN for one run): the normal
+	// approximation's scale, finite where LogZLo is −Inf.
+	SE        float64
 	Seed      uint64
 	Runs      int
 	Intervals int
@@ -188,7 +192,32 @@ func aisResult(logw []float64, logZA float64, seed uint64, intervals int) *AISRe
 	res := &AISResult{LogZBase: logZA, LogWeights: logw, Seed: seed, Runs: len(logw), Intervals: intervals}
 	res.LogZ, res.LogZLo, res.LogZHi = aisEstimate(logw, logZA)
 	res.ESS = effectiveSampleSize(logw)
+	res.SE = logMeanSE(logw)
 	return res
+}
+
+// logMeanSE returns sd(w)/(mean(w)·√n) of the weights exp(logw), with the
+// sample standard deviation (n−1), computed with the weights scaled by
+// their maximum (NaN for fewer than two weights or a NaN or +Inf one).
+func logMeanSE(logw []float64) float64 {
+	mx := math.Inf(-1)
+	for _, v := range logw {
+		mx = math.Max(mx, v)
+	}
+	n := float64(len(logw))
+	if len(logw) < 2 || math.IsInf(mx, 0) || math.IsNaN(mx) {
+		return math.NaN()
+	}
+	var s, ss float64
+	for _, v := range logw {
+		s += math.Exp(v - mx)
+	}
+	mu := s / n
+	for _, v := range logw {
+		e := math.Exp(v-mx) - mu
+		ss += e * e
+	}
+	return math.Sqrt(ss/(n-1)) / (mu * math.Sqrt(n))
 }
 
 // effectiveSampleSize returns (Σ w)²/Σ w² of the weights exp(logw),

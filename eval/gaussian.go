@@ -350,6 +350,12 @@ func (u *gaussUnits) marginalStep(b *chainBlock, i int, bk, bp float32, draw boo
 // marginalConst is Σ_i ½·log(2πσ_i²), the Gaussian integral at β = 1.
 func (u *gaussUnits) marginalConst() float64 { return u.logs }
 
+// checkRoutes: the hidden marginal from free hidden units (its visible
+// draws, of variance σ²/β, are broad early on) and from the data's hidden
+// base. A visible base of zero means would be no broader than the data's
+// own: it has the model's σ.
+func (u *gaussUnits) checkRoutes() []Route { return []Route{RouteHidden, RouteHiddenData} }
+
 // checkRealData validates n rows of X finite real values.
 func checkRealData(v []float32, n, X int) error {
 	if n < 0 {

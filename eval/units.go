@@ -95,6 +95,8 @@ type visible interface {
 	// for binary and categorical units, Σ_i ½·log(2πσ_i²) for Gaussian ones).
 	marginalStep(b *chainBlock, i int, bk, bp float32, draw bool) float64
 	marginalConst() float64
+	// checkRoutes returns the type's two check routes (CheckRoutes).
+	checkRoutes() []Route
 }
 
 // unitsOf returns the implementation of m's type of visible units: the one
