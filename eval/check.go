@@ -137,23 +137,24 @@ func judge(rep Estimate, others []Estimate) Verdict {
 	return best
 }
 
-// Checks are the evidence that comes with an AIS estimate of log Z.
+// Checks are the evidence that comes with an AIS estimate of log Z. Its
+// JSON form has snake_case keys (checksjson.go).
 type Checks struct {
 	// Estimates: the reported estimate first, then each check route's,
 	// then the exact value when it was computed (RouteExact).
-	Estimates []Estimate
+	Estimates []Estimate `json:"estimates"`
 	// ExactBits > 0 says that the exact log Z is within reach (2^ExactBits
 	// states, at most MaxExactBits) but was not computed: ExactLogZ, or
 	// ncgbench's -likelihood exact, gives it.
-	ExactBits int
-	Verdict   Verdict
+	ExactBits int     `json:"exact_bits,omitempty"`
+	Verdict   Verdict `json:"verdict"`
 	// Intervals lists the intervals of each schedule the estimate was
 	// made with, in order: one entry, unless Plan.GrowIntervals grew the
 	// schedule while the verdict fired.
-	Intervals []int
+	Intervals []int `json:"intervals"`
 	// BDMC is bidirectional Monte Carlo on rows drawn from the model
 	// (Plan.BDMCRows; nil: not run).
-	BDMC *BDMCResult
+	BDMC *BDMCResult `json:"bdmc,omitempty"`
 }
 
 // CheckConfig configures CheckAIS.

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -132,5 +133,40 @@ func TestCheckAISDeterminism(t *testing.T) {
 	}
 	if _, err := CheckAIS(context.Background(), m, train, &AISResult{Runs: 4}, CheckConfig{Routes: []Route{"sideways"}}); err == nil {
 		t.Error("an unknown route accepted")
+	}
+}
+
+// TestChecksJSON: the checks' JSON form has the documented keys, null for
+// values that are not finite, and reads back as it was written (null as
+// NaN).
+func TestChecksJSON(t *testing.T) {
+	nan := math.NaN()
+	c := Checks{
+		Estimates: []Estimate{{RouteData, 10.5, math.Inf(-1), 11, 3.5, 0.2, 100, 14500}, {RouteExact, 12, 12, 12, nan, nan, 0, 0}},
+		ExactBits: 0, Verdict: Verdict{true, RouteExact, 1.5, "why"}, Intervals: []int{14500, 29000},
+		BDMC: &BDMCResult{Rows: 10, Intervals: 29000, Seed: 3, LogZLower: 10.5, LogZUpper: 12.25, Gap: 1.75, LogPLower: -20, LogPUpper: -18.25, LogZ: 12},
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"estimates":[{"route":"data","log_z":10.5,"log_z_lo":null,"log_z_hi":11,"ess":3.5,"se":0.2,"runs":100,"intervals":14500},` +
+		`{"route":"exact","log_z":12,"log_z_lo":12,"log_z_hi":12,"ess":null,"se":null}],` +
+		`"verdict":{"fired":true,"against":"exact","disagreement":1.5,"reason":"why"},"intervals":[14500,29000],` +
+		`"bdmc":{"rows":10,"intervals":29000,"seed":3,"log_z_lower":10.5,"log_z_upper":12.25,"gap":1.75,"log_p_lower":-20,"log_p_upper":-18.25,"log_z_exact":12}}`
+	if string(b) != want {
+		t.Errorf("JSON\n%s\nwant\n%s", b, want)
+	}
+	var back Checks
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(back.Estimates[0].LogZLo) || !math.IsNaN(back.Estimates[1].ESS) || back.Estimates[0].LogZ != 10.5 || back.Estimates[0].Runs != 100 ||
+		back.Verdict != c.Verdict || *back.BDMC != *c.BDMC || len(back.Intervals) != 2 {
+		t.Errorf("read back %+v", back)
+	}
+	b, err = json.Marshal(Verdict{Disagreement: nan, Reason: "quiet"})
+	if err != nil || string(b) != `{"fired":false,"disagreement":null,"reason":"quiet"}` {
+		t.Errorf("quiet verdict: %s, %v", b, err)
 	}
 }
