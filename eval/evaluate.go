@@ -101,7 +101,7 @@ type Plan struct {
 	// zero means) instead of the one fitted to the training rows (FitBase).
 	// Both are valid; on MNIST the uniform start is far noisier.
 	UniformBase bool
-	// RAISERows > 0 also estimates the NLL from above by RAISE on that many
+	// RAISERows > 0 also estimates the NLL by RAISE on that many
 	// evenly spaced rows of the measured set, RAISEChains chains each (0: 1).
 	RAISERows, RAISEChains int
 	// LabelUnits is the number of one-hot label units that end the model's

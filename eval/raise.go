@@ -57,10 +57,12 @@ type RAISEResult struct {
 // whose expectation is exactly q(x), the probability (for Gaussian units,
 // the density) that AIS's forward chain ends at x
 // (TestRAISEIsUnbiasedForTheAnnealedModel checks this by enumeration on a
-// small model). q tends to the model as the schedule gets finer, and
-// log p̂ is below log q in expectation (Jensen), so the NLL from RAISE errs
-// high where AIS's errs low: Burda et al. found the two bracket the true
-// value. For Gaussian units MeanLogP is a mean log-density.
+// small model). log p̂ is below log q in expectation (Jensen), so the NLL
+// from RAISE errs high where q is the model, and on average over rows
+// drawn from the model (E_p log q ≤ E_p log p, which BDMC uses); on data
+// rows of a model whose mass AIS misses, q can give the rows more than the
+// model does, and RAISE's NLL errs low as AIS's does. For Gaussian units
+// MeanLogP is a mean log-density.
 //
 // Chain c of row i draws from kernel.NewStream(Seed, i·Chains + c); the
 // chains run in lockstep blocks as AIS's runs do, each chain's arithmetic

@@ -36,7 +36,9 @@ func runsCell(g *Group) string {
 // Table 1: one row per configuration, mean ± sample sd over the finished
 // runs of the final NLL, test accuracy (%) and density (while no run of a
 // row has finished, the values so far: see Group.SoFar). The NLL of a
-// group of Gaussian visible units, a negative log density, is marked §.
+// group of Gaussian visible units, a negative log density, is marked §;
+// † counts the runs whose AIS had no lower bound, ‖ those whose checks'
+// verdict fired.
 func WriteMarkdown(w io.Writer, groups []Group) error {
 	var b strings.Builder
 	b.WriteString("| data | model | epochs | runs | NLL | test acc. % | density | initial density | time/epoch |\n")
@@ -121,7 +123,9 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // CSVColumns are the columns of WriteCSV. Empty cells mark values not
 // measured (or an sd of a single run). visible is binary, categorical or gaussian (whose
 // nll is a negative log density of the data scaled as real says: unit,
-// standardise, or empty for values as read).
+// standardise, or empty for values as read). nll_ais_unbounded and
+// nll_verdict_fired count the finished runs whose final AIS had no lower
+// bound, and whose checks' verdict fired.
 var CSVColumns = []string{"data", "model", "method", "epochs", "runs", "unfinished",
 	"nll_mean", "nll_sd", "test_acc_mean", "test_acc_sd", "train_acc_mean", "train_acc_sd",
 	"density_mean", "density_sd", "initial_density_mean", "initial_density_sd", "seconds_per_epoch",

@@ -49,8 +49,10 @@ type evalResult struct {
 	Runs               int      `json:"runs"`
 	Intervals          int      `json:"intervals"`
 	AISBase            string   `json:"ais_base"` // rate or uniform
-	// RAISE (-raise N): the NLL of N evenly spaced rows estimated from
-	// above in expectation, with its standard error over those rows.
+	// RAISE (-raise N): the NLL of N evenly spaced rows by reverse AIS,
+	// with its standard error over those rows: an estimate from above in
+	// expectation for rows drawn from the model, of either sign of error
+	// for data rows.
 	RaiseNLL    *float64 `json:"raise_nll"`
 	RaiseSE     *float64 `json:"raise_se"`
 	RaiseRows   int      `json:"raise_rows"`
@@ -60,6 +62,9 @@ type evalResult struct {
 	RaiseRowsNLL *float64 `json:"raise_rows_nll"`
 	RaiseGap     *float64 `json:"raise_gap"`
 	RaiseGapSE   *float64 `json:"raise_gap_se"`
+	// Checks: the evidence with an AIS estimate and its verdict, and
+	// BDMC's bounds (null: none ran).
+	Checks *eval.Checks `json:"checks"`
 }
 
 func finite(v float64) *float64 {
@@ -84,8 +89,10 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	dataDir := dataDirFlag(fs)
 	aisBase := fs.String("ais-base", "rate", "AIS (and RAISE) base model: rate (visible biases from the training data's marginals) or uniform (all biases zero, as the paper's authors ran it; valid but far noisier on MNIST)")
 	setName := fs.String("set", "", "rows to measure: test or train (default: test, or train when the data has no test set)")
-	raiseRows := fs.Int("raise", 0, "also estimate the NLL from above by reverse AIS (RAISE) on this many evenly spaced rows (0: off); uses -ais-betas and -ais-seed")
+	raiseRows := fs.Int("raise", 0, "also estimate the NLL by reverse AIS (RAISE) on this many evenly spaced rows (0: off); uses -ais-betas and -ais-seed")
 	raiseChains := fs.Int("raise-chains", 1, "RAISE chains per row")
+	checks := fs.String("checks", "auto", "checks of an AIS estimate by other routes and the exact log Z, and their verdict: auto (where they cost at most the AIS), on or off")
+	bdmcRows := fs.Int("bdmc", 0, "also bidirectional Monte Carlo (BDMC) on this many rows drawn exactly from the model, for a model small enough for exact log Z (0: off)")
 	var workers int
 	workersFlag(fs, &workers, "goroutines (default GOMAXPROCS); never changes results")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
@@ -115,6 +122,17 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return usagef("-ais-runs and -ais-betas must be at least 1")
 	case *raiseRows < 0 || *raiseChains < 1:
 		return usagef("-raise must be at least 0 and -raise-chains at least 1")
+	case *bdmcRows < 0:
+		return usagef("-bdmc must be at least 0")
+	case spec.AISMaxIntervals != 0 && spec.AISMaxIntervals < 2**aisBetas:
+		return usagef("-ais-max-betas %d: the schedule grows by doubling its %d intervals; give at least %d", spec.AISMaxIntervals, *aisBetas, 2**aisBetas)
+	}
+	checkMode := eval.CheckMode(*checks)
+	if *checks == "auto" {
+		checkMode = eval.CheckAuto
+	}
+	if err := checkMode.Check(); err != nil || *checks == "" {
+		return usagef("-checks %q is not one of auto, on, off", *checks)
 	}
 	if err := experiment.CheckWorkers(workers); err != nil {
 		return err
@@ -213,12 +231,16 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "ncgbench eval: warning: %s\n", warn)
 	}
 	plan := eval.Plan{Likelihood: *likelihood, AISRuns: *aisRuns, AISIntervals: *aisBetas, AISSeed: *aisSeed,
-		RAISERows: *raiseRows, RAISEChains: *raiseChains, LabelUnits: L, Workers: workers, UniformBase: *aisBase == "uniform"}
+		RAISERows: *raiseRows, RAISEChains: *raiseChains, LabelUnits: L, Workers: workers, UniformBase: *aisBase == "uniform",
+		Checks: checkMode, GrowIntervals: spec.AISMaxIntervals, BDMCRows: *bdmcRows}
 	if doClassify {
 		plan.Accuracy = eval.PaperRule | eval.FreeEnergyRule
 	}
-	if plan.Likelihood.Resolve(m.X, m.H, L) == eval.LikelihoodNone && *raiseRows > 0 {
-		return usagef("-raise needs a likelihood (not -likelihood none)")
+	if plan.Likelihood.Resolve(m.X, m.H, L) == eval.LikelihoodNone && (*raiseRows > 0 || *bdmcRows > 0) {
+		return usagef("-raise and -bdmc need a likelihood (not -likelihood none)")
+	}
+	if n := m.Visible.ExactLayer(m.X, m.H); *bdmcRows > 0 && n > eval.MaxExactBits {
+		return usagef("-bdmc draws rows exactly from the model, by enumerating 2^%d states of %s; the limit is 2^%d", n, *modelPath, eval.MaxExactBits)
 	}
 	measured := train.N
 	if test != nil && *setName != "train" {
@@ -250,7 +272,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	res := evalResult{Model: *modelPath, Data: spec.Data, Set: mt.Set, Rows: mt.Rows, X: m.X, H: m.H, LabelUnits: L, Likelihood: mt.Likelihood,
 		LogZ: finite(mt.LogZ), LogZLo: finite(mt.LogZLo), LogZHi: finite(mt.LogZHi), NLL: finite(mt.NLL),
-		Accuracy: finite(mt.Accuracy), AccuracyFreeEnergy: finite(mt.AccuracyFreeEnergy), Seconds: time.Since(start).Seconds(), AISBase: *aisBase}
+		Accuracy: finite(mt.Accuracy), AccuracyFreeEnergy: finite(mt.AccuracyFreeEnergy), Seconds: time.Since(start).Seconds(), AISBase: *aisBase,
+		Checks: mt.Checks}
 	if measured := sets.Test; m.Visible == unit.Gaussian && res.NLL != nil {
 		if measured == nil {
 			measured = train
@@ -291,8 +314,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if res.NLLInput != nil {
 		fmt.Fprintf(stdout, "NLL %.6f nats as the density of the data in their input scale (the scaled data's NLL + Σ log scale)\n", *res.NLLInput)
 	}
+	printChecks(stdout, "  ", mt.Checks)
 	if res.RaiseNLL != nil {
-		fmt.Fprintf(stdout, "RAISE NLL %.4f nats on %d evenly spaced rows (%d chains each, %d intervals, seed %d): an estimate from above, as AIS's is from below\n",
+		fmt.Fprintf(stdout, "RAISE NLL %.4f nats on %d evenly spaced rows (%d chains each, %d intervals, seed %d): from above in expectation only for rows drawn from the model (-bdmc)\n",
 			*res.RaiseNLL, res.RaiseRows, res.RaiseChains, res.Intervals, res.Seed)
 		if res.RaiseGap != nil {
 			fmt.Fprintf(stdout, "  the same rows by log Z: NLL %.4f; RAISE − that = %.4f ± %.4f (standard error over rows)\n",
@@ -397,6 +421,8 @@ func ignoredEvalFlags(set map[string]bool, likelihood eval.Likelihood, how strin
 		{"ais-seed", "applies to AIS and RAISE: neither runs with -likelihood " + how + " and no -raise", noAIS && raiseRows == 0},
 		{"raise-chains", "applies to RAISE: give -raise N", raiseRows == 0},
 		{"ais-base", "applies to AIS and RAISE: neither runs with -likelihood " + how + " and no -raise", noAIS && raiseRows == 0},
+		{"ais-max-betas", "applies to AIS, not to -likelihood " + how, noAIS},
+		{"checks", "applies to an AIS estimate, not to -likelihood " + how, noAIS},
 	} {
 		if f.ignored && set[f.name] {
 			return usagef("-%s %s", f.name, f.why)
