@@ -338,7 +338,8 @@ func TestAISHiddenDeterminism(t *testing.T) {
 
 // TestEffectiveSampleSize: (Σw)²/Σw² worked by hand: weights 1, 1, 1, 5
 // give 64/28; equal weights give their number; one weight far above the
-// others gives 1; huge log weights do not overflow.
+// others gives 1; huge log weights do not overflow. AIS records it, and
+// the standard error of log Ẑ.
 func TestEffectiveSampleSize(t *testing.T) {
 	for _, c := range []struct {
 		lw   []float64
@@ -363,6 +364,14 @@ func TestEffectiveSampleSize(t *testing.T) {
 	}
 	if want := effectiveSampleSize(res.LogWeights); res.ESS != want || !(res.ESS >= 1 && res.ESS <= 9) {
 		t.Errorf("AIS's ESS %v, want %v in [1, 9]", res.ESS, want)
+	}
+	// And the delta-method standard error of log Ẑ (logMeanExpSE, the
+	// test's own).
+	if want := logMeanExpSE(res.LogWeights); math.Abs(res.SE-want) > 1e-12*want {
+		t.Errorf("AIS's SE %v, want %v", res.SE, want)
+	}
+	if se := logMeanSE([]float64{3}); !math.IsNaN(se) {
+		t.Errorf("SE of one run %v, want NaN", se)
 	}
 }
 

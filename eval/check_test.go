@@ -131,6 +131,21 @@ func TestCheckAISDeterminism(t *testing.T) {
 			t.Errorf("%s: %d runs", a.Estimates[k].Route, a.Estimates[k].Runs)
 		}
 	}
+	// A route of the reported base model with as many runs draws from
+	// other streams than the reported AIS, and two such routes from other
+	// streams than each other.
+	cfg := AISConfig{Runs: 6, Betas: UniformSchedule(50), Seed: 4}
+	rep, err := AIS(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := CheckAIS(context.Background(), m, train, rep, CheckConfig{Reported: cfg, Runs: 6, Routes: []Route{RouteUniform, RouteUniform}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := ch.Estimates; e[1].LogZ == e[0].LogZ || e[2].LogZ == e[1].LogZ {
+		t.Errorf("routes share streams: log Z %v, %v, %v", e[0].LogZ, e[1].LogZ, e[2].LogZ)
+	}
 	if _, err := CheckAIS(context.Background(), m, train, &AISResult{Runs: 4}, CheckConfig{Routes: []Route{"sideways"}}); err == nil {
 		t.Error("an unknown route accepted")
 	}

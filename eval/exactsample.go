@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/kernel"
@@ -45,7 +46,7 @@ func SampleExact(ctx context.Context, m *Model, n int, seed uint64, workers int)
 		return nil, math.NaN(), err
 	}
 	logZ = ex.logZ(part)
-	top := logSumExp(part)
+	cum := cumulative(part)
 
 	// Each row's stream and its two uniforms (53 bits each).
 	st := make([]kernel.Stream, n)
@@ -55,7 +56,7 @@ func SampleExact(ctx context.Context, m *Model, n int, seed uint64, workers int)
 	for i := range st {
 		st[i] = kernel.NewStream(seed, keySample+uint64(i))
 		st[i].Uint32s(buf)
-		chunk[i] = pick(part, top, uniform53(buf[0], buf[1]))
+		chunk[i] = pick(cum, uniform53(buf[0], buf[1]))
 		u2[i] = uniform53(buf[2], buf[3])
 	}
 	// The chunks drawn, each enumerated once, its rows' states picked.
@@ -78,9 +79,10 @@ func SampleExact(ctx context.Context, m *Model, n int, seed uint64, workers int)
 			order = append(order, state)
 			k++
 		})
+		ct := cumulative(t)
 		for i := range chunk {
 			if chunk[i] == c {
-				states[i] = order[pick(t, logSumExp(t), u2[i])]
+				states[i] = order[pick(ct, u2[i])]
 			}
 		}
 		return nil
@@ -97,17 +99,27 @@ func uniform53(a, b uint32) float64 {
 	return float64(uint64(a)<<21^uint64(b)>>11) * (1.0 / (1 << 53))
 }
 
-// pick returns the first index whose cumulative share exp(v − top) of the
-// total exceeds u (the last index when rounding leaves u above them all).
-func pick(v []float64, top, u float64) int {
-	var cum float64
-	for i, x := range v {
-		cum += math.Exp(x - top)
-		if u < cum {
-			return i
-		}
+// cumulative returns the running sums of exp(v_i − max v), in order.
+func cumulative(v []float64) []float64 {
+	mx := math.Inf(-1)
+	for _, x := range v {
+		mx = math.Max(mx, x)
 	}
-	return len(v) - 1
+	cum := make([]float64, len(v))
+	var c float64
+	for i, x := range v {
+		c += math.Exp(x - mx)
+		cum[i] = c
+	}
+	return cum
+}
+
+// pick returns the first index whose running sum exceeds u times the
+// total: index i with probability proportional to exp(v_i) for u uniform
+// in [0, 1).
+func pick(cum []float64, u float64) int {
+	x := u * cum[len(cum)-1]
+	return sort.Search(len(cum)-1, func(i int) bool { return cum[i] > x })
 }
 
 // sampleRows turns the enumerated layer's states into rows: when it is

@@ -91,7 +91,10 @@ func TestSampleExactDistribution(t *testing.T) {
 			counts[k]++
 		}
 		chi := chiSquare(counts, p, n)
-		t.Logf("%s %d×%d: χ² = %.1f over %d states (limit %.2f)", m.Visible.Name(), m.X, m.H, chi, len(p), c.limit)
+		t.Logf("%s %d×%d: χ² = %.1f over %d states (limit %.2f; least expected count %.1f)", m.Visible.Name(), m.X, m.H, chi, len(p), c.limit, n*minOf(p))
+		if n*minOf(p) < 5 {
+			t.Errorf("%s %d×%d: a state expects %.1f rows, too few for χ²", m.Visible.Name(), m.X, m.H, n*minOf(p))
+		}
 		if chi > c.limit {
 			t.Errorf("%s %d×%d: χ² = %.1f over %d states exceeds %.2f", m.Visible.Name(), m.X, m.H, chi, len(p), c.limit)
 		}
@@ -222,4 +225,68 @@ func rowValues(s *data.Set) []float64 {
 		v = append(v, float64(x))
 	}
 	return v
+}
+
+// TestSampleExactChunks: a layer of 2^13 states is enumerated in two
+// chunks of 4096, and rows drawn from it (a binary model of 13 visible and
+// 14 hidden units, whose visible layer is the enumerated one) follow the
+// model across both: the counts of 20,000 rows by their number of units
+// on (at most 2, 3, …, 10, at least 11: ten cells, each expecting more
+// than 5 rows) against the probabilities summed here over all 8192 states
+// from the brute-force free energy, by χ² at the 0.999 quantile of 9
+// degrees of freedom, 27.88. Both chunks are drawn from.
+func TestSampleExactChunks(t *testing.T) {
+	const n = 20000
+	m := randomModel(13, 14, 0.25, 6)
+	for j := range m.VisibleBias {
+		m.VisibleBias[j] = 0.3 * float32(j%3) // rows of many and few units on both
+	}
+	rows, _, err := SampleExact(context.Background(), m, n, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := func(ones int) int { return min(max(ones, 2), 11) - 2 }
+	logp := make([][]float64, 10)
+	for s := 0; s < 1<<13; s++ {
+		x := make([]uint8, 13)
+		ones := 0
+		for j := range x {
+			x[j] = uint8(s >> j & 1)
+			ones += int(x[j])
+		}
+		logp[cell(ones)] = append(logp[cell(ones)], -bruteFreeEnergy(m, x))
+	}
+	cells := make([]float64, 10)
+	for k := range cells {
+		cells[k] = logSumExp(logp[k])
+	}
+	z := logSumExp(cells)
+	p := make([]float64, 10)
+	for k := range p {
+		p[k] = math.Exp(cells[k] - z)
+	}
+	counts := map[int]int{}
+	high := 0 // rows of the second chunk (unit 12 on)
+	for r := 0; r < n; r++ {
+		x := rows.X[r*13 : (r+1)*13]
+		ones := 0
+		for _, v := range x {
+			ones += int(v)
+		}
+		counts[cell(ones)]++
+		high += int(x[12])
+	}
+	chi := chiSquare(counts, p, n)
+	t.Logf("χ² = %.1f over 10 cells (least expected count %.1f); %d rows from the second chunk", chi, n*minOf(p), high)
+	if chi > 27.88 || n*minOf(p) < 5 || high == 0 || high == n {
+		t.Errorf("χ² = %.1f (limit 27.88), least expected count %.1f; %d of %d rows from the second chunk", chi, n*minOf(p), high, n)
+	}
+}
+
+func minOf(v []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range v {
+		m = math.Min(m, x)
+	}
+	return m
 }
