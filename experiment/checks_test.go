@@ -10,6 +10,8 @@ import (
 
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
+	"github.com/ncg-rbm/ncg/internal/datatest"
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // TestResultRecordsChecks: a run's final evaluation checks its AIS
@@ -60,5 +62,49 @@ func TestResultRecordsChecks(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
 	if err != nil || strings.Contains(string(b), "ais_max_intervals") {
 		t.Errorf("config.json of a run without growth names it (or %v):\n%s", err, b)
+	}
+}
+
+// TestVerdictQuietOnTrainedModels: the checks of the final AIS estimate
+// (the paper's protocol: 100 runs, 14,500 intervals) find no mass above it
+// on trained models of the paper's data: MNIST (NCG with the paper's
+// settings, one epoch), Mushrooms (binary units with label units, the
+// paper's settings, their joint likelihood) and Connect-4 (categorical
+// units, two epochs). Each check route lies below the estimate or within
+// its interval, so the verdict stays quiet. About a minute of CPU, so not
+// with -short.
+func TestVerdictQuietOnTrainedModels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains three models on the shared data sets and runs the paper's AIS on each")
+	}
+	dir := datatest.Dir(t)
+	for _, c := range []struct {
+		data   string
+		edit   func(*Spec)
+		routes []eval.Route
+	}{
+		{"mnist", func(s *Spec) { s.Engine.Epochs = 1 }, []eval.Route{eval.RouteUniform, eval.RouteHidden}},
+		{"mushrooms", func(s *Spec) {}, []eval.Route{eval.RouteUniform, eval.RouteHidden}},
+		{"connect-4", func(s *Spec) { s.Engine.Visible, s.Engine.Epochs = unit.Categorical, 2 }, []eval.Route{eval.RouteUniform, eval.RouteHidden}},
+	} {
+		spec, err := NewSpec(Settings{"data": c.data, "likelihood": "ais"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.edit(&spec)
+		res, err := Run(context.Background(), spec, filepath.Join(t.TempDir(), c.data), Options{DataDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := res.Checks
+		if ch == nil || len(ch.Estimates) != 3 || ch.Estimates[1].Route != c.routes[0] || ch.Estimates[2].Route != c.routes[1] {
+			t.Fatalf("%s: checks %+v", c.data, ch)
+		}
+		for _, e := range ch.Estimates {
+			t.Logf("%s: %s log Ẑ %.3f [%.3f, %.3f], ESS %.1f of %d", c.data, e.Route, e.LogZ, e.LogZLo, e.LogZHi, e.ESS, e.Runs)
+		}
+		if ch.Verdict.Fired {
+			t.Errorf("%s: the verdict fired on a trained model: %+v", c.data, ch.Verdict)
+		}
 	}
 }
