@@ -138,7 +138,7 @@ func TestEvaluateChecks(t *testing.T) {
 	}
 }
 
-// TestEvaluateGrowsSchedule: on the Gaussian model (the mass far
+// TestEvaluateGrowsSchedule: on gaussFar's Gaussian model (the mass far
 // from the data), the verdict fires at 100 intervals and Plan.GrowIntervals
 // = 400 makes Evaluate run 100, 200 and 400 intervals and report the last
 // one's estimate: bit for bit AIS with the schedule refined by 2 twice. On

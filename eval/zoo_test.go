@@ -103,8 +103,8 @@ func farMode(X, H, k, q int, w, d, g float64, groups data.Groups) *Model {
 	return m
 }
 
-// gaussFar is the Gaussian model: X units of σ in [0, 1]-scaled
-// data, H hidden units, of which the first k, all on, move every visible
+// gaussFar is a Gaussian model like one trained on data scaled to [0, 1]
+// whose mass AIS missed by 80 nats: X units of σ sigma, H hidden units, of which the first k, all on, move every visible
 // mean from b = 0.5 to −2, outside the data's range; their biases leave
 // that state with about 1 − e^−12 of the mass (12 nats above the states
 // with none of them on, less the entropy k·log 2 of the others), and the
@@ -134,8 +134,8 @@ func gaussFar(X, H, k int, sigma float64) *Model {
 
 // zoo returns the models: peaked (large random weights), bimodal (a
 // pattern and its complement; with the complement heavier, a narrow mode
-// that every route misses), mass far from the data (the Gaussian
-// model) and a mode the base model misses (binary and categorical), for
+// that the routes reach in few runs if any), mass far from the data
+// (gaussFar) and a mode the base model misses (binary and categorical), for
 // each unit type, and mild models.
 func zoo() []zooModel {
 	rng := rand.New(rand.NewPCG(1, 2))
