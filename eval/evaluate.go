@@ -215,9 +215,10 @@ type RAISEMetrics struct {
 }
 
 // Evaluate measures the model on sets as plan says: log Z and the NLL
-// (exact or by AIS), RAISE, and classification accuracy. AIS and RAISE
-// start from the base model fitted to the training rows (FitBase; with
-// Plan.UniformBase, zero biases). A Gaussian model can have no label
+// (exact or by AIS, an AIS estimate with its checks and their verdict:
+// Plan.Checks, CheckAIS), RAISE, BDMC and classification accuracy. AIS and
+// RAISE start from the base model fitted to the training rows (FitBase;
+// with Plan.UniformBase, zero biases). A Gaussian model can have no label
 // units. Every part is deterministic: the same inputs give the same bits
 // whatever the number of workers. When ctx is done it stops within a
 // second or so with an error wrapping ctx.Err(). A NaN result is an error.
