@@ -35,7 +35,16 @@ type AISConfig struct {
 	// group) or zero means: valid, but with a far larger variance on data
 	// like MNIST (docs/algorithm.md, "Evaluation").
 	BaseBias []float32
+	// Hidden anneals the hidden units' marginal p*(h), the visible layer
+	// summed out, instead of the visible units' (AISHidden's route): the
+	// base model is then independent hidden units with biases BaseBias
+	// (length H; nil: zeros, every unit on with probability ½).
+	Hidden bool
 
+	// key offsets the ids of the runs' streams: run r draws from
+	// kernel.NewStream(Seed, key + r), so that the routes of one
+	// evaluation (CheckAIS) draw independently of each other.
+	key uint64
 	// tick, if set, is called with the intervals the chains have done
 	// since its last call (from the worker goroutines); Evaluate's
 	// progress.
@@ -55,9 +64,21 @@ type AISResult struct {
 	LogZBase float64
 	// LogWeights holds log w_r for each run r, in run order.
 	LogWeights []float64
-	Seed       uint64
-	Runs       int
-	Intervals  int
+	// ESS is the effective sample size of the importance weights,
+	// (Σ_r w_r)²/Σ_r w_r²: Runs when every run has the same weight, 1 when
+	// one run carries them all. A small ESS says the estimate rests on a
+	// few runs (and its interval on fewer still); a large one says
+	// nothing about modes that no run reached.
+	ESS float64
+	// SE is the delta-method standard error of log Ẑ, sd(w)/(mean(w)·√Runs)
+	// with the sample standard deviation (NaN for one run): the normal
+	// approximation's scale, finite where LogZLo is −Inf.
+	SE        float64
+	Seed      uint64
+	Runs      int
+	Intervals int
+	// Hidden: the estimate annealed the hidden marginal (AISConfig.Hidden).
+	Hidden bool
 }
 
 // softplus64 is log(1+e^x) in float64, stable for all x.
@@ -127,11 +148,14 @@ func AIS(ctx context.Context, m *Model, cfg AISConfig) (*AISResult, error) {
 	if runs <= 0 {
 		runs = DefaultRuns
 	}
+	if cfg.Hidden {
+		return aisHidden(ctx, m, u, runs, cfg)
+	}
 	r, logZA, err := newAISRunner(m, u, cfg.Betas, cfg.BaseBias, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	r.done, r.tick = ctx.Done(), cfg.tick
+	r.done, r.tick, r.key = ctx.Done(), cfg.tick, cfg.key
 	logw, err := runInBlocks(ctx, runs, cfg.Workers, r.newBlock, r.runBlock, r.stopErr)
 	if err != nil {
 		return nil, err
@@ -167,7 +191,53 @@ func runInBlocks[B any](ctx context.Context, runs, workers int, newBlock func(si
 func aisResult(logw []float64, logZA float64, seed uint64, intervals int) *AISResult {
 	res := &AISResult{LogZBase: logZA, LogWeights: logw, Seed: seed, Runs: len(logw), Intervals: intervals}
 	res.LogZ, res.LogZLo, res.LogZHi = aisEstimate(logw, logZA)
+	res.ESS = effectiveSampleSize(logw)
+	res.SE = logMeanSE(logw)
 	return res
+}
+
+// logMeanSE returns sd(w)/(mean(w)·√n) of the weights exp(logw), with the
+// sample standard deviation (n−1), computed with the weights scaled by
+// their maximum (NaN for fewer than two weights or a NaN or +Inf one).
+func logMeanSE(logw []float64) float64 {
+	mx := math.Inf(-1)
+	for _, v := range logw {
+		mx = math.Max(mx, v)
+	}
+	n := float64(len(logw))
+	if len(logw) < 2 || math.IsInf(mx, 0) || math.IsNaN(mx) {
+		return math.NaN()
+	}
+	var s, ss float64
+	for _, v := range logw {
+		s += math.Exp(v - mx)
+	}
+	mu := s / n
+	for _, v := range logw {
+		e := math.Exp(v-mx) - mu
+		ss += e * e
+	}
+	return math.Sqrt(ss/(n-1)) / (mu * math.Sqrt(n))
+}
+
+// effectiveSampleSize returns (Σ w)²/Σ w² of the weights exp(logw),
+// computed with the weights scaled by their maximum (NaN when a log weight
+// is NaN or +Inf, or there are none).
+func effectiveSampleSize(logw []float64) float64 {
+	mx := math.Inf(-1)
+	for _, v := range logw {
+		mx = math.Max(mx, v)
+	}
+	if math.IsInf(mx, 0) || math.IsNaN(mx) {
+		return math.NaN()
+	}
+	var s, ss float64
+	for _, v := range logw {
+		w := math.Exp(v - mx)
+		s += w
+		ss += w * w
+	}
+	return s * s / ss
 }
 
 // schedule returns betas (nil: DefaultSchedule) after checking it.
@@ -257,6 +327,7 @@ type aisRunner struct {
 	vbias []float32 // the bias of the visible product vbias + Cᵀh
 	beta  []float32 // the schedule in float32, used identically everywhere
 	seed  uint64
+	key   uint64 // chain c draws from kernel.NewStream(seed, key + c)
 	// done, when closed, makes every chain return early (its result is
 	// then meaningless); nil never closes.
 	done <-chan struct{}
@@ -303,15 +374,24 @@ func (r *aisRunner) stopErr(ctx context.Context) error {
 // Σ_i softplus(β_k a_i) − softplus(β_{k−1} a_i), and, for k below the last,
 // draws h ~ σ(β_k a). s1 (H), prob (≥ H) and sp (2H) are scratch.
 func (r *aisRunner) hiddenStep(k int, a, h []float32, st *kernel.Stream, s1, prob, sp []float32) float64 {
+	return softplusStep(r.beta[k], r.beta[k-1], k < len(r.beta)-1, a, h, st, s1, prob, sp)
+}
+
+// softplusStep is a step of a layer of binary units of input a between
+// inverse temperatures bp and bk: it returns Σ_i softplus(bk·a_i) −
+// softplus(bp·a_i) and, when draw is set, draws the units' states s ~
+// σ(bk·a). s1 (len(a)), prob (≥ len(a)) and sp (2·len(a)) are scratch.
+// AIS's hidden units take it (hiddenStep), and so do the binary visible
+// units of the hidden-marginal AIS (binaryUnits.marginalStep).
+func softplusStep(bk, bp float32, draw bool, a, s []float32, st *kernel.Stream, s1, prob, sp []float32) float64 {
 	H := len(a)
-	bk, bp := r.beta[k], r.beta[k-1]
-	clear(s1)
+	clear(s1[:H])
 	kernel.Axpy(s1, bk, a)
-	// p = σ(β_k a); h ~ p except at the last step.
-	if k < len(r.beta)-1 {
-		kernel.SigmoidBernoulli(prob[:H], h, s1, st)
+	// p = σ(β_k a); s ~ p except at the last step.
+	if draw {
+		kernel.SigmoidBernoulli(prob[:H], s, s1[:H], st)
 	} else {
-		kernel.Sigmoid(prob[:H], s1)
+		kernel.Sigmoid(prob[:H], s1[:H])
 	}
 	dsp, ok := softplusDiffTaylor(float64(bk)-float64(bp), a, prob[:H])
 	if !ok || !taylorWeights {

@@ -87,7 +87,7 @@ func (r *aisRunner) runBlock(b *chainBlock, first int, logw []float64) {
 	m, u := r.m, r.u
 	H, n := m.H, len(logw)
 	for i := 0; i < n; i++ {
-		b.st[i] = kernel.NewStream(r.seed, uint64(first+i))
+		b.st[i] = kernel.NewStream(r.seed, r.key+uint64(first+i))
 		u.start(b, i) // x ~ p_A
 		logw[i] = 0
 	}

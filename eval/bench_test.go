@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/internal/kerneltier"
 	"github.com/ncg-rbm/ncg/kernel"
 )
@@ -87,4 +88,72 @@ func BenchmarkGaussAISMNISTShape(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAISChecksMNISTShort: the checks of BenchmarkAISMNISTShort's
+// estimate (CheckAIS: two routes of 25 runs each, the uniform base and the
+// hidden marginal) on the CD-25 model, after the estimate itself, on the
+// tier in use; it logs the time of each and their ratio, which must stay
+// at most 1 for the checks to be on by default (Plan.CheckPlan).
+func BenchmarkAISChecksMNISTShort(b *testing.B) {
+	m := loadCD25(b)
+	train, _ := loadMNIST(b)
+	dA, err := DataBaseRate(train.x, train.n, train.X)
+	if err != nil {
+		b.Fatal(err)
+	}
+	betas, _ := PiecewiseSchedule([]float64{0, 0.5, 0.9, 1}, []int{50, 400, 1000})
+	rows := binRows(train.x, train.n, train.X)
+	benchChecks(b, m, rows, AISConfig{Runs: DefaultRuns, Betas: betas, BaseBias: dA})
+}
+
+// BenchmarkGaussAISChecksMNISTShape: the same for the Gaussian model of
+// BenchmarkGaussAISMNISTShape (64 runs; routes of 16: the hidden marginal
+// from free hidden units and from the data's hidden base).
+func BenchmarkGaussAISChecksMNISTShape(b *testing.B) {
+	m := randomGaussModel(784, 500, 0.01, true, 1)
+	betas, _ := PiecewiseSchedule([]float64{0, 0.5, 0.9, 1}, []int{50, 400, 1000})
+	v := someRealData(m, 1000, 2)
+	rows := realRows(v, 1000, 784)
+	base, err := BaseMean(v, 1000, 784)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchChecks(b, m, rows, AISConfig{Runs: 64, Betas: betas, BaseBias: base})
+}
+
+func benchChecks(b *testing.B, m *Model, rows *data.Set, cfg AISConfig) {
+	for b.Loop() {
+		c0 := cpuTime()
+		res, err := AIS(context.Background(), m, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c1 := cpuTime()
+		ch, err := CheckAIS(context.Background(), m, rows, res, CheckConfig{Reported: cfg})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c2 := cpuTime()
+		b.Logf("%s, %d runs: estimate %.2f s CPU, checks (%s, %s; %d runs each) %.2f s CPU: ratio %.2f", kernel.Tier(), res.Runs,
+			(c1 - c0).Seconds(), ch.Estimates[1].Route, ch.Estimates[2].Route, ch.Estimates[1].Runs, (c2 - c1).Seconds(), float64(c2-c1)/float64(c1-c0))
+	}
+}
+
+// BenchmarkCategoricalAISChecksConnect4Shape: the same for a random
+// categorical model of Connect-4's shape (42 groups of 3, 100 hidden
+// units; 100 runs, routes of 25: the uniform base and the hidden marginal).
+func BenchmarkCategoricalAISChecksConnect4Shape(b *testing.B) {
+	sizes := make([]int, 42)
+	for k := range sizes {
+		sizes[k] = 3
+	}
+	m := randomCategoricalModel(sizes, 100, 0.1, 1)
+	betas, _ := PiecewiseSchedule([]float64{0, 0.5, 0.9, 1}, []int{50, 400, 1000})
+	rows := categoricalRows(m, randomOneHot(m.Groups, 1000, 2), 1000)
+	base, err := FitBase(m, rows)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchChecks(b, m, rows, AISConfig{Runs: DefaultRuns, Betas: betas, BaseBias: base})
 }

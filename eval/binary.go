@@ -52,7 +52,7 @@ func (u *binaryUnits) exact() exactSum {
 		return exactSum{n: m.H, other: m.X, bias: m.HiddenBias}
 	}
 	u.erows, u.obias, u.o = m.C, m.HiddenBias, m.H
-	return exactSum{n: m.X, other: m.H, bias: m.VisibleBias}
+	return exactSum{n: m.X, other: m.H, bias: m.VisibleBias, visible: true}
 }
 
 func (u *binaryUnits) exactFresh(s *exactScratch, act []int32) {
@@ -103,3 +103,13 @@ func (u *binaryUnits) draw(b *chainBlock, i int, beta float32) {
 	X := u.m.X
 	kernel.SigmoidBernoulli(b.prob[:X], b.x[i*X:(i+1)*X], u.pre(b, i, beta), &b.st[i])
 }
+
+// marginalStep is Σ_j softplus(bk·v_j) − softplus(bp·v_j) and the draw x ~
+// σ(bk·v), as AIS's hidden units step (softplusStep).
+func (u *binaryUnits) marginalStep(b *chainBlock, i int, bk, bp float32, draw bool) float64 {
+	X := u.m.X
+	return softplusStep(bk, bp, draw, b.v[i*X:(i+1)*X], b.x[i*X:(i+1)*X], &b.st[i], b.sx, b.prob, b.spx)
+}
+
+// marginalConst is G_0 = X·log 2.
+func (u *binaryUnits) marginalConst() float64 { return float64(u.m.X) * math.Ln2 }

@@ -2,11 +2,14 @@
 // Gaussian or categorical (unit.Type) and whose hidden units are binary.
 // Evaluate is the one entry point that a run and the eval command share:
 // given a Plan it chooses exact log Z or annealed importance sampling
-// (AIS), computes the NLL, optionally RAISE's estimate from above, and
-// classification accuracy with label units, reporting each phase's
-// progress. Its parts are exported too: free energies, the exact log
-// partition function of small models, AIS and RAISE, classification, and a
-// reader of models saved by MATLAB (MAT v5 files). The paper's
+// (AIS), checks an AIS estimate by other estimators and gives their
+// verdict, computes the NLL, optionally RAISE's estimate and BDMC's
+// bounds, and classification accuracy with label units, reporting each
+// phase's progress. Its parts are exported too: free energies, the exact
+// log partition function of small models, exact samples of them, AIS (of
+// either layer's marginal), RAISE, BDMC, the checks (CheckAIS),
+// classification, and a reader of models saved by MATLAB (MAT v5 files).
+// The paper's
 // protocol is named once here: DefaultRuns, DefaultIntervals (the
 // schedule of DefaultSchedule), BasePseudoCount (DataBaseRate) and
 // AutoExactBits (the automatic choice).

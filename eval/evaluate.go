@@ -101,7 +101,7 @@ type Plan struct {
 	// zero means) instead of the one fitted to the training rows (FitBase).
 	// Both are valid; on MNIST the uniform start is far noisier.
 	UniformBase bool
-	// RAISERows > 0 also estimates the NLL from above by RAISE on that many
+	// RAISERows > 0 also estimates the NLL by RAISE on that many
 	// evenly spaced rows of the measured set, RAISEChains chains each (0: 1).
 	RAISERows, RAISEChains int
 	// LabelUnits is the number of one-hot label units that end the model's
@@ -112,6 +112,21 @@ type Plan struct {
 	// TrainAccuracy, the training set too. Both need label units.
 	Accuracy      Rule
 	TrainAccuracy bool
+	// Checks says whether an AIS estimate comes with its checks (CheckAIS,
+	// Metrics.Checks): CheckAuto, the zero value, runs them where they
+	// cost at most what the reported AIS costs (checkPlan).
+	Checks CheckMode
+	// GrowIntervals > 0 grows the AIS schedule while the checks' verdict
+	// fires: every interval split in two, AIS and its checks run again,
+	// up to GrowIntervals intervals (Checks.Intervals lists those run).
+	// The estimate reported is the last schedule's. 0: the schedule of
+	// AISIntervals alone.
+	GrowIntervals int
+	// BDMCRows > 0 also runs bidirectional Monte Carlo (BDMC) on that many
+	// rows drawn exactly from the model, through the schedule and base of
+	// AIS (run for it when the likelihood is exact): the model must be
+	// small enough for ExactLogZ.
+	BDMCRows int
 	// Workers is the number of goroutines (0: GOMAXPROCS); results do not
 	// depend on it.
 	Workers int
@@ -129,6 +144,8 @@ const (
 	PhaseNLL                       // mean free energy: rows
 	PhaseRAISE                     // RAISE: chain intervals
 	PhaseAccuracy                  // classification: rows
+	PhaseChecks                    // AIS's check routes: chain intervals
+	PhaseBDMC                      // BDMC's reverse chains: chain intervals
 )
 
 func (p Phase) String() string {
@@ -143,6 +160,10 @@ func (p Phase) String() string {
 		return "RAISE"
 	case PhaseAccuracy:
 		return "accuracy"
+	case PhaseChecks:
+		return "AIS checks"
+	case PhaseBDMC:
+		return "BDMC"
 	}
 	return fmt.Sprintf("Phase(%d)", int(p))
 }
@@ -175,7 +196,10 @@ type Metrics struct {
 	// rows, which can be negative).
 	LogZ, LogZLo, LogZHi, NLL float64
 	AIS                       *AISResult // when AIS ran
-	RAISE                     *RAISEMetrics
+	// Checks are the evidence with the AIS estimate and its verdict
+	// (Plan.Checks; nil: none ran), and BDMC's bounds (Plan.BDMCRows).
+	Checks *Checks
+	RAISE  *RAISEMetrics
 	// Accuracy of the measured set by the paper's rule and by free energy;
 	// TrainAccuracy… of the training set (with Plan.TrainAccuracy).
 	Accuracy, AccuracyFreeEnergy           float64
@@ -191,9 +215,10 @@ type RAISEMetrics struct {
 }
 
 // Evaluate measures the model on sets as plan says: log Z and the NLL
-// (exact or by AIS), RAISE, and classification accuracy. AIS and RAISE
-// start from the base model fitted to the training rows (FitBase; with
-// Plan.UniformBase, zero biases). A Gaussian model can have no label
+// (exact or by AIS, an AIS estimate with its checks and their verdict:
+// Plan.Checks, CheckAIS), RAISE, BDMC and classification accuracy. AIS and
+// RAISE start from the base model fitted to the training rows (FitBase;
+// with Plan.UniformBase, zero biases). A Gaussian model can have no label
 // units. Every part is deterministic: the same inputs give the same bits
 // whatever the number of workers. When ctx is done it stops within a
 // second or so with an error wrapping ctx.Err(). A NaN result is an error.
@@ -205,7 +230,8 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 	if err := plan.Likelihood.Check(); err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
-	if plan.AISRuns < 0 || plan.AISIntervals < 0 || plan.RAISERows < 0 || plan.RAISEChains < 0 || plan.LabelUnits < 0 {
+	if plan.AISRuns < 0 || plan.AISIntervals < 0 || plan.RAISERows < 0 || plan.RAISEChains < 0 || plan.LabelUnits < 0 ||
+		plan.GrowIntervals < 0 || plan.BDMCRows < 0 {
 		return nil, fmt.Errorf("eval: negative count in plan %+v", plan)
 	}
 	train, set := sets.Train, sets.Test
@@ -238,6 +264,9 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 	if plan.RAISERows > 0 && out.Likelihood == LikelihoodNone {
 		return nil, errors.New("eval: RAISE needs a likelihood (not none)")
 	}
+	if err := plan.checkChecks(m, out.Likelihood); err != nil {
+		return nil, err
+	}
 	rep := newReporter(plan.Progress)
 
 	// With label units the likelihood is the joint one, of rows with their
@@ -265,7 +294,7 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 	if intervals == 0 {
 		intervals = DefaultIntervals
 	}
-	if (out.Likelihood == LikelihoodAIS || plan.RAISERows > 0) && !plan.UniformBase {
+	if (out.Likelihood == LikelihoodAIS || plan.RAISERows > 0 || plan.BDMCRows > 0) && !plan.UniformBase {
 		if base, err = u.fitBase(lTrain); err != nil {
 			return nil, err
 		}
@@ -273,11 +302,7 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 	var logZ float64
 	switch out.Likelihood {
 	case LikelihoodExact:
-		chunks := int64(1)
-		if n := m.Visible.ExactLayer(m.X, m.H); n > exactChunkBits {
-			chunks <<= n - exactChunkBits
-		}
-		tick := rep.phase(PhaseExact, chunks)
+		tick := rep.phase(PhaseExact, exactChunks(m.Visible.ExactLayer(m.X, m.H)))
 		z, err := exactLogZ(ctx, m, plan.Workers, tick)
 		if err != nil {
 			return nil, err
@@ -286,19 +311,13 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 		logZ = z
 		out.LogZ, out.LogZLo, out.LogZHi = z, z, z
 	case LikelihoodAIS:
-		runs := plan.AISRuns
-		if runs == 0 {
-			runs = DefaultRuns
-		}
-		cfg := AISConfig{Runs: runs, Betas: betas, Seed: plan.AISSeed, Workers: plan.Workers, BaseBias: base}
-		cfg.tick = rep.phase(PhaseAIS, int64(runs)*intervals)
-		r, err := AIS(ctx, m, cfg)
+		r, err := aisChecked(ctx, m, lTrain, plan, &betas, base, rep)
 		if err != nil {
 			return nil, err
 		}
-		rep.end()
+		intervals = int64(r.Intervals)
 		logZ = r.LogZ
-		out.LogZ, out.LogZLo, out.LogZHi, out.AIS = r.LogZ, r.LogZLo, r.LogZHi, r
+		out.LogZ, out.LogZLo, out.LogZHi, out.AIS, out.Checks = r.LogZ, r.LogZLo, r.LogZHi, r.AISResult, r.checks
 	}
 	if out.Likelihood != LikelihoodNone {
 		rep.phase(PhaseNLL, int64(lSet.N))
@@ -315,6 +334,11 @@ func Evaluate(ctx context.Context, m *Model, sets Sets, plan Plan) (*Metrics, er
 			return nil, err
 		}
 		out.RAISE = r
+	}
+	if plan.BDMCRows > 0 {
+		if err := bdmcChecks(ctx, m, out, plan, betas, base, rep); err != nil {
+			return nil, err
+		}
 	}
 	if plan.Accuracy != 0 {
 		var err error

@@ -77,70 +77,114 @@ func exactLogZ(ctx context.Context, m *Model, workers int, tick func(done int64)
 	if err != nil {
 		return math.NaN(), err
 	}
+	ex, err := newExactSum(m, u)
+	if err != nil {
+		return math.NaN(), err
+	}
+	part, err := ex.parts(ctx, workers, tick)
+	if err != nil {
+		return math.NaN(), err
+	}
+	return ex.logZ(part), nil
+}
+
+// exactEnum is the enumeration of the exact sum of a model: its terms, the
+// 2^n states of the enumerated layer, in fixed chunks of 2^k states each
+// visited in Gray-code order.
+type exactEnum struct {
+	u      visible
+	e      exactSum
+	k      int // states of a chunk: 2^k
+	chunks int
+}
+
+// newExactSum checks that the exact sum of m is within MaxExactBits and
+// prepares it.
+func newExactSum(m *Model, u visible) (*exactEnum, error) {
 	if n := m.Visible.ExactLayer(m.X, m.H); n > MaxExactBits {
-		return math.NaN(), fmt.Errorf("eval: exact log Z of a model of %d visible and %d hidden units needs 2^%d states; the limit is 2^%d: use AIS",
+		return nil, fmt.Errorf("eval: exact log Z of a model of %d visible and %d hidden units needs 2^%d states; the limit is 2^%d: use AIS",
 			m.X, m.H, n, MaxExactBits)
 	}
 	e := u.exact()
-	n, bias := e.n, e.bias
-	k := min(n, exactChunkBits)
-	chunks := 1 << (n - k)
-	workers = workerCount(workers, chunks)
-	type scratch struct {
-		exactScratch
-		idx []int32
-	}
-	sc := make([]scratch, workers)
-	for w := range sc {
-		sc[w] = scratch{exactScratch{pre: make([]float32, e.other), sp: make([]float32, e.other), u: make([]float64, e.other)}, make([]int32, n)}
-	}
-	part := make([]float64, chunks)
-	err = parallel(ctx, chunks, workers, func(w, c int) error {
-		s := &sc[w]
-		high := uint64(c) << k
-		var lin float64
-		var maxT, sum float64 = math.Inf(-1), 0
-		for t := uint64(0); t < 1<<k; t++ {
-			state := high | (t ^ t>>1)
-			if t%exactRefresh == 0 {
-				// Fresh: the bias plus the rows of the units on.
-				act := s.idx[:0]
-				lin = 0
-				for st := state; st != 0; st &= st - 1 {
-					j := bits.TrailingZeros64(st)
-					act = append(act, int32(j))
-					lin += float64(bias[j])
-				}
-				u.exactFresh(&s.exactScratch, act)
-			} else {
-				// Gray code: step t flips unit trailing-zeros(t).
-				j := bits.TrailingZeros64(t)
-				if state>>j&1 == 1 {
-					u.exactFlip(&s.exactScratch, j, true)
-					lin += float64(bias[j])
-				} else {
-					u.exactFlip(&s.exactScratch, j, false)
-					lin -= float64(bias[j])
-				}
+	k := min(e.n, exactChunkBits)
+	return &exactEnum{u: u, e: e, k: k, chunks: 1 << (e.n - k)}, nil
+}
+
+// exactWalkScratch is a worker's scratch for exactEnum.walk.
+type exactWalkScratch struct {
+	exactScratch
+	idx []int32
+}
+
+func (ex *exactEnum) newScratch() *exactWalkScratch {
+	o := ex.e.other
+	return &exactWalkScratch{exactScratch{pre: make([]float32, o), sp: make([]float32, o), u: make([]float64, o)}, make([]int32, ex.e.n)}
+}
+
+// walk calls fn with every state of chunk c and its term (the log of its
+// share of Z, less the constant), in Gray-code order.
+func (ex *exactEnum) walk(s *exactWalkScratch, c int, fn func(state uint64, term float64)) {
+	u, bias, k := ex.u, ex.e.bias, ex.k
+	high := uint64(c) << k
+	var lin float64
+	for t := uint64(0); t < 1<<k; t++ {
+		state := high | (t ^ t>>1)
+		if t%exactRefresh == 0 {
+			// Fresh: the bias plus the rows of the units on.
+			act := s.idx[:0]
+			lin = 0
+			for st := state; st != 0; st &= st - 1 {
+				j := bits.TrailingZeros64(st)
+				act = append(act, int32(j))
+				lin += float64(bias[j])
 			}
-			term := lin + u.exactTerm(&s.exactScratch)
+			u.exactFresh(&s.exactScratch, act)
+		} else {
+			// Gray code: step t flips unit trailing-zeros(t).
+			j := bits.TrailingZeros64(t)
+			if state>>j&1 == 1 {
+				u.exactFlip(&s.exactScratch, j, true)
+				lin += float64(bias[j])
+			} else {
+				u.exactFlip(&s.exactScratch, j, false)
+				lin -= float64(bias[j])
+			}
+		}
+		fn(state, lin+u.exactTerm(&s.exactScratch))
+	}
+}
+
+// parts returns the log-sum-exp of the terms of each chunk, the chunks
+// spread over workers, calling tick, if set, after each.
+func (ex *exactEnum) parts(ctx context.Context, workers int, tick func(done int64)) ([]float64, error) {
+	workers = workerCount(workers, ex.chunks)
+	sc := make([]*exactWalkScratch, workers)
+	for w := range sc {
+		sc[w] = ex.newScratch()
+	}
+	part := make([]float64, ex.chunks)
+	err := parallel(ctx, ex.chunks, workers, func(w, c int) error {
+		var maxT, sum float64 = math.Inf(-1), 0
+		ex.walk(sc[w], c, func(_ uint64, term float64) {
 			if term > maxT {
 				sum = sum*math.Exp(maxT-term) + 1
 				maxT = term
 			} else {
 				sum += math.Exp(term - maxT)
 			}
-		}
+		})
 		part[c] = maxT + math.Log(sum)
 		if tick != nil {
 			tick(1)
 		}
 		return nil
 	})
-	if err != nil {
-		return math.NaN(), err
-	}
-	return logSumExp(part) + e.constant, nil
+	return part, err
+}
+
+// logZ is log Z from the chunks' parts, reduced in chunk order.
+func (ex *exactEnum) logZ(part []float64) float64 {
+	return logSumExp(part) + ex.e.constant
 }
 
 // freshRows64 sets u to the sum of the rows act of rows (each len(u) long),

@@ -32,8 +32,10 @@ func ExampleExactLogZ() {
 	// NLL of (1,1) 0.7537 (closed form 0.7537)
 }
 
-// AIS estimates log Z from below in expectation; on a model small enough
-// to sum exactly, its ±3σ bounds bracket the exact value.
+// AIS estimates log Z from below in expectation; on this model, small
+// enough to sum exactly and easy to anneal, its ±3σ interval holds the
+// exact value. The interval is the estimate's variance over runs, not its
+// bias: CheckAIS looks for what AIS misses.
 func ExampleAIS() {
 	const X, H = 20, 12
 	r := rand.New(rand.NewPCG(1, 2))
@@ -54,11 +56,11 @@ func ExampleAIS() {
 	}
 	fmt.Printf("%d runs of %d intervals\n", est.Runs, est.Intervals)
 	fmt.Println("within 0.05 nats of the exact log Z:", math.Abs(est.LogZ-exact) < 0.05)
-	fmt.Println("bounds bracket it:", est.LogZLo <= exact && exact <= est.LogZHi)
+	fmt.Println("the interval holds it:", est.LogZLo <= exact && exact <= est.LogZHi)
 	// Output:
 	// 100 runs of 2000 intervals
 	// within 0.05 nats of the exact log Z: true
-	// bounds bracket it: true
+	// the interval holds it: true
 }
 
 // Evaluate chooses the method (here exact: the model is small), measures

@@ -325,6 +325,37 @@ func (u *gaussUnits) logPStar(b *chainBlock, i int, beta float32) float64 {
 	return lp + sum64(b.s1)
 }
 
+// marginalStep is (bk − bp)·Σ_i (μ_i² − b_i²)/(2σ_i²), μ = b.v = b + Ch,
+// and the draw v ~ N(μ, σ²/bk) (none at bk = 0, where the hidden draw
+// that follows does not read v).
+func (u *gaussUnits) marginalStep(b *chainBlock, i int, bk, bp float32, draw bool) float64 {
+	X := u.m.X
+	mu := b.v[i*X : (i+1)*X]
+	var q float64
+	for j, x := range mu {
+		c := float64(u.m.VisibleBias[j])
+		q += (float64(x) - c) * (float64(x) + c) * u.p64[j]
+	}
+	if draw && bk > 0 {
+		gaussians(b.z, &b.st[i], b.zbuf)
+		sd := float32(1 / math.Sqrt(float64(bk)))
+		v := b.x[i*X : (i+1)*X]
+		for j := range v {
+			v[j] = mu[j] + u.sig[j]*sd*b.z[j]
+		}
+	}
+	return (float64(bk) - float64(bp)) * q / 2
+}
+
+// marginalConst is Σ_i ½·log(2πσ_i²), the Gaussian integral at β = 1.
+func (u *gaussUnits) marginalConst() float64 { return u.logs }
+
+// checkRoutes: the hidden marginal from free hidden units (its visible
+// draws, of variance σ²/β, are broad early on) and from the data's hidden
+// base. A visible base of zero means would be no broader than the data's
+// own: it has the model's σ.
+func (u *gaussUnits) checkRoutes() []Route { return []Route{RouteHidden, RouteHiddenData} }
+
 // checkRealData validates n rows of X finite real values.
 func checkRealData(v []float32, n, X int) error {
 	if n < 0 {

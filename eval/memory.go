@@ -9,7 +9,7 @@ import (
 
 // MemoryPart is the memory of the arrays of an evaluation whose size one
 // setting decides (named as ncgbench's flag: hidden, ais-runs, ais-betas,
-// raise, raise-chains), with what they are.
+// ais-max-betas, raise, raise-chains, bdmc), with what they are.
 type MemoryPart struct {
 	Setting string
 	Value   int
@@ -53,6 +53,17 @@ func (p Plan) MemoryParts(x, h, rows int) []MemoryPart {
 		live := min(float64(runs), float64(workers)*maxBlockRuns)
 		parts = append(parts, MemoryPart{"ais-runs", p.AISRuns, float64(runs)*8 + live*chain,
 			"the AIS runs (a log weight each, and the states of the runs under way)"})
+	}
+	if ais && p.GrowIntervals > intervals {
+		parts = append(parts, MemoryPart{"ais-max-betas", p.GrowIntervals, float64(p.GrowIntervals+1) * (8 + 4),
+			"the longest schedule the checks' verdict can grow"})
+	}
+	if p.BDMCRows > 0 {
+		// Each row, its stream, its reverse chain's estimate, free energy
+		// and weight, its state and chunk, and the chains under way.
+		n := float64(p.BDMCRows)
+		parts = append(parts, MemoryPart{"bdmc", p.BDMCRows, n*(4*X+X+stream+8*6) + min(n, float64(workers)*maxBlockRuns)*chain,
+			"the rows BDMC draws from the model and their reverse chains"})
 	}
 	if p.RAISERows > 0 {
 		chains, k := max(p.RAISEChains, 1), p.RAISERows

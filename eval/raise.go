@@ -24,6 +24,7 @@ type RAISEConfig struct {
 	// BaseBias as AISConfig.BaseBias.
 	BaseBias []float32
 
+	key  uint64                // as AISConfig's
 	tick func(intervals int64) // as AISConfig's
 }
 
@@ -56,10 +57,12 @@ type RAISEResult struct {
 // whose expectation is exactly q(x), the probability (for Gaussian units,
 // the density) that AIS's forward chain ends at x
 // (TestRAISEIsUnbiasedForTheAnnealedModel checks this by enumeration on a
-// small model). q tends to the model as the schedule gets finer, and
-// log p̂ is below log q in expectation (Jensen), so the NLL from RAISE errs
-// high where AIS's errs low: Burda et al. found the two bracket the true
-// value. For Gaussian units MeanLogP is a mean log-density.
+// small model). log p̂ is below log q in expectation (Jensen), so the NLL
+// from RAISE errs high where q is the model, and on average over rows
+// drawn from the model (E_p log q ≤ E_p log p, which BDMC uses); on data
+// rows of a model whose mass AIS misses, q can give the rows more than the
+// model does, and RAISE's NLL errs low as AIS's does. For Gaussian units
+// MeanLogP is a mean log-density.
 //
 // Chain c of row i draws from kernel.NewStream(Seed, i·Chains + c); the
 // chains run in lockstep blocks as AIS's runs do, each chain's arithmetic
@@ -85,7 +88,7 @@ func RAISE(ctx context.Context, m *Model, rows *data.Set, cfg RAISEConfig) (*RAI
 	if err != nil {
 		return nil, err
 	}
-	r.done, r.tick = ctx.Done(), cfg.tick
+	r.done, r.tick, r.key = ctx.Done(), cfg.tick, cfg.key
 	logp, err := runInBlocks(ctx, n*chains, cfg.Workers, r.newBlock, func(b *chainBlock, first int, logp []float64) {
 		r.reverseBlock(b, first, logp, rows, chains)
 	}, r.stopErr)
@@ -104,7 +107,7 @@ func (r *aisRunner) reverseBlock(b *chainBlock, first int, logp []float64, rows 
 	m, u := r.m, r.u
 	H, n := m.H, len(logp)
 	for i := 0; i < n; i++ {
-		b.st[i] = kernel.NewStream(r.seed, uint64(first+i))
+		b.st[i] = kernel.NewStream(r.seed, r.key+uint64(first+i))
 		u.load(b, i, rows, (first+i)/chains)
 	}
 	b.vp.reset()

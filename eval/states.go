@@ -173,3 +173,7 @@ func (s *binaryStates) softplusSum(b *chainBlock, i int, beta float32) float64 {
 	kernel.Softplus(b.s1, b.s1)
 	return sum64(b.s1)
 }
+
+// checkRoutes: a broad base of the visible marginal (every state equally
+// likely) and the hidden marginal from free hidden units.
+func (s *binaryStates) checkRoutes() []Route { return []Route{RouteUniform, RouteHidden} }

@@ -85,6 +85,18 @@ type visible interface {
 	raiseUp(b *chainBlock, i int, beta float32, logp float64) float64
 	raiseDown(b *chainBlock, i int, beta float32, logp float64) float64
 	raiseEnd(b *chainBlock, i int, logp float64) float64
+
+	// The hidden-marginal AIS (aishidden.go), prepared by anneal(nil):
+	// marginalStep returns chain i's G_bk − G_bp, G_β the log partition
+	// function of the visible layer at inverse temperature β given the
+	// visible input b.v = VisibleBias + Cᵀh, and when draw is set draws
+	// the chain's visible state from that layer's conditional at bk;
+	// marginalConst is the constant that completes log Z_A and log Z (G_0
+	// for binary and categorical units, Σ_i ½·log(2πσ_i²) for Gaussian ones).
+	marginalStep(b *chainBlock, i int, bk, bp float32, draw bool) float64
+	marginalConst() float64
+	// checkRoutes returns the type's two check routes (CheckRoutes).
+	checkRoutes() []Route
 }
 
 // unitsOf returns the implementation of m's type of visible units: the one
@@ -155,6 +167,7 @@ type exactSum struct {
 	n, other int
 	bias     []float32
 	constant float64
+	visible  bool // the enumerated units are the visible ones (a binary model's smaller layer)
 }
 
 // chainBlock is a worker's scratch for a block of up to maxBlockRuns
@@ -168,6 +181,8 @@ type chainBlock struct {
 	s1   []float32     // β·a of one chain (H)
 	sp   []float32     // scratch for softplusDiff (2H)
 	prob []float32     // probabilities of one chain (max(H, X))
+	sx   []float32     // the hidden-marginal AIS: β·v of one chain (X)
+	spx  []float32     // and its softplusDiff's scratch (2X)
 
 	// The types' own scratch (initBlock).
 	hp   *blockProduct // binary states: keeps a
@@ -185,6 +200,7 @@ func newChainBlock(u visible, size, H, X int) *chainBlock {
 		a: make([]float32, size*H), v: make([]float32, size*X),
 		st: make([]kernel.Stream, size), vp: newBlockProduct(size, H, X),
 		s1: make([]float32, H), sp: make([]float32, 2*H), prob: make([]float32, max(H, X)),
+		sx: make([]float32, X), spx: make([]float32, 2*X),
 	}
 	u.initBlock(b)
 	return b

@@ -50,6 +50,13 @@ func (s Spec) Validate() error {
 	if s.AISIntervals < 0 { // 0: the paper's schedule
 		bad("ais-betas = %d is negative", s.AISIntervals)
 	}
+	k := s.AISIntervals
+	if k == 0 {
+		k = eval.DefaultIntervals
+	}
+	if s.AISMaxIntervals < 0 || (s.AISMaxIntervals > 0 && s.AISMaxIntervals < 2*k) {
+		bad("ais-max-betas = %d: the schedule grows by doubling its %d intervals; give 0 (no growth) or at least %d", s.AISMaxIntervals, k, 2*k)
+	}
 	if _, err := s.RealMode(); err != nil {
 		errs = append(errs, err)
 	}
@@ -136,7 +143,7 @@ func (s Spec) memoryParts(d *engine.Data) []MemoryPart {
 	for _, p := range engine.MemoryParts(s.Engine, x) {
 		parts = append(parts, MemoryPart(p))
 	}
-	for _, p := range s.plan(s.Engine.Workers, d.Classes).MemoryParts(x, s.Engine.Hidden, 0) {
+	for _, p := range s.plan(s.Engine.Workers, d.Classes, true).MemoryParts(x, s.Engine.Hidden, 0) {
 		parts = append(parts, MemoryPart(p))
 	}
 	return parts

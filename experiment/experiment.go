@@ -65,6 +65,10 @@ type Spec struct {
 	AISRuns      int             `json:"ais_runs"`      // 0: eval.DefaultRuns
 	AISIntervals int             `json:"ais_intervals"` // eval.DefaultIntervals: the paper's schedule; other values: uniform β
 	AISSeed      uint64          `json:"ais_seed"`
+	// AISMaxIntervals > 0 grows the final evaluation's AIS schedule while
+	// its checks' verdict fires, up to that many intervals
+	// (eval.Plan.GrowIntervals).
+	AISMaxIntervals int `json:"ais_max_intervals,omitempty"`
 }
 
 // Meta records where and how a run ran; it is not part of the identity.
@@ -116,7 +120,10 @@ type Result struct {
 	// per-epoch seconds in metrics.csv cover every epoch).
 	TotalSeconds float64 `json:"total_seconds"`
 	ResumedAt    int     `json:"resumed_at_epoch,omitempty"`
-	Skipped      bool    `json:"-"` // found finished, not run again
+	// Checks are the evidence with the final evaluation's AIS estimate
+	// and its verdict (eval.Checks; absent when none ran).
+	Checks  *eval.Checks `json:"checks,omitempty"`
+	Skipped bool         `json:"-"` // found finished, not run again
 }
 
 // Options are the caller's attachments to a run.
@@ -272,7 +279,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	// evaluate measures the model after epoch as spec says.
 	sets := eval.Sets{Train: train, Test: test}
 	evaluate := func(epoch int) (*eval.Metrics, error) {
-		plan := spec.plan(opts.Workers, d.Classes)
+		plan := spec.plan(opts.Workers, d.Classes, epoch == spec.Engine.Epochs)
 		if opts.Progress != nil {
 			plan.Progress = func(p eval.Progress) {
 				left, unknown := clk.evalProgress(p), 0
@@ -352,7 +359,8 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err := rd.writeMetrics(rows); err != nil {
 		return nil, err
 	}
-	res := &Result{Spec: spec, Dir: dir, Final: *last, InitDensity: initDensity, TotalSeconds: time.Since(start).Seconds(), ResumedAt: startEpoch}
+	res := &Result{Spec: spec, Dir: dir, Final: *last, InitDensity: initDensity, TotalSeconds: time.Since(start).Seconds(), ResumedAt: startEpoch,
+		Checks: final.Checks}
 	return res, rd.writeResult(res)
 }
 

@@ -187,6 +187,10 @@ var settings = []*Setting{
 	{Name: "ais-seed", Key: "ais_seed", Group: EvalGroup, Arg: "S", Eval: true, Default: uint64(0),
 		Usage: "seed of the AIS chains", Uses: ais, UsedBy: "AIS (-likelihood ais, or its default)",
 		field: func(s *Spec) any { return &s.AISSeed }},
+	{Name: "ais-max-betas", Key: "ais_max_intervals", Group: EvalGroup, Arg: "N", Eval: true, Default: 0,
+		Usage: "grow the AIS schedule while its checks' verdict fires, each interval split in two, up to N intervals (train: at the final evaluation); 0: -ais-betas alone",
+		Uses:  ais, UsedBy: "AIS (-likelihood ais, or its default)",
+		field: func(s *Spec) any { return &s.AISMaxIntervals }},
 }
 
 // init gives each setting of engine.Config without a Default of its own

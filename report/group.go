@@ -96,6 +96,11 @@ type Group struct {
 	// lower bound (the weights' mean within 3σ of zero): their log Ẑ is
 	// likely too low and their NLL optimistic.
 	AISUnbounded int
+	// VerdictFired counts the finished runs whose final AIS estimate the
+	// checks contradicted (result.json's checks, eval.Verdict): an exact
+	// value outside its interval, or another route's estimate well above
+	// it. Their NLL is too low, by about the verdict's disagreement.
+	VerdictFired int
 	// SoFar is set when no run has finished but some have been evaluated:
 	// the latest epoch at which every evaluated run has an evaluation. NLL,
 	// TestAcc, TrainAcc and Density are then those runs' values at that
@@ -182,6 +187,9 @@ func (g *Group) summarise() {
 		nll = append(nll, f.NLL)
 		if !math.IsNaN(f.NLL) && (math.IsNaN(f.LogZLo) || math.IsInf(f.LogZLo, -1)) {
 			g.AISUnbounded++
+		}
+		if c := r.Result.Checks; c != nil && c.Verdict.Fired {
+			g.VerdictFired++
 		}
 		test = append(test, f.TestAcc)
 		train = append(train, f.TrainAcc)

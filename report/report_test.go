@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 
 	"github.com/ncg-rbm/ncg/engine"
+	"github.com/ncg-rbm/ncg/eval"
 	"github.com/ncg-rbm/ncg/experiment"
 )
 
@@ -367,6 +368,55 @@ func TestAISUnboundedMarked(t *testing.T) {
 	}
 	if row := csvRow(t, cb.String(), 1); row["nll_ais_unbounded"] != "1" || row["values_at_epoch"] != "" {
 		t.Errorf("CSV lacks the count, or has values at an epoch:\n%s", cb.String())
+	}
+}
+
+// TestVerdictMarked: a run whose final AIS estimate its checks contradicted
+// (result.json's checks, read as a run writes them) is counted and its NLL
+// marked ‖ in the table, with the explanation, the CSV column and the
+// JSON field; a run whose verdict stayed quiet, or that has no checks, is
+// not.
+func TestVerdictMarked(t *testing.T) {
+	dir := t.TempDir()
+	for seed := uint64(1); seed <= 3; seed++ {
+		spec := testSpec(engine.Dense, seed)
+		run := filepath.Join(dir, fmt.Sprintf("dense-%d", seed))
+		fakeRun(t, run, spec, 20, 1, true)
+		if seed == 1 {
+			continue // no checks
+		}
+		r, err := experiment.RunDir(run).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Checks = &eval.Checks{Estimates: []eval.Estimate{{Route: eval.RouteData, LogZ: 5, LogZLo: math.Inf(-1), LogZHi: 6, ESS: 9, SE: 0.1, Runs: 100}},
+			Verdict: eval.Verdict{Fired: seed == 3, Against: eval.RouteHidden, Disagreement: 12, Reason: "made up"}, Intervals: []int{14500}}
+		writeJSONFile(t, filepath.Join(run, "result.json"), r)
+	}
+	runs, _, err := Collect(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := GroupRuns(runs)
+	if len(groups) != 1 || groups[0].VerdictFired != 1 {
+		t.Fatalf("groups %+v", groups)
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, groups); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "‖ (1 of 3)") || !strings.Contains(md.String(), "checks of the final AIS estimate contradicted it") {
+		t.Errorf("Markdown does not flag the verdict:\n%s", md.String())
+	}
+	var cb bytes.Buffer
+	if err := WriteCSV(&cb, groups); err != nil {
+		t.Fatal(err)
+	}
+	if row := csvRow(t, cb.String(), 1); row["nll_verdict_fired"] != "1" {
+		t.Errorf("CSV lacks the count:\n%s", cb.String())
+	}
+	if rows := Table(groups); rows[0].VerdictFired != 1 {
+		t.Errorf("JSON row %+v", rows[0])
 	}
 }
 

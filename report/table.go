@@ -38,12 +38,14 @@ func runsCell(g *Group) string {
 // Table 1: one row per configuration, mean ± sample sd over the finished
 // runs of the final NLL, test accuracy (%) and density (while no run of a
 // row has finished, the values so far: see Group.SoFar). The NLL of a
-// group of Gaussian visible units, a negative log density, is marked §.
+// group of Gaussian visible units, a negative log density, is marked §;
+// † counts the runs whose AIS had no lower bound, ‖ those whose checks'
+// verdict fired.
 func WriteMarkdown(w io.Writer, groups []Group) error {
 	var b strings.Builder
 	b.WriteString("| data | model | epochs | runs | NLL | test acc. % | density | initial density | time/epoch |\n")
 	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	unbounded, mixed, density := false, false, false
+	unbounded, fired, mixed, density := false, false, false, false
 	for i := range groups {
 		g := &groups[i]
 		runs := runsCell(g)
@@ -57,6 +59,10 @@ func WriteMarkdown(w io.Writer, groups []Group) error {
 			nll += fmt.Sprintf(" † (%d of %d)", g.AISUnbounded, g.Finished)
 			unbounded = true
 		}
+		if g.VerdictFired > 0 {
+			nll += fmt.Sprintf(" ‖ (%d of %d)", g.VerdictFired, g.Finished)
+			fired = true
+		}
 		if g.Continuous() && g.NLL.N > 0 {
 			nll += " §"
 			density = true
@@ -69,6 +75,12 @@ func WriteMarkdown(w io.Writer, groups []Group) error {
 		b.WriteString("\n† In these runs AIS gave no lower bound on log Ẑ (the mean of the importance weights is\n" +
 			"within 3σ of zero): log Ẑ is probably too low and the NLL optimistic. Check with more\n" +
 			"intervals or runs (`ncgbench eval -ais-betas N -ais-runs M`).\n")
+	}
+	if fired {
+		b.WriteString("\n‖ In these runs the checks of the final AIS estimate contradicted it: the exact log Z lay\n" +
+			"outside its ±3σ interval, or AIS along another route found mass well above it. The NLL is\n" +
+			"too low by about the verdict's disagreement (result.json's checks). Evaluate with a longer\n" +
+			"schedule (`ncgbench eval -ais-max-betas N`), or exactly where the model is small enough.\n")
 	}
 	if density {
 		b.WriteString("\n§ Gaussian visible units: the NLL is a negative log density of the data as scaled\n" +
@@ -113,11 +125,13 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // CSVColumns are the columns of WriteCSV. Empty cells mark values not
 // measured (or an sd of a single run). visible is binary, categorical or gaussian (whose
 // nll is a negative log density of the data scaled as real says: unit,
-// standardise, or empty for values as read).
+// standardise, or empty for values as read). nll_ais_unbounded and
+// nll_verdict_fired count the finished runs whose final AIS had no lower
+// bound, and whose checks' verdict fired.
 var CSVColumns = []string{"data", "model", "method", "epochs", "runs", "unfinished",
 	"nll_mean", "nll_sd", "test_acc_mean", "test_acc_sd", "train_acc_mean", "train_acc_sd",
 	"density_mean", "density_sd", "initial_density_mean", "initial_density_sd", "seconds_per_epoch",
-	"nll_ais_unbounded", "values_at_epoch", "visible", "real"}
+	"nll_ais_unbounded", "values_at_epoch", "visible", "real", "nll_verdict_fired"}
 
 // visible is the group's visible units for CSV and JSON: binary,
 // gaussian or categorical.
@@ -144,7 +158,7 @@ func WriteCSV(w io.Writer, groups []Group) error {
 		if g.SoFar > 0 {
 			soFar = strconv.Itoa(g.SoFar)
 		}
-		row = append(row, f(g.SecondsPerEpoch), strconv.Itoa(g.AISUnbounded), soFar, g.visible(), string(g.Spec.Real))
+		row = append(row, f(g.SecondsPerEpoch), strconv.Itoa(g.AISUnbounded), soFar, g.visible(), string(g.Spec.Real), strconv.Itoa(g.VerdictFired))
 		cw.Write(row)
 	}
 	cw.Flush()
@@ -168,6 +182,7 @@ type TableRow struct {
 	InitDensity     Stat     `json:"initial_density"`
 	SecondsPerEpoch *float64 `json:"seconds_per_epoch"`
 	AISUnbounded    int      `json:"nll_ais_unbounded"`         // runs whose AIS had no lower bound
+	VerdictFired    int      `json:"nll_verdict_fired"`         // runs whose AIS estimate its checks contradicted
 	ValuesAtEpoch   int      `json:"values_at_epoch,omitempty"` // no run finished: the values at this epoch
 	Visible         string   `json:"visible"`                   // binary, categorical, or gaussian: nll is a negative log density
 	Real            string   `json:"real,omitempty"`            // the data's scaling: unit, standardise, or none
@@ -182,7 +197,7 @@ func Table(groups []Group) []TableRow {
 		r := TableRow{Name: g.Name, Data: g.Data, Model: g.Model, Method: string(g.Spec.Engine.Method), Epochs: g.Epochs,
 			Runs: g.Finished, Unfinished: len(g.Runs) - g.Finished, Failed: g.Failed, NLL: g.NLL, TestAcc: g.TestAcc, TrainAcc: g.TrainAcc,
 			Density: g.Density, InitDensity: g.InitDensity, SecondsPerEpoch: num(g.SecondsPerEpoch),
-			AISUnbounded: g.AISUnbounded, ValuesAtEpoch: g.SoFar, Visible: g.visible(), Real: string(g.Spec.Real)}
+			AISUnbounded: g.AISUnbounded, VerdictFired: g.VerdictFired, ValuesAtEpoch: g.SoFar, Visible: g.visible(), Real: string(g.Spec.Real)}
 		for _, run := range g.Runs {
 			r.Dirs = append(r.Dirs, run.Dir)
 		}

@@ -29,6 +29,8 @@ type evalFlags struct {
 	setName     string
 	raiseRows   int
 	raiseChains int
+	checks      eval.CheckMode
+	bdmcRows    int
 	workers     int
 	asJSON      bool
 	prof        profiling
@@ -51,6 +53,8 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalFlags, error) {
 	fs.StringVar(&f.setName, "set", "", "rows to measure: test or train (default: test, or train when the data has no test set)")
 	fs.IntVar(&f.raiseRows, "raise", 0, "also estimate the NLL from above by reverse AIS (RAISE) on this many evenly spaced rows (0: off); uses -ais-betas and -ais-seed")
 	fs.IntVar(&f.raiseChains, "raise-chains", 1, "RAISE chains per row")
+	checks := fs.String("checks", "auto", "checks of an AIS estimate by other routes and the exact log Z, and their verdict: auto (where they cost at most the AIS), on or off")
+	fs.IntVar(&f.bdmcRows, "bdmc", 0, "also bidirectional Monte Carlo (BDMC) on this many rows drawn exactly from the model, for a model small enough for exact log Z (0: off)")
 	workersFlag(fs, &f.workers, "goroutines (default GOMAXPROCS); never changes results")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object on stdout")
 	f.prof.register(fs)
@@ -63,10 +67,19 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalFlags, error) {
 		return nil, usagef("-model is required")
 	case f.raiseRows < 0 || f.raiseChains < 1:
 		return nil, usagef("-raise must be at least 0 and -raise-chains at least 1")
+	case f.bdmcRows < 0:
+		return nil, usagef("-bdmc must be at least 0")
 	case f.aisBase != "rate" && f.aisBase != "uniform":
 		return nil, usagef("-ais-base %q is not one of rate, uniform", f.aisBase)
 	case f.setName != "" && f.setName != "test" && f.setName != "train":
 		return nil, usagef("-set %q is not one of test, train", f.setName)
+	}
+	f.checks = eval.CheckMode(*checks)
+	if *checks == "auto" {
+		f.checks = eval.CheckAuto
+	}
+	if err := f.checks.Check(); err != nil || *checks == "" {
+		return nil, usagef("-checks %q is not one of auto, on, off", *checks)
 	}
 	return f, experiment.CheckWorkers(f.workers)
 }
@@ -92,6 +105,9 @@ func (f *evalFlags) evalSpec(at experiment.ModelAt) (experiment.Spec, error) {
 	}
 	if spec.AISRuns < 1 || spec.AISIntervals < 1 {
 		return spec, usagef("-ais-runs and -ais-betas must be at least 1")
+	}
+	if spec.AISMaxIntervals != 0 && spec.AISMaxIntervals < 2*spec.AISIntervals {
+		return spec, usagef("-ais-max-betas %d: the schedule grows by doubling its %d intervals; give at least %d", spec.AISMaxIntervals, spec.AISIntervals, 2*spec.AISIntervals)
 	}
 	// Flags that would be ignored with the likelihood asked for; once the
 	// model is read, again with the one -likelihood auto chooses.
@@ -303,11 +319,15 @@ func (f *evalFlags) plan(spec experiment.Spec, m *eval.Model, L int) (eval.Plan,
 			return eval.Plan{}, usagef("-likelihood exact: %v: give -likelihood ais", err)
 		}
 	}
-	if resolved == eval.LikelihoodNone && f.raiseRows > 0 {
-		return eval.Plan{}, usagef("-raise needs a likelihood (not -likelihood none)")
+	if resolved == eval.LikelihoodNone && (f.raiseRows > 0 || f.bdmcRows > 0) {
+		return eval.Plan{}, usagef("-raise and -bdmc need a likelihood (not -likelihood none)")
+	}
+	if f.bdmcRows > 0 && layer > eval.MaxExactBits {
+		return eval.Plan{}, usagef("-bdmc draws rows exactly from the model, by enumerating 2^%d states of %s; the limit is 2^%d", layer, f.model, eval.MaxExactBits)
 	}
 	plan := eval.Plan{Likelihood: spec.Likelihood, AISRuns: spec.AISRuns, AISIntervals: spec.AISIntervals, AISSeed: spec.AISSeed,
-		RAISERows: f.raiseRows, RAISEChains: f.raiseChains, LabelUnits: L, Workers: f.workers, UniformBase: f.aisBase == "uniform"}
+		RAISERows: f.raiseRows, RAISEChains: f.raiseChains, LabelUnits: L, Workers: f.workers, UniformBase: f.aisBase == "uniform",
+		Checks: f.checks, GrowIntervals: spec.AISMaxIntervals, BDMCRows: f.bdmcRows}
 	if spec.Classify || (L > 0 && !f.set["classify"]) {
 		plan.Accuracy = eval.PaperRule | eval.FreeEnergyRule
 	}
@@ -351,6 +371,8 @@ func ignoredEvalFlags(set map[string]bool, likelihood eval.Likelihood, how strin
 		{"ais-seed", "applies to AIS and RAISE: neither runs with -likelihood " + how + " and no -raise", noAIS && raiseRows == 0},
 		{"raise-chains", "applies to RAISE: give -raise N", raiseRows == 0},
 		{"ais-base", "applies to AIS and RAISE: neither runs with -likelihood " + how + " and no -raise", noAIS && raiseRows == 0},
+		{"ais-max-betas", "applies to AIS, not to -likelihood " + how, noAIS},
+		{"checks", "applies to an AIS estimate, not to -likelihood " + how, noAIS},
 	} {
 		if f.ignored && set[f.name] {
 			return usagef("-%s %s", f.name, f.why)

@@ -37,8 +37,10 @@ type evalResult struct {
 	Runs               int      `json:"runs"`
 	Intervals          int      `json:"intervals"`
 	AISBase            string   `json:"ais_base"` // rate or uniform
-	// RAISE (-raise N): the NLL of N evenly spaced rows estimated from
-	// above in expectation, with its standard error over those rows.
+	// RAISE (-raise N): the NLL of N evenly spaced rows by reverse AIS,
+	// with its standard error over those rows: an estimate from above in
+	// expectation for rows drawn from the model, of either sign of error
+	// for data rows.
 	RaiseNLL    *float64 `json:"raise_nll"`
 	RaiseSE     *float64 `json:"raise_se"`
 	RaiseRows   int      `json:"raise_rows"`
@@ -48,6 +50,9 @@ type evalResult struct {
 	RaiseRowsNLL *float64 `json:"raise_rows_nll"`
 	RaiseGap     *float64 `json:"raise_gap"`
 	RaiseGapSE   *float64 `json:"raise_gap_se"`
+	// Checks: the evidence with an AIS estimate and its verdict, and
+	// BDMC's bounds (null: none ran).
+	Checks *eval.Checks `json:"checks"`
 }
 
 func finite(v float64) *float64 {
@@ -62,7 +67,8 @@ func finite(v float64) *float64 {
 func newEvalResult(f *evalFlags, spec experiment.Spec, m *eval.Model, L int, mt *eval.Metrics, sets eval.Sets, took time.Duration) evalResult {
 	res := evalResult{Model: f.model, Data: spec.Data, Set: mt.Set, Rows: mt.Rows, X: m.X, H: m.H, LabelUnits: L, Likelihood: mt.Likelihood,
 		LogZ: finite(mt.LogZ), LogZLo: finite(mt.LogZLo), LogZHi: finite(mt.LogZHi), NLL: finite(mt.NLL),
-		Accuracy: finite(mt.Accuracy), AccuracyFreeEnergy: finite(mt.AccuracyFreeEnergy), Seconds: took.Seconds(), AISBase: f.aisBase}
+		Accuracy: finite(mt.Accuracy), AccuracyFreeEnergy: finite(mt.AccuracyFreeEnergy), Seconds: took.Seconds(), AISBase: f.aisBase,
+		Checks: mt.Checks}
 	if measured := sets.Test; m.Visible.Continuous() && res.NLL != nil {
 		if measured == nil {
 			measured = sets.Train
@@ -106,8 +112,9 @@ func (res evalResult) print(stdout io.Writer, mt *eval.Metrics, classified bool)
 	if res.NLLInput != nil && res.NLLInput != res.NLL {
 		fmt.Fprintf(stdout, "NLL %.6f nats as the density of the data in their input scale (the scaled data's NLL + Σ log scale)\n", *res.NLLInput)
 	}
+	printChecks(stdout, "  ", mt.Checks)
 	if res.RaiseNLL != nil {
-		fmt.Fprintf(stdout, "RAISE NLL %.4f nats on %d evenly spaced rows (%d chains each, %d intervals, seed %d): an estimate from above, as AIS's is from below\n",
+		fmt.Fprintf(stdout, "RAISE NLL %.4f nats on %d evenly spaced rows (%d chains each, %d intervals, seed %d): from above in expectation only for rows drawn from the model (-bdmc)\n",
 			*res.RaiseNLL, res.RaiseRows, res.RaiseChains, res.Intervals, res.Seed)
 		if res.RaiseGap != nil {
 			fmt.Fprintf(stdout, "  the same rows by log Z: NLL %.4f; RAISE − that = %.4f ± %.4f (standard error over rows)\n",

@@ -131,11 +131,19 @@ func evalProgress(w io.Writer, terminal bool, plan eval.Plan, exactBits int) fun
 		case p.Done == 0 && p.Phase == eval.PhaseExact:
 			fmt.Fprintf(w, "exact log Z over 2^%d states…\n", exactBits)
 		case p.Done == 0 && p.Phase == eval.PhaseAIS:
-			fmt.Fprintf(w, "AIS: %d runs, %d intervals, seed %d…\n", p.Total/int64(intervals), intervals, plan.AISSeed)
+			runs := int64(plan.AISRuns)
+			if runs == 0 {
+				runs = eval.DefaultRuns
+			}
+			fmt.Fprintf(w, "AIS: %d runs, %d intervals, seed %d…\n", runs, p.Total/runs, plan.AISSeed) // the intervals grow with -ais-max-betas
 		case p.Done == 0 && p.Phase == eval.PhaseRAISE:
 			chains := max(plan.RAISEChains, 1)
 			fmt.Fprintf(w, "RAISE: %d rows, %d chains each, %d intervals, seed %d…\n", p.Total/int64(chains*intervals), chains, intervals, plan.AISSeed)
-		case terminal && (p.Phase == eval.PhaseExact || p.Phase == eval.PhaseAIS || p.Phase == eval.PhaseRAISE):
+		case p.Done == 0 && p.Phase == eval.PhaseChecks:
+			fmt.Fprintf(w, "AIS checks: %d run-intervals of two other routes…\n", p.Total)
+		case p.Done == 0 && p.Phase == eval.PhaseBDMC:
+			fmt.Fprintf(w, "BDMC: %d rows drawn from the model, reverse chains…\n", plan.BDMCRows)
+		case terminal && (p.Phase == eval.PhaseExact || p.Phase == eval.PhaseAIS || p.Phase == eval.PhaseRAISE || p.Phase == eval.PhaseChecks || p.Phase == eval.PhaseBDMC):
 			if p.Done == p.Total {
 				fmt.Fprint(w, "\r\033[K")
 			} else if time.Since(live) >= liveEvery {

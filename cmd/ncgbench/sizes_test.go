@@ -19,7 +19,8 @@ import (
 // of 10⁹ makes 10⁹×16 float32 start states, 64 GB; 9·10¹⁷ AIS runs make as
 // many float64 log weights and 9·10¹⁷ intervals as many float64 inverse
 // temperatures, 7.2 EB; 9·10¹⁷ RAISE chains of a row as many float64
-// estimates;
+// estimates; 9·10¹⁷ BDMC rows as many rows of 16 units and their chains;
+// a schedule grown to 9·10¹⁷ intervals as many inverse temperatures;
 // 10⁸ sample chains of 4×4 tiles at 8 pixels a unit make a square grid of
 // 10⁴ tiles a side, 34 × 10⁴ pixels wide, past the 65,536 allowed; 10⁵
 // pixels a unit make one 4×4 tile 400,000 pixels wide. 5000 workers are
@@ -47,6 +48,8 @@ func TestSizesRefusedBeforeAllocation(t *testing.T) {
 		{[]string{"eval", "-model", "run", "-likelihood", "ais", "-ais-runs", huge}, "ais-runs = " + huge + ":"},
 		{[]string{"eval", "-model", "run", "-likelihood", "ais", "-ais-betas", huge}, "ais-betas = " + huge + ":"},
 		{[]string{"eval", "-model", "run", "-raise", "1", "-raise-chains", huge}, "raise-chains = " + huge + ":"},
+		{[]string{"eval", "-model", "run", "-bdmc", huge}, "bdmc = " + huge + ":"},
+		{[]string{"eval", "-model", "run", "-likelihood", "ais", "-ais-max-betas", huge}, "ais-max-betas = " + huge + ":"},
 		{[]string{"eval", "-model", "run", "-workers", "5000"}, "workers = 5000: at most 4096"},
 		{[]string{"sample", "-model", "run", "-n", "100000000"}, "-n 100000000: the image would be"},
 		{[]string{"sample", "-model", "run", "-scale", "100000"}, "-scale 100000: the image would be"},

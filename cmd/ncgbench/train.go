@@ -116,6 +116,7 @@ func printResult(w io.Writer, r *experiment.Result) {
 			fmt.Fprintf(w, ", ±3σ %.4f…%.4f", f.LogZLo, f.LogZHi)
 		}
 		fmt.Fprintln(w, ")")
+		printChecks(w, "    ", r.Checks)
 	}
 	if !math.IsNaN(f.TestAcc) || !math.IsNaN(f.TrainAcc) {
 		fmt.Fprintf(w, "  accuracy: train %.4f, test %.4f\n", f.TrainAcc, f.TestAcc)
