@@ -58,19 +58,31 @@ func softmaxShift(prob, pre []float32, groups []int32) {
 	for _, end := range groups[1:] {
 		hi := int(end)
 		x := pre[lo:hi:hi]
-		var m float32
+		// A small group's maximum by comparisons from its first unit: a
+		// NaN there stays (and takes the NaN path below), a NaN later is
+		// skipped as groupMax skips it; its d is NaN either way. (Go's
+		// max, which orders NaN and signed zeros, costs several times
+		// more.)
+		m := x[0]
 		switch len(x) {
 		case 1:
-			m = x[0]
 		case 2:
-			m = max(x[0], x[1])
+			if x[1] > m {
+				m = x[1]
+			}
 		case 3:
-			m = max(max(x[0], x[1]), x[2])
+			if x[1] > m {
+				m = x[1]
+			}
+			if x[2] > m {
+				m = x[2]
+			}
 		default:
 			if len(x) < 8 {
-				m = x[0]
 				for _, v := range x[1:] {
-					m = max(m, v)
+					if v > m {
+						m = v
+					}
 				}
 			} else {
 				m = groupMax(x)
@@ -106,11 +118,12 @@ func softmaxPick(e, state []float32, groups []int32, s *Stream) {
 			c := c1 + ev[2]
 			if c == c {
 				t := float32(uniform(blk[g%Lanes]) * c)
-				k := 2
-				if c0 > t {
-					k = 0
-				} else if c1 > t {
-					k = 1
+				k := 0 // the number of c_j ≤ t (at most 2: c > t)
+				if !(c0 > t) {
+					k++
+				}
+				if !(c1 > t) {
+					k++
 				}
 				st[0], st[1], st[2] = c, c, c
 				st[k] = -c
