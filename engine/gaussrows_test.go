@@ -10,7 +10,7 @@ import (
 // TestGaussianCompressedProducts: a masked Gaussian model takes its chain
 // products from compressed rows when at most SparseDensity() of C is
 // present, and from the dense matrices above it; in both forms the up
-// pass c + Cᵀ(v/σ²), the down pass b + C h and the σ gradient's C ĥ
+// pass b + C(v/σ²), the down pass d + Cᵀh and the σ gradient's C ĥ
 // equal the sums worked out here in float64 from the dense C, to float32
 // rounding.
 func TestGaussianCompressedProducts(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 // visible unit type (as training takes them), chain c drawing from
 // kernel.NewStream(seed, c). It returns the conditional means of the
 // visible units given the last h (n×X): the probabilities of binary
-// units, each group's softmax of categorical ones, b + C h of Gaussian
+// units, each group's softmax of categorical ones, d + Cᵀh of Gaussian
 // ones (with the model's σ); with no steps, a copy of v. Chains are
 // independent, so the result does not depend on how they are grouped. It
 // stops, with ctx's error, when ctx is done.

@@ -135,7 +135,7 @@ func TestGibbsSamplesTheModel(t *testing.T) {
 }
 
 // TestGibbsGaussianMoments: a Gaussian model with one hidden unit is a
-// mixture of two Gaussians, v ~ N(b + C h, σ²) with P(h = 1) =
+// mixture of two Gaussians, v ~ N(d + Cᵀh, σ²) with P(h = 1) =
 // σ(c + ½Σ((b+C)²−b²)/σ²) worked out from the exact marginal; the
 // chains' mean and variance of each visible unit match the mixture's
 // within 5 standard errors, so a chain that ignored σ, or drew v from the

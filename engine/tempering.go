@@ -29,7 +29,7 @@ import (
 //
 // Every visible unit type takes part through t.vis: chain m draws its
 // visible states at β_m (binary units from σ(β_m(d + Cᵀh)), Gaussian ones
-// from N(b + C h, σ²/β_m)), and E is the type's energy.
+// from N(d + Cᵀh, σ²/β_m)), and E is the type's energy.
 func (t *Trainer) ptBlock(blk int) {
 	m, v := t.m, t.vis
 	x, h, b := m.X, m.H, t.cfg.Batch

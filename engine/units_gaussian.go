@@ -12,8 +12,11 @@ import (
 // visible units"), in the parameterisation of Cho, Ilin & Raiko (2011),
 // with z = log σ² per visible unit:
 //
-//	E(v, h) = Σ_j (v_j − b_j)²/(2σ_j²) − Σ_i c_i h_i − Σ_j (v_j/σ_j²)·(C h)_j
-//	v_j | h ~ N(b_j + (C h)_j, σ_j²),  P(h_i = 1 | v) = sigmoid(c_i + (Cᵀ(v/σ²))_i)
+//	E(v, h) = Σ_j (v_j − d_j)²/(2σ_j²) − Σ_i b_i h_i − Σ_j (v_j/σ_j²)·(Cᵀh)_j
+//	v_j | h ~ N(d_j + (Cᵀh)_j, σ_j²),  P(h_i = 1 | v) = sigmoid(b_i + (C(v/σ²))_i)
+//
+// with visible biases d and hidden biases b (docs/algorithm.md's notation;
+// C is H×X there, stored visible-major here).
 //
 // The hidden states stay binary, so the down pass is the binary models'
 // (rows of C summed, incrementally after the first step); the up pass
@@ -179,7 +182,7 @@ func (g *gaussianUnits) gradStates(t *Trainer) (pos, neg []float32) {
 	return t.x0, t.xs
 }
 
-// up sets hpre = c + Cᵀ(v/σ²) for the chains' states (v/σ² is kept for
+// up sets hpre = b + C(v/σ²) for the chains' states (v/σ² is kept for
 // the gradient: the data's in spos, the final state's in sneg; with σ = 1
 // it is v itself), on the compressed rows when sparse.
 func (g *gaussianUnits) up(t *Trainer, blk, c0, c1 int, hpre, states []float32, r stateRole, _ bool) {
@@ -209,10 +212,10 @@ func (g *gaussianUnits) up(t *Trainer, blk, c0, c1 int, hpre, states []float32, 
 	kernel.Affine(hpre, m.HiddenBias, in, m.c, nc, x, m.H)
 }
 
-// mean is the input itself: E[v | h] = b + C h.
+// mean is the input itself: E[v | h] = d + Cᵀh.
 func (g *gaussianUnits) mean(_, pre []float32, _ int) []float32 { return pre }
 
-// sample draws v ~ N(b + C h, σ²/β) (kernel.GaussianSample).
+// sample draws v ~ N(d + Cᵀh, σ²/β) (kernel.GaussianSample).
 func (g *gaussianUnits) sample(t *Trainer, blk int, states, _, pre []float32, nc int, beta float64, streams []kernel.Stream) []float32 {
 	x := t.m.X
 	sig := t.m.Sigma
@@ -227,9 +230,9 @@ func (g *gaussianUnits) sample(t *Trainer, blk int, states, _, pre []float32, nc
 }
 
 // energy returns E(v, h) of a Gaussian chain's state in float64, from
-// the down pass's vpre = b + C h:
+// the down pass's vpre = d + Cᵀh:
 //
-//	E = Σ_j ((v_j − b_j)²/2 − v_j·(vpre_j − b_j))/σ_j² − Σ_i c_i h_i.
+//	E = Σ_j ((v_j − d_j)²/2 − v_j·(vpre_j − d_j))/σ_j² − Σ_i b_i h_i.
 func (g *gaussianUnits) energy(t *Trainer, h, v, vpre []float32) float64 {
 	m := t.m
 	var e float64
@@ -254,7 +257,7 @@ func (g *gaussianUnits) energy(t *Trainer, h, v, vpre []float32) float64 {
 // (learned σ only; Cho, Ilin & Raiko 2011, with the hidden units'
 // probabilities for h as in the gradient of W):
 //
-//	Σ_c e^(−z_j)·(½(x⁰_cj − b_j)² − x⁰_cj·(C ĥ⁺_c)_j) − e^(−z_j)·(½(x̃_cj − b_j)² − x̃_cj·(C ĥ⁻_c)_j)
+//	Σ_c e^(−z_j)·(½(x⁰_cj − d_j)² − x⁰_cj·(Cᵀĥ⁺_c)_j) − e^(−z_j)·(½(x̃_cj − d_j)² − x̃_cj·(Cᵀĥ⁻_c)_j)
 //
 // summed in slot order within the block, as blockVisibleGrad's share.
 // It uses the block's rows of vpre as scratch (the chains are done).
@@ -364,7 +367,7 @@ func (g *gaussianUnits) velocities(*Trainer) [][]float32 {
 }
 
 // tempSigma sets sig = σ/√β, the standard deviation of the visible units
-// of the chain at inverse temperature β: p_β(v | h) = N(b + C h, σ²/β).
+// of the chain at inverse temperature β: p_β(v | h) = N(d + Cᵀh, σ²/β).
 func tempSigma(sig, sigma []float32, beta float64) {
 	f := float32(1 / math.Sqrt(beta))
 	for j, s := range sigma {

@@ -20,7 +20,7 @@ const keySample = 1 << 40
 // the state of the layer the exact sum enumerates (ExactLogZ) from its
 // marginal, p(s) = exp(term(s))/Z, then, when that is the hidden layer, the
 // visible layer from its conditional given it (binary: σ(d + Cᵀh);
-// categorical: each group from softmax(d + Cᵀh); Gaussian: N(b + Ch, σ²)).
+// categorical: each group from softmax(d + Cᵀh); Gaussian: N(d + Cᵀh, σ²)).
 // The marginal is enumerated as ExactLogZ enumerates it (2^n states, n =
 // unit.Type.ExactLayer, at most MaxExactBits): row i takes two uniforms of
 // kernel.NewStream(seed, keySample + i), the first choosing a chunk of

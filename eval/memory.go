@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/ncg-rbm/ncg/unit"
 	"runtime"
 	"unsafe"
 
@@ -23,7 +24,7 @@ type MemoryPart struct {
 // p.RAISERows), split by the setting that sizes each part, so that a caller can
 // refuse a plan that cannot fit before Evaluate allocates it. It is
 // computed in float64, so that absurd sizes cannot overflow it.
-func (p Plan) MemoryParts(x, h, rows int) []MemoryPart {
+func (p Plan) MemoryParts(units unit.Type, x, h, rows int) []MemoryPart {
 	X, H := float64(x), float64(h)
 	stream := float64(unsafe.Sizeof(kernel.Stream{}))
 	runs := p.AISRuns
@@ -38,7 +39,8 @@ func (p Plan) MemoryParts(x, h, rows int) []MemoryPart {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ais := p.Likelihood.Resolve(x, h, p.LabelUnits) == LikelihoodAIS
+	layer := units.ExactLayer(x, h) // the layer an exact log Z would sum over
+	ais := p.Likelihood.Resolve(layer, layer, p.LabelUnits) == LikelihoodAIS
 	var parts []MemoryPart
 	if ais || p.RAISERows > 0 {
 		parts = append(parts,

@@ -143,7 +143,7 @@ func (s Spec) memoryParts(d *engine.Data) []MemoryPart {
 	for _, p := range engine.MemoryParts(s.Engine, x) {
 		parts = append(parts, MemoryPart(p))
 	}
-	for _, p := range s.plan(s.Engine.Workers, d.Classes, true).MemoryParts(x, s.Engine.Hidden, 0) {
+	for _, p := range s.plan(s.Engine.Workers, d.Classes, true).MemoryParts(s.Engine.Visible, x, s.Engine.Hidden, 0) {
 		parts = append(parts, MemoryPart(p))
 	}
 	return parts

@@ -24,7 +24,7 @@ type Type string
 const (
 	// Binary units, v ∈ {0, 1}: the paper's RBM.
 	Binary Type = ""
-	// Gaussian units, real-valued: v | h ~ N(b + C h, σ²) per unit, σ fixed
+	// Gaussian units, real-valued: v | h ~ N(d + Cᵀh, σ²) per unit (d the visible biases), σ fixed
 	// at 1 or learned, in the parameterisation of Cho, Ilin & Raiko (2011).
 	Gaussian Type = "gaussian"
 	// Categorical units: the data units form groups, each a categorical

@@ -261,7 +261,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		measured = test.N
 	}
 	var parts []experiment.MemoryPart
-	for _, p := range plan.MemoryParts(m.X, m.H, measured) {
+	for _, p := range plan.MemoryParts(m.Visible, m.X, m.H, measured) {
 		parts = append(parts, experiment.MemoryPart(p))
 	}
 	if err := experiment.CheckMemory(fmt.Sprintf("the evaluation of a model of %d × %d units", m.X, m.H), parts); err != nil {
