@@ -79,7 +79,10 @@ type checker struct {
 // is set when the run says nothing about the mutation (it did not build,
 // ran no tests, or go could not run).
 func (c *checker) test(ctx context.Context, m *Mutation) (out string, failed bool, err error) {
-	args := []string{"test", "-short", "-timeout", c.timeout.String()}
+	// -vet=off: CI vets every package once; here vet would rerun on each
+	// mutated package. -ldflags=-s -w: a test binary without its symbol
+	// table and DWARF links faster, and the tests need neither.
+	args := []string{"test", "-short", "-vet=off", "-ldflags=-s -w", "-timeout", c.timeout.String()}
 	if m.Run != "" {
 		args = append(args, "-run", m.Run)
 	}
@@ -222,17 +225,9 @@ func run(ctx context.Context, listPath string, sel *regexp.Regexp, verbose bool,
 		}
 	}
 
-	// Baselines: each distinct test command passes on the unmutated copy.
-	var base []*Mutation
-	seen := map[string]bool{}
-	for i := range muts {
-		m := &muts[i]
-		key := m.Package + "\x00" + m.Run + "\x00" + strings.Join(m.Env, "\x00")
-		if !seen[key] {
-			seen[key] = true
-			base = append(base, m)
-		}
-	}
+	// Baselines: every test the list names passes on the unmutated copy,
+	// one go test run per package and environment (see baselines).
+	base := baselines(muts)
 	err = forEach(jobs, len(base), func(wk, i int) error {
 		m := base[i]
 		t0 := time.Now()
@@ -243,7 +238,11 @@ func run(ctx context.Context, listPath string, sel *regexp.Regexp, verbose bool,
 		if failed {
 			return fmt.Errorf("baseline for %s: the unmutated tests fail (go test -short -run %q %s):\n%s", m.Name, m.Run, m.Package, indent(out))
 		}
-		w.printf("baseline  %-8s %s -run %q %s (%.1fs)\n", "pass", m.Package, m.Run, strings.Join(m.Env, " "), time.Since(t0).Seconds())
+		run := m.Run
+		if len(run) > 72 {
+			run = run[:69] + "..."
+		}
+		w.printf("baseline  %-8s %s -run %q %s (%.1fs)\n", "pass", m.Package, run, strings.Join(m.Env, " "), time.Since(t0).Seconds())
 		return nil
 	})
 	if err != nil {
@@ -290,6 +289,40 @@ func run(ctx context.Context, listPath string, sel *regexp.Regexp, verbose bool,
 		return fmt.Errorf("survived: %v; broken: %v", survived, broken)
 	}
 	return nil
+}
+
+// baselines returns the test commands that show every mutation's tests
+// pass unmutated: one per package and environment, its -run pattern the
+// alternation of the mutations' patterns, so that each test binary is
+// built once rather than once per pattern. A pattern with a slash (a
+// subtest level) or none (every test) is not merged, because an
+// alternation would change what it selects. The Name of each is that of
+// the first mutation it stands for.
+func baselines(muts []Mutation) []*Mutation {
+	var base []*Mutation
+	merged := map[string]*Mutation{}
+	seen := map[string]bool{}
+	for i := range muts {
+		m := &muts[i]
+		env := strings.Join(m.Env, "\x00")
+		if seen[m.Package+"\x00"+m.Run+"\x00"+env] {
+			continue
+		}
+		seen[m.Package+"\x00"+m.Run+"\x00"+env] = true
+		if m.Run == "" || strings.Contains(m.Run, "/") {
+			base = append(base, m)
+			continue
+		}
+		key := m.Package + "\x00" + env
+		if b, ok := merged[key]; ok {
+			b.Run += "|(?:" + m.Run + ")"
+			continue
+		}
+		b := &Mutation{Name: m.Name, Package: m.Package, Run: "(?:" + m.Run + ")", Env: m.Env}
+		merged[key] = b
+		base = append(base, b)
+	}
+	return base
 }
 
 // firstFailure names the first failed test in go test's output.
