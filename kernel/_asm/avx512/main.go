@@ -55,6 +55,8 @@ func main() {
 	gaussian()
 	softmaxExp()
 	softmaxFinish()
+	softmaxBlocks(true)
+	softmaxBlocks(false)
 	indices()
 	sumRows()
 	affine6()
