@@ -122,6 +122,8 @@ func main() {
 	gaussian()
 	softmaxExp()
 	softmaxFinish()
+	softmaxBlocks(true)
+	softmaxBlocks(false)
 	affine4x24()
 	affine4x16Mask()
 	sumRows()
