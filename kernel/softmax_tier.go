@@ -204,23 +204,40 @@ func softmaxVia(t *impl) func(prob, pre []float32, groups []int32) {
 	}
 }
 
+// softmaxLanesMin is the fewest groups the block kernels take in a block:
+// a last block of fewer groups goes through the Go loops of
+// softmaxSampleRows, which are faster than passes over so few lanes.
+const softmaxLanesMin = 4
+
+// softmaxKernelEnd is where the block kernels' share of the groups g …
+// G−1 ends: at G, or before a last block of fewer than softmaxLanesMin
+// groups.
+func softmaxKernelEnd(g, G int) int {
+	if r := (G - g) % Lanes; r < softmaxLanesMin {
+		return G - r
+	}
+	return G
+}
+
 // softmaxSampleBlocked builds SoftmaxSample from tier t's
 // softmaxSampleBlocks, which takes the groups 16 at a time (a block of
 // the stream each) while their groups are small enough, and returns at a
 // block that holds a larger group: that block (its 16 groups and its
 // block of the stream) goes through softmaxSampleRows, and the blocks
-// after it back to softmaxSampleBlocks.
+// after it back to softmaxSampleBlocks. A last block of fewer than
+// softmaxLanesMin groups goes through softmaxSampleRows too.
 func softmaxSampleBlocked(t *impl) func(prob, state, pre []float32, groups []int32, s *Stream) {
 	return func(prob, state, pre []float32, groups []int32, s *Stream) {
 		G := len(groups) - 1
-		for g := 0; ; {
-			g += t.softmaxSampleBlocks(prob, state, pre, groups[g:], s)
-			if g >= G {
-				return
+		for g := 0; g < G; {
+			if end := softmaxKernelEnd(g, G); end > g {
+				g += t.softmaxSampleBlocks(prob, state, pre, groups[g:end+1], s)
 			}
-			end := min(g+Lanes, G)
-			softmaxSampleRows(t, prob, state, pre, groups[g:end+1], s)
-			g = end
+			if g < G {
+				end := min(g+Lanes, G)
+				softmaxSampleRows(t, prob, state, pre, groups[g:end+1], s)
+				g = end
+			}
 		}
 	}
 }
@@ -230,14 +247,15 @@ func softmaxSampleBlocked(t *impl) func(prob, state, pre []float32, groups []int
 func softmaxBlocked(t *impl) func(prob, pre []float32, groups []int32) {
 	return func(prob, pre []float32, groups []int32) {
 		G := len(groups) - 1
-		for g := 0; ; {
-			g += t.softmaxBlocks(prob, pre, groups[g:])
-			if g >= G {
-				return
+		for g := 0; g < G; {
+			if end := softmaxKernelEnd(g, G); end > g {
+				g += t.softmaxBlocks(prob, pre, groups[g:end+1])
 			}
-			end := min(g+Lanes, G)
-			softmaxRows(t, prob, pre, groups[g:end+1])
-			g = end
+			if g < G {
+				end := min(g+Lanes, G)
+				softmaxRows(t, prob, pre, groups[g:end+1])
+				g = end
+			}
 		}
 	}
 }

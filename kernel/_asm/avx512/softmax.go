@@ -221,7 +221,7 @@ func softmaxBlocks(sample bool) {
 	Label(p + "B")
 	VPCMPD(imm(1), Z6, Z14, K4, K5)
 	VMOVUPS(at(R12), Z0)
-	VSUBPS_Z(Z7, Z0, K5, Z1)      // d = x − m
+	VSUBPS_Z(Z7, Z0, K5, Z1)       // d = x − m
 	VCMPPS(imm(0), Z7, Z0, K5, K2) // x = m (EQ_OQ)
 	VPXORD(Z1, Z1, K2, Z1)         // d = 0 there
 	softmaxExpV(Z1, Z0, Z2, Z3, Z4)
