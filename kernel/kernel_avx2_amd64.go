@@ -22,6 +22,7 @@ var avx2Kernels = &impl{
 	softmaxFinish:       softmaxFinishAVX2,
 	softmaxSampleBlocks: softmaxSampleBlocksAVX2,
 	softmaxBlocks:       softmaxBlocksAVX2,
+	groupsValid:         groupsValidAVX2,
 	axpy:                axpyAVX2,
 	updateNCG:           updateNCGAVX2,
 	updateMasked:        updateMaskedAVX2,

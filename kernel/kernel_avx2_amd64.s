@@ -104,6 +104,16 @@ DATA smSteps<>+24(SB)/4, $0x00000020
 DATA smSteps<>+28(SB)/4, $0x00000020
 GLOBL smSteps<>(SB), RODATA|NOPTR, $32
 
+DATA smMaxGroup<>+0(SB)/4, $0x01000000
+DATA smMaxGroup<>+4(SB)/4, $0x01000000
+DATA smMaxGroup<>+8(SB)/4, $0x01000000
+DATA smMaxGroup<>+12(SB)/4, $0x01000000
+DATA smMaxGroup<>+16(SB)/4, $0x01000000
+DATA smMaxGroup<>+20(SB)/4, $0x01000000
+DATA smMaxGroup<>+24(SB)/4, $0x01000000
+DATA smMaxGroup<>+28(SB)/4, $0x01000000
+GLOBL smMaxGroup<>(SB), RODATA|NOPTR, $32
+
 DATA log2e<>+0(SB)/4, $0x3fb8aa3b
 DATA log2e<>+4(SB)/4, $0x3fb8aa3b
 DATA log2e<>+8(SB)/4, $0x3fb8aa3b
@@ -3150,6 +3160,52 @@ smbDone:
 	MOVQ    R14, AX
 	SUBQ    R9, AX
 	MOVQ    AX, ret+72(FP)
+	VZEROUPPER
+	RET
+
+// func groupsValidAVX2(groups []int32, n int) bool
+// Requires: AVX, AVX2
+TEXT ·groupsValidAVX2(SB), NOSPLIT|NOFRAME, $0-33
+	MOVQ    groups_base+0(FP), SI
+	MOVQ    groups_len+8(FP), R9
+	MOVQ    n+24(FP), DX
+	XORL    R10, R10
+	TESTQ   R9, R9
+	JZ      gvDone
+	MOVL    (SI), AX
+	TESTL   AX, AX
+	JNZ     gvDone
+	MOVLQSX -4(SI)(R9*4), AX
+	CMPQ    AX, DX
+	JNE     gvDone
+	DECQ    R9
+	VMOVDQU smMaxGroup<>+0(SB), Y5
+
+gvStep:
+	TESTQ        R9, R9
+	JLE          gvTrue
+	VMOVQ        R9, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota<>+0(SB), Y1, Y1
+	VPMASKMOVD   (SI), Y1, Y2
+	VPMASKMOVD   4(SI), Y1, Y3
+	VPCMPGTD     Y2, Y3, Y4
+	VPSUBD       Y2, Y3, Y3
+	VPMINUD      Y5, Y3, Y2
+	VPCMPEQD     Y3, Y2, Y2
+	VPAND        Y4, Y2, Y2
+	VPANDN       Y1, Y2, Y2
+	VPTEST       Y2, Y2
+	JNZ          gvDone
+	ADDQ         $0x20, SI
+	SUBQ         $0x08, R9
+	JMP          gvStep
+
+gvTrue:
+	MOVL $0x00000001, R10
+
+gvDone:
+	MOVB R10, ret+32(FP)
 	VZEROUPPER
 	RET
 

@@ -70,6 +70,11 @@ func softmaxSampleBlocksAVX2(prob []float32, state []float32, pre []float32, gro
 //go:noescape
 func softmaxBlocksAVX2(prob []float32, pre []float32, groups []int32) int
 
+// groupsValidAVX2 reports whether checkGroups(groups, n) passes.
+//
+//go:noescape
+func groupsValidAVX2(groups []int32, n int) bool
+
 // affine4x24AVX2 computes, for r < 4 and o < 24,
 //
 //	or[o] += Σ_{j<nin} ir[j] * m[j*ldm+o]

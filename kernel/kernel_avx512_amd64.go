@@ -24,6 +24,7 @@ var avx512Kernels = &impl{
 	softmaxFinish:       softmaxFinishAVX512,
 	softmaxSampleBlocks: softmaxSampleBlocksAVX512,
 	softmaxBlocks:       softmaxBlocksAVX512,
+	groupsValid:         groupsValidAVX512,
 	axpy:                axpyAVX512,
 	updateNCG:           updateNCGAVX512,
 	updateMasked:        updateMaskedAVX512,

@@ -1091,6 +1091,59 @@ smbDone:
 	VZEROUPPER
 	RET
 
+// func groupsValidAVX512(groups []int32, n int) bool
+// Requires: AVX, AVX512F, CMOV
+TEXT ·groupsValidAVX512(SB), NOSPLIT|NOFRAME, $0-33
+	MOVQ         groups_base+0(FP), SI
+	MOVQ         groups_len+8(FP), R9
+	MOVQ         n+24(FP), DX
+	XORL         R10, R10
+	TESTQ        R9, R9
+	JZ           gvDone
+	MOVL         (SI), AX
+	TESTL        AX, AX
+	JNZ          gvDone
+	MOVLQSX      -4(SI)(R9*4), AX
+	CMPQ         AX, DX
+	JNE          gvDone
+	DECQ         R9
+	MOVL         $0x01000000, AX
+	VPBROADCASTD AX, Z1
+
+gvStep:
+	TESTQ       R9, R9
+	JLE         gvTrue
+	MOVQ        R9, CX
+	XORL        AX, AX
+	CMPQ        CX, AX
+	CMOVQLT     AX, CX
+	MOVQ        $0x00000010, AX
+	CMPQ        CX, AX
+	CMOVQGT     AX, CX
+	MOVL        $0x00000001, AX
+	SHLL        CL, AX
+	DECL        AX
+	KMOVW       AX, K1
+	VMOVDQU32.Z (SI), K1, Z2
+	VMOVDQU32.Z 4(SI), K1, Z3
+	VPCMPD      $+6, Z2, Z3, K1, K2
+	VPSUBD      Z2, Z3, Z4
+	VPCMPUD     $+2, Z1, Z4, K2, K3
+	KXORW       K1, K3, K4
+	KORTESTW    K4, K4
+	JNZ         gvDone
+	ADDQ        $+64, SI
+	SUBQ        $+16, R9
+	JMP         gvStep
+
+gvTrue:
+	MOVL $0x00000001, R10
+
+gvDone:
+	MOVB R10, ret+32(FP)
+	VZEROUPPER
+	RET
+
 // func indicesAVX512(idx []int32, s []float32) int
 // Requires: AVX, AVX512F, CMOV, POPCNT
 TEXT ·indicesAVX512(SB), NOSPLIT|NOFRAME, $0-56

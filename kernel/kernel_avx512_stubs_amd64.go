@@ -62,6 +62,11 @@ func softmaxSampleBlocksAVX512(prob []float32, state []float32, pre []float32, g
 //go:noescape
 func softmaxBlocksAVX512(prob []float32, pre []float32, groups []int32) int
 
+// groupsValidAVX512 reports whether checkGroups(groups, n) passes.
+//
+//go:noescape
+func groupsValidAVX512(groups []int32, n int) bool
+
 // indicesAVX512: for i < len(s): if s[i] != 0 { idx[count] = i; count++ }; returns count.
 // len(idx) ≥ len(s). It may write garbage to idx[count:len(s)] (never past it).
 //

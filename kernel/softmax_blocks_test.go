@@ -212,3 +212,64 @@ func TestSoftmaxBlockedNaNSign(t *testing.T) {
 		checkSoftmaxTier(t, r, im, pre, groups, NewStream(7, 49), 1, 2)
 	}
 }
+
+// TestGroupsValid holds every tier's groupsValid to the definition of a
+// valid partition, computed here in int64: groups[0] = 0, groups[G] = n,
+// every group of 1 to 2²⁴ units. The cases put each fault at every lane
+// of a vector and in a tail: a group of 0 units or of a negative number,
+// one of 2²⁴ + 1 (and of 2²⁴, valid), a wrong end, and steps of 2²⁴
+// that pass 2³¹ and wrap to −2³¹ (valid steps in int32 arithmetic).
+func TestGroupsValid(t *testing.T) {
+	valid := func(groups []int32, n int) bool {
+		if len(groups) == 0 || groups[0] != 0 || int64(groups[len(groups)-1]) != int64(n) {
+			return false
+		}
+		for g := 0; g+1 < len(groups); g++ {
+			if d := int64(groups[g+1]) - int64(groups[g]); d < 1 || d > 1<<24 {
+				return false
+			}
+		}
+		return true
+	}
+	type tc struct {
+		groups []int32
+		n      int
+	}
+	cases := []tc{{nil, 0}, {[]int32{0}, 0}, {[]int32{0}, 1}, {[]int32{1}, 1}, {[]int32{0, 1 << 24}, 1 << 24}, {[]int32{0, 1<<24 + 1}, 1<<24 + 1}}
+	wrap := []int32{0}
+	for v := int64(1 << 24); len(wrap) < 140; v += 1 << 24 {
+		wrap = append(wrap, int32(uint32(v)))
+	}
+	cases = append(cases, tc{wrap, int(wrap[len(wrap)-1])}, tc{wrap[:128], int(wrap[127])})
+	r := rand.New(rand.NewPCG(50, 51))
+	for G := 1; G <= 40; G++ {
+		for bad := 0; bad < G; bad++ {
+			for fault := 0; fault < 5; fault++ {
+				sizes := make([]int, G)
+				for g := range sizes {
+					sizes[g] = 1 + r.IntN(4)
+				}
+				switch fault {
+				case 1:
+					sizes[bad] = 0
+				case 2:
+					sizes[bad] = -1 - r.IntN(3)
+				case 3:
+					sizes[bad] = 1<<24 + 1
+				case 4:
+					sizes[bad] = 1 << 24
+				}
+				groups := groupsOf(sizes)
+				n := int(groups[G])
+				cases = append(cases, tc{groups, n}, tc{groups, n + 1}, tc{groups, n - 1})
+			}
+		}
+	}
+	for _, im := range available {
+		for _, c := range cases {
+			if got, want := im.groupsValid(c.groups, c.n), valid(c.groups, c.n); got != want {
+				t.Fatalf("%s groupsValid(%v, %d) = %v, want %v", im.name, c.groups, c.n, got, want)
+			}
+		}
+	}
+}

@@ -48,6 +48,8 @@ type impl struct {
 	// (softmaxSampleBlocked, softmaxBlocked).
 	softmaxSampleBlocks func(prob, state, pre []float32, groups []int32, s *Stream) int
 	softmaxBlocks       func(prob, pre []float32, groups []int32) int
+	// groupsValid: whether checkGroups(groups, n) passes.
+	groupsValid func(groups []int32, n int) bool
 	// axpy: y[i] += a·x[i].
 	axpy func(y []float32, a float32, x []float32)
 	// updates: see the exported functions. They return a value that is 0 when
@@ -92,6 +94,7 @@ var (
 		softmax:          softmaxGeneric,
 		softmaxExp:       softmaxExpGeneric,
 		softmaxFinish:    softmaxFinishGeneric,
+		groupsValid:      groupsValidGeneric,
 		axpy:             axpyGeneric,
 		updateNCG:        updateNCGGeneric,
 		updateMasked:     updateMaskedGeneric,
@@ -163,6 +166,9 @@ func fillGeneric(t *impl) {
 	}
 	if t.softmaxFinish == nil {
 		t.softmaxFinish = generic.softmaxFinish
+	}
+	if t.groupsValid == nil {
+		t.groupsValid = generic.groupsValid
 	}
 	if t.softmaxSample == nil && t.softmaxSampleBlocks != nil {
 		t.softmaxSample = softmaxSampleBlocked(t)

@@ -124,6 +124,7 @@ func main() {
 	softmaxFinish()
 	softmaxBlocks(true)
 	softmaxBlocks(false)
+	groupsValid()
 	affine4x24()
 	affine4x16Mask()
 	sumRows()

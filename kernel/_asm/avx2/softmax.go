@@ -384,3 +384,51 @@ func softmaxBlocks(sample bool) {
 	g.VZEROUPPER()
 	g.RET()
 }
+
+// groupsValid emits groupsValidAVX2, checkGroups' test without its
+// messages, 8 groups a step: groups[0] = 0, groups[G] = n, and for each
+// group groups[g+1] > groups[g] (a signed compare, which cannot wrap)
+// and groups[g+1] − groups[g] ≤ 2²⁴ (unsigned: the difference of two
+// int32 in that order is below 2³², exact in uint32).
+func groupsValid() {
+	text("groupsValidAVX2", "func(groups []int32, n int) bool",
+		"groupsValidAVX2 reports whether checkGroups(groups, n) passes.")
+	grp, left, n := RSI, R9, RDX
+	loadBase("groups", grp)
+	loadLen("groups", left)
+	load("n", n)
+	g.XORL(R10L, R10L) // the result
+	g.TESTQ(left, left)
+	g.JZ(lbl("gvDone"))
+	g.MOVL(at(grp), EAX)
+	g.TESTL(EAX, EAX)
+	g.JNZ(lbl("gvDone"))
+	g.MOVLQSX(ixd(grp, left, 4, -4), RAX)
+	g.CMPQ(RAX, n)
+	g.JNE(lbl("gvDone"))
+	g.DECQ(left) // G
+	g.VMOVDQU(smMaxGroup, Y5)
+	g.Label("gvStep")
+	g.TESTQ(left, left)
+	g.JLE(lbl("gvTrue"))
+	tailMask(left, 0, X1, Y1) // lanes with a group
+	g.VPMASKMOVD(at(grp), Y1, Y2)
+	g.VPMASKMOVD(atd(grp, 4), Y1, Y3)
+	g.VPCMPGTD(Y2, Y3, Y4) // groups[g+1] > groups[g]
+	g.VPSUBD(Y2, Y3, Y3)
+	g.VPMINUD(Y5, Y3, Y2)
+	g.VPCMPEQD(Y3, Y2, Y2) // and at most 2²⁴ above it
+	g.VPAND(Y4, Y2, Y2)
+	g.VPANDN(Y1, Y2, Y2) // lanes with a group that fails
+	g.VPTEST(Y2, Y2)
+	g.JNZ(lbl("gvDone"))
+	g.ADDQ(operand.U8(32), grp)
+	g.SUBQ(operand.U8(8), left)
+	g.JMP(lbl("gvStep"))
+	g.Label("gvTrue")
+	g.MOVL(operand.U32(1), R10L)
+	g.Label("gvDone")
+	g.Store(R10B, g.ReturnIndex(0))
+	g.VZEROUPPER()
+	g.RET()
+}

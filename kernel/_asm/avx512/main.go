@@ -57,6 +57,7 @@ func main() {
 	softmaxFinish()
 	softmaxBlocks(true)
 	softmaxBlocks(false)
+	groupsValid()
 	indices()
 	sumRows()
 	affine6()

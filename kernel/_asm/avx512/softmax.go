@@ -283,3 +283,48 @@ func softmaxBlocks(sample bool) {
 	Store(RAX, ReturnIndex(0))
 	vzeroRet()
 }
+
+// groupsValid emits groupsValidAVX512, checkGroups' test without its
+// messages, 16 groups a step: groups[0] = 0, groups[G] = n, and for each
+// group groups[g+1] > groups[g] (a signed compare, which cannot wrap)
+// and groups[g+1] − groups[g] ≤ 2²⁴ (unsigned: the difference of two
+// int32 in that order is below 2³², exact in uint32).
+func groupsValid() {
+	text("groupsValidAVX512", "func(groups []int32, n int) bool",
+		"groupsValidAVX512 reports whether checkGroups(groups, n) passes.")
+	Load(Param("groups").Base(), RSI)
+	Load(Param("groups").Len(), R9)
+	Load(Param("n"), RDX)
+	XORL(R10L, R10L) // the result
+	TESTQ(R9, R9)
+	JZ(LabelRef("gvDone"))
+	MOVL(at(RSI), EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("gvDone"))
+	MOVLQSX(ixd(RSI, R9, 4, -4), RAX)
+	CMPQ(RAX, RDX)
+	JNE(LabelRef("gvDone"))
+	DECQ(R9) // G
+	bcast(1<<24, Z1)
+	Label("gvStep")
+	TESTQ(R9, R9)
+	JLE(LabelRef("gvTrue"))
+	MOVQ(R9, RCX)
+	tailMask(K1)
+	VMOVDQU32_Z(at(RSI), K1, Z2)
+	VMOVDQU32_Z(atd(RSI, 4), K1, Z3)
+	VPCMPD(imm(6), Z2, Z3, K1, K2) // groups[g+1] > groups[g]
+	VPSUBD(Z2, Z3, Z4)
+	VPCMPUD(imm(2), Z1, Z4, K2, K3) // and at most 2²⁴ above it
+	KXORW(K1, K3, K4)
+	KORTESTW(K4, K4)
+	JNZ(LabelRef("gvDone"))
+	ADDQ(imm(64), RSI)
+	SUBQ(imm(16), R9)
+	JMP(LabelRef("gvStep"))
+	Label("gvTrue")
+	MOVL(U32(1), R10L)
+	Label("gvDone")
+	MOVB(R10B, arg("ret"))
+	vzeroRet()
+}
