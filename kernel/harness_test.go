@@ -26,9 +26,15 @@ func TestMain(m *testing.M) {
 
 // optionalKernel names the impl fields a tier may leave nil: the NEON tier
 // has no blocked row sums and runs the binary-state product with its own
-// sumRows, chain by chain (the same sums in the same order), and no gather
-// instruction for GatherSum (its generic loop is what assembly would do).
-var optionalKernel = map[string]bool{"sumRowsBlocked": true, "gatherSum": true}
+// sumRows, chain by chain (the same sums in the same order), no gather
+// instruction for GatherSum (its generic loop is what assembly would do),
+// no categorical block kernels (one group a lane needs gathers and
+// scatters): it builds SoftmaxSample and Softmax on its row kernels, and
+// checks their groups with the Go loop.
+var optionalKernel = map[string]bool{
+	"sumRowsBlocked": true, "gatherSum": true,
+	"softmaxSampleBlocks": true, "softmaxBlocks": true, "groupsValid": true,
+}
 
 // tierSet is the tiers a test runs on.
 type tierSet int

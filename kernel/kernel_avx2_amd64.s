@@ -84,6 +84,36 @@ DATA twoM24<>+24(SB)/4, $0x33800000
 DATA twoM24<>+28(SB)/4, $0x33800000
 GLOBL twoM24<>(SB), RODATA|NOPTR, $32
 
+DATA negInf<>+0(SB)/4, $0xff800000
+DATA negInf<>+4(SB)/4, $0xff800000
+DATA negInf<>+8(SB)/4, $0xff800000
+DATA negInf<>+12(SB)/4, $0xff800000
+DATA negInf<>+16(SB)/4, $0xff800000
+DATA negInf<>+20(SB)/4, $0xff800000
+DATA negInf<>+24(SB)/4, $0xff800000
+DATA negInf<>+28(SB)/4, $0xff800000
+GLOBL negInf<>(SB), RODATA|NOPTR, $32
+
+DATA smSteps<>+0(SB)/4, $0x00000020
+DATA smSteps<>+4(SB)/4, $0x00000020
+DATA smSteps<>+8(SB)/4, $0x00000020
+DATA smSteps<>+12(SB)/4, $0x00000020
+DATA smSteps<>+16(SB)/4, $0x00000020
+DATA smSteps<>+20(SB)/4, $0x00000020
+DATA smSteps<>+24(SB)/4, $0x00000020
+DATA smSteps<>+28(SB)/4, $0x00000020
+GLOBL smSteps<>(SB), RODATA|NOPTR, $32
+
+DATA smMaxGroup<>+0(SB)/4, $0x01000000
+DATA smMaxGroup<>+4(SB)/4, $0x01000000
+DATA smMaxGroup<>+8(SB)/4, $0x01000000
+DATA smMaxGroup<>+12(SB)/4, $0x01000000
+DATA smMaxGroup<>+16(SB)/4, $0x01000000
+DATA smMaxGroup<>+20(SB)/4, $0x01000000
+DATA smMaxGroup<>+24(SB)/4, $0x01000000
+DATA smMaxGroup<>+28(SB)/4, $0x01000000
+GLOBL smMaxGroup<>(SB), RODATA|NOPTR, $32
+
 DATA log2e<>+0(SB)/4, $0x3fb8aa3b
 DATA log2e<>+4(SB)/4, $0x3fb8aa3b
 DATA log2e<>+8(SB)/4, $0x3fb8aa3b
@@ -2408,6 +2438,774 @@ smfTail:
 	VMASKMOVPS   Y1, Y10, (SI)(AX*4)
 
 smfDone:
+	VZEROUPPER
+	RET
+
+// func softmaxSampleBlocksAVX2(prob []float32, state []float32, pre []float32, groups []int32, s *Stream) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·softmaxSampleBlocksAVX2(SB), $1280-112
+	MOVQ     prob_base+0(FP), DI
+	MOVQ     pre_base+48(FP), SI
+	MOVQ     groups_base+72(FP), BX
+	MOVQ     groups_len+80(FP), R9
+	DECQ     R9
+	MOVQ     R9, R14
+	MOVQ     state_base+24(FP), R8
+	MOVQ     s+96(FP), DX
+	LEAQ     (SP), R10
+	VMOVUPS  one<>+0(SB), Y5
+	VPCMPEQD Y15, Y15, Y15
+
+smsbBlock:
+	TESTQ        R9, R9
+	JLE          smsbDone
+	VXORPS       Y12, Y12, Y12
+	VMOVQ        R9, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota<>+0(SB), Y1, Y1
+	VPMASKMOVD   (BX), Y1, Y2
+	VPMASKMOVD   4(BX), Y1, Y3
+	VPSUBD       Y2, Y3, Y3
+	VPBROADCASTD X2, Y4
+	VBLENDVPS    Y1, Y2, Y4, Y2
+	VPBROADCASTD X3, Y4
+	VBLENDVPS    Y1, Y3, Y4, Y3
+	VMOVDQU      Y2, 1088(R10)
+	VMOVDQU      Y3, 1152(R10)
+	VPCMPGTD     smSteps<>+0(SB), Y3, Y4
+	VPOR         Y4, Y12, Y12
+	VMOVQ        R9, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota<>+32(SB), Y1, Y1
+	VPMASKMOVD   32(BX), Y1, Y2
+	VPMASKMOVD   36(BX), Y1, Y3
+	VPSUBD       Y2, Y3, Y3
+	VPBROADCASTD X2, Y4
+	VBLENDVPS    Y1, Y2, Y4, Y2
+	VPBROADCASTD X3, Y4
+	VBLENDVPS    Y1, Y3, Y4, Y3
+	VMOVDQU      Y2, 1120(R10)
+	VMOVDQU      Y3, 1184(R10)
+	VPCMPGTD     smSteps<>+0(SB), Y3, Y4
+	VPOR         Y4, Y12, Y12
+	VPTEST       Y12, Y12
+	JNZ          smsbDone
+	VMOVDQU      (DX), Y0
+	VMOVDQU      64(DX), Y1
+	VMOVDQU      128(DX), Y2
+	VMOVDQU      192(DX), Y3
+	VPADDD       Y3, Y0, Y4
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPADDD       Y0, Y4, Y4
+	VPSLLD       $0x09, Y1, Y10
+	VPXOR        Y0, Y2, Y2
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y2, Y1, Y1
+	VPXOR        Y3, Y0, Y0
+	VPXOR        Y10, Y2, Y2
+	VPSLLD       $0x0b, Y3, Y10
+	VPSRLD       $0x15, Y3, Y3
+	VPOR         Y10, Y3, Y3
+	VMOVDQU      Y0, (DX)
+	VMOVDQU      Y1, 64(DX)
+	VMOVDQU      Y2, 128(DX)
+	VMOVDQU      Y3, 192(DX)
+	VPSRLD       $0x08, Y4, Y4
+	VCVTDQ2PS    Y4, Y4
+	VMULPS       twoM24<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, 1024(R10)
+	VMOVDQU      32(DX), Y0
+	VMOVDQU      96(DX), Y1
+	VMOVDQU      160(DX), Y2
+	VMOVDQU      224(DX), Y3
+	VPADDD       Y3, Y0, Y4
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPADDD       Y0, Y4, Y4
+	VPSLLD       $0x09, Y1, Y10
+	VPXOR        Y0, Y2, Y2
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y2, Y1, Y1
+	VPXOR        Y3, Y0, Y0
+	VPXOR        Y10, Y2, Y2
+	VPSLLD       $0x0b, Y3, Y10
+	VPSRLD       $0x15, Y3, Y3
+	VPOR         Y10, Y3, Y3
+	VMOVDQU      Y0, 32(DX)
+	VMOVDQU      Y1, 96(DX)
+	VMOVDQU      Y2, 160(DX)
+	VMOVDQU      Y3, 224(DX)
+	VPSRLD       $0x08, Y4, Y4
+	VCVTDQ2PS    Y4, Y4
+	VMULPS       twoM24<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, 1056(R10)
+	MOVL         (BX), R12
+	MOVQ         $0x00000010, AX
+	CMPQ         R9, AX
+	CMOVQLT      R9, AX
+	MOVL         (BX)(AX*4), R13
+	VXORPS       Y0, Y0, Y0
+
+smsbClear8:
+	LEAQ    8(R12), AX
+	CMPQ    AX, R13
+	JGT     smsbClearTail
+	VMOVUPS Y0, (R8)(R12*4)
+	MOVQ    AX, R12
+	JMP     smsbClear8
+
+smsbClearTail:
+	MOVQ         R13, AX
+	SUBQ         R12, AX
+	VMOVQ        AX, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota<>+0(SB), Y1, Y1
+	VMASKMOVPS   Y0, Y1, (R8)(R12*4)
+	VMOVDQU      1088(R10), Y6
+	VMOVDQU      1152(R10), Y8
+	VPADDD       Y15, Y8, Y7
+	VMOVUPS      negInf<>+0(SB), Y10
+	VPXOR        Y9, Y9, Y9
+	MOVQ         R10, R12
+	XORQ         R11, R11
+
+smsbH0A:
+	VPCMPGTD   Y9, Y8, Y1
+	VMOVMSKPS  Y1, AX
+	TESTL      AX, AX
+	JZ         smsbH0B0
+	VPMINSD    Y7, Y9, Y1
+	VPADDD     Y6, Y1, Y1
+	VPCMPEQD   Y2, Y2, Y2
+	VXORPS     Y0, Y0, Y0
+	VGATHERDPS Y2, (SI)(Y1*4), Y0
+	VMOVUPS    Y0, (R12)
+	VMAXPS     Y10, Y0, Y10
+	VPSUBD     Y15, Y9, Y9
+	ADDQ       $0x20, R12
+	INCQ       R11
+	JMP        smsbH0A
+
+smsbH0B0:
+	VXORPS Y11, Y11, Y11
+	VPXOR  Y9, Y9, Y9
+	MOVQ   R10, R12
+	MOVQ   R11, R13
+
+smsbH0B:
+	VMOVUPS      (R12), Y1
+	VSUBPS       Y10, Y1, Y0
+	VCMPPS       $0x00, Y10, Y1, Y1
+	VANDNPS      Y0, Y1, Y0
+	VMULPS       log2e<>+0(SB), Y0, Y1
+	VCVTPS2DQ    Y1, Y1
+	VCVTDQ2PS    Y1, Y2
+	VMULPS       ln2hi<>+0(SB), Y2, Y3
+	VSUBPS       Y3, Y0, Y3
+	VMULPS       ln2lo<>+0(SB), Y2, Y2
+	VSUBPS       Y2, Y3, Y3
+	VMULPS       Y3, Y3, Y2
+	VMULPS       expP0<>+0(SB), Y3, Y4
+	VADDPS       expP1<>+0(SB), Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       expP2<>+0(SB), Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       expP3<>+0(SB), Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       expP4<>+0(SB), Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       expP5<>+0(SB), Y4, Y4
+	VMULPS       Y2, Y4, Y4
+	VADDPS       Y3, Y4, Y4
+	VADDPS       Y5, Y4, Y4
+	VPSLLD       $0x17, Y1, Y1
+	VPADDD       expBias<>+0(SB), Y1, Y1
+	VMULPS       Y1, Y4, Y4
+	VCMPPS       $0x01, expLo<>+0(SB), Y0, Y1
+	VANDNPS      Y4, Y1, Y4
+	VCMPPS       $0x03, Y0, Y0, Y1
+	VBLENDVPS    Y1, Y0, Y4, Y0
+	VPCMPGTD     Y9, Y8, Y1
+	VANDPS       Y1, Y0, Y0
+	VADDPS       Y0, Y11, Y11
+	VMOVUPS      Y0, (R12)
+	VPSUBD       Y15, Y9, Y9
+	ADDQ         $0x20, R12
+	DECQ         R13
+	JNZ          smsbH0B
+	VPXOR        Y9, Y9, Y9
+	MOVQ         R10, R12
+	MOVQ         R11, R13
+	VMOVUPS      1024(R10), Y12
+	VPBROADCASTD X12, Y1
+	VMOVQ        R9, X2
+	VPBROADCASTD X2, Y2
+	VPCMPGTD     iota<>+0(SB), Y2, Y2
+	VBLENDVPS    Y2, Y12, Y1, Y12
+	VMULPS       Y11, Y12, Y12
+	VXORPS       Y14, Y14, Y14
+	VPXOR        Y13, Y13, Y13
+
+smsbH0C:
+	VMOVUPS   (R12), Y0
+	VPCMPGTD  Y9, Y8, Y1
+	VADDPS    Y0, Y14, Y14
+	VCMPPS    $0x1a, Y12, Y14, Y2
+	VPAND     Y1, Y2, Y2
+	VPSUBD    Y2, Y13, Y13
+	VDIVPS    Y11, Y0, Y3
+	VBLENDVPS Y1, Y3, Y10, Y10
+	VPMINSD   Y7, Y9, Y4
+	VPADDD    Y6, Y4, Y4
+	VMOVUPS   Y10, 1216(R10)
+	VMOVDQU   Y4, 1248(R10)
+	MOVL      1248(R10), AX
+	MOVL      1216(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1252(R10), AX
+	MOVL      1220(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1256(R10), AX
+	MOVL      1224(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1260(R10), AX
+	MOVL      1228(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1264(R10), AX
+	MOVL      1232(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1268(R10), AX
+	MOVL      1236(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1272(R10), AX
+	MOVL      1240(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1276(R10), AX
+	MOVL      1244(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	VPSUBD    Y15, Y9, Y9
+	ADDQ      $0x20, R12
+	DECQ      R13
+	JNZ       smsbH0C
+	VPMINSD   Y7, Y13, Y4
+	VPADDD    Y6, Y4, Y4
+	VMOVDQU   Y4, 1248(R10)
+	MOVL      1248(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1252(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1256(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1260(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1264(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1268(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1272(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1276(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	CMPQ      R9, $0x08
+	JLE       smsbNext
+	VMOVDQU   1120(R10), Y6
+	VMOVDQU   1184(R10), Y8
+	VPADDD    Y15, Y8, Y7
+	VMOVUPS   negInf<>+0(SB), Y10
+	VPXOR     Y9, Y9, Y9
+	MOVQ      R10, R12
+	XORQ      R11, R11
+
+smsbH1A:
+	VPCMPGTD   Y9, Y8, Y1
+	VMOVMSKPS  Y1, AX
+	TESTL      AX, AX
+	JZ         smsbH1B0
+	VPMINSD    Y7, Y9, Y1
+	VPADDD     Y6, Y1, Y1
+	VPCMPEQD   Y2, Y2, Y2
+	VXORPS     Y0, Y0, Y0
+	VGATHERDPS Y2, (SI)(Y1*4), Y0
+	VMOVUPS    Y0, (R12)
+	VMAXPS     Y10, Y0, Y10
+	VPSUBD     Y15, Y9, Y9
+	ADDQ       $0x20, R12
+	INCQ       R11
+	JMP        smsbH1A
+
+smsbH1B0:
+	VXORPS Y11, Y11, Y11
+	VPXOR  Y9, Y9, Y9
+	MOVQ   R10, R12
+	MOVQ   R11, R13
+
+smsbH1B:
+	VMOVUPS      (R12), Y1
+	VSUBPS       Y10, Y1, Y0
+	VCMPPS       $0x00, Y10, Y1, Y1
+	VANDNPS      Y0, Y1, Y0
+	VMULPS       log2e<>+0(SB), Y0, Y1
+	VCVTPS2DQ    Y1, Y1
+	VCVTDQ2PS    Y1, Y2
+	VMULPS       ln2hi<>+0(SB), Y2, Y3
+	VSUBPS       Y3, Y0, Y3
+	VMULPS       ln2lo<>+0(SB), Y2, Y2
+	VSUBPS       Y2, Y3, Y3
+	VMULPS       Y3, Y3, Y2
+	VMULPS       expP0<>+0(SB), Y3, Y4
+	VADDPS       expP1<>+0(SB), Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       expP2<>+0(SB), Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       expP3<>+0(SB), Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       expP4<>+0(SB), Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       expP5<>+0(SB), Y4, Y4
+	VMULPS       Y2, Y4, Y4
+	VADDPS       Y3, Y4, Y4
+	VADDPS       Y5, Y4, Y4
+	VPSLLD       $0x17, Y1, Y1
+	VPADDD       expBias<>+0(SB), Y1, Y1
+	VMULPS       Y1, Y4, Y4
+	VCMPPS       $0x01, expLo<>+0(SB), Y0, Y1
+	VANDNPS      Y4, Y1, Y4
+	VCMPPS       $0x03, Y0, Y0, Y1
+	VBLENDVPS    Y1, Y0, Y4, Y0
+	VPCMPGTD     Y9, Y8, Y1
+	VANDPS       Y1, Y0, Y0
+	VADDPS       Y0, Y11, Y11
+	VMOVUPS      Y0, (R12)
+	VPSUBD       Y15, Y9, Y9
+	ADDQ         $0x20, R12
+	DECQ         R13
+	JNZ          smsbH1B
+	VPXOR        Y9, Y9, Y9
+	MOVQ         R10, R12
+	MOVQ         R11, R13
+	VMOVUPS      1056(R10), Y12
+	VPBROADCASTD X12, Y1
+	VMOVQ        R9, X2
+	VPBROADCASTD X2, Y2
+	VPCMPGTD     iota<>+32(SB), Y2, Y2
+	VBLENDVPS    Y2, Y12, Y1, Y12
+	VMULPS       Y11, Y12, Y12
+	VXORPS       Y14, Y14, Y14
+	VPXOR        Y13, Y13, Y13
+
+smsbH1C:
+	VMOVUPS   (R12), Y0
+	VPCMPGTD  Y9, Y8, Y1
+	VADDPS    Y0, Y14, Y14
+	VCMPPS    $0x1a, Y12, Y14, Y2
+	VPAND     Y1, Y2, Y2
+	VPSUBD    Y2, Y13, Y13
+	VDIVPS    Y11, Y0, Y3
+	VBLENDVPS Y1, Y3, Y10, Y10
+	VPMINSD   Y7, Y9, Y4
+	VPADDD    Y6, Y4, Y4
+	VMOVUPS   Y10, 1216(R10)
+	VMOVDQU   Y4, 1248(R10)
+	MOVL      1248(R10), AX
+	MOVL      1216(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1252(R10), AX
+	MOVL      1220(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1256(R10), AX
+	MOVL      1224(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1260(R10), AX
+	MOVL      1228(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1264(R10), AX
+	MOVL      1232(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1268(R10), AX
+	MOVL      1236(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1272(R10), AX
+	MOVL      1240(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1276(R10), AX
+	MOVL      1244(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	VPSUBD    Y15, Y9, Y9
+	ADDQ      $0x20, R12
+	DECQ      R13
+	JNZ       smsbH1C
+	VPMINSD   Y7, Y13, Y4
+	VPADDD    Y6, Y4, Y4
+	VMOVDQU   Y4, 1248(R10)
+	MOVL      1248(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1252(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1256(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1260(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1264(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1268(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1272(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+	MOVL      1276(R10), AX
+	MOVL      $0x3f800000, (R8)(AX*4)
+
+smsbNext:
+	ADDQ $0x40, BX
+	SUBQ $0x10, R9
+	JMP  smsbBlock
+
+smsbDone:
+	XORQ    AX, AX
+	CMPQ    R9, AX
+	CMOVQLT AX, R9
+	MOVQ    R14, AX
+	SUBQ    R9, AX
+	MOVQ    AX, ret+104(FP)
+	VZEROUPPER
+	RET
+
+// func softmaxBlocksAVX2(prob []float32, pre []float32, groups []int32) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·softmaxBlocksAVX2(SB), $1280-80
+	MOVQ     prob_base+0(FP), DI
+	MOVQ     pre_base+24(FP), SI
+	MOVQ     groups_base+48(FP), BX
+	MOVQ     groups_len+56(FP), R9
+	DECQ     R9
+	MOVQ     R9, R14
+	LEAQ     (SP), R10
+	VMOVUPS  one<>+0(SB), Y5
+	VPCMPEQD Y15, Y15, Y15
+
+smbBlock:
+	TESTQ        R9, R9
+	JLE          smbDone
+	VXORPS       Y12, Y12, Y12
+	VMOVQ        R9, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota<>+0(SB), Y1, Y1
+	VPMASKMOVD   (BX), Y1, Y2
+	VPMASKMOVD   4(BX), Y1, Y3
+	VPSUBD       Y2, Y3, Y3
+	VPBROADCASTD X2, Y4
+	VBLENDVPS    Y1, Y2, Y4, Y2
+	VPBROADCASTD X3, Y4
+	VBLENDVPS    Y1, Y3, Y4, Y3
+	VMOVDQU      Y2, 1088(R10)
+	VMOVDQU      Y3, 1152(R10)
+	VPCMPGTD     smSteps<>+0(SB), Y3, Y4
+	VPOR         Y4, Y12, Y12
+	VMOVQ        R9, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota<>+32(SB), Y1, Y1
+	VPMASKMOVD   32(BX), Y1, Y2
+	VPMASKMOVD   36(BX), Y1, Y3
+	VPSUBD       Y2, Y3, Y3
+	VPBROADCASTD X2, Y4
+	VBLENDVPS    Y1, Y2, Y4, Y2
+	VPBROADCASTD X3, Y4
+	VBLENDVPS    Y1, Y3, Y4, Y3
+	VMOVDQU      Y2, 1120(R10)
+	VMOVDQU      Y3, 1184(R10)
+	VPCMPGTD     smSteps<>+0(SB), Y3, Y4
+	VPOR         Y4, Y12, Y12
+	VPTEST       Y12, Y12
+	JNZ          smbDone
+	VMOVDQU      1088(R10), Y6
+	VMOVDQU      1152(R10), Y8
+	VPADDD       Y15, Y8, Y7
+	VMOVUPS      negInf<>+0(SB), Y10
+	VPXOR        Y9, Y9, Y9
+	MOVQ         R10, R12
+	XORQ         R11, R11
+
+smbH0A:
+	VPCMPGTD   Y9, Y8, Y1
+	VMOVMSKPS  Y1, AX
+	TESTL      AX, AX
+	JZ         smbH0B0
+	VPMINSD    Y7, Y9, Y1
+	VPADDD     Y6, Y1, Y1
+	VPCMPEQD   Y2, Y2, Y2
+	VXORPS     Y0, Y0, Y0
+	VGATHERDPS Y2, (SI)(Y1*4), Y0
+	VMOVUPS    Y0, (R12)
+	VMAXPS     Y10, Y0, Y10
+	VPSUBD     Y15, Y9, Y9
+	ADDQ       $0x20, R12
+	INCQ       R11
+	JMP        smbH0A
+
+smbH0B0:
+	VXORPS Y11, Y11, Y11
+	VPXOR  Y9, Y9, Y9
+	MOVQ   R10, R12
+	MOVQ   R11, R13
+
+smbH0B:
+	VMOVUPS   (R12), Y1
+	VSUBPS    Y10, Y1, Y0
+	VCMPPS    $0x00, Y10, Y1, Y1
+	VANDNPS   Y0, Y1, Y0
+	VMULPS    log2e<>+0(SB), Y0, Y1
+	VCVTPS2DQ Y1, Y1
+	VCVTDQ2PS Y1, Y2
+	VMULPS    ln2hi<>+0(SB), Y2, Y3
+	VSUBPS    Y3, Y0, Y3
+	VMULPS    ln2lo<>+0(SB), Y2, Y2
+	VSUBPS    Y2, Y3, Y3
+	VMULPS    Y3, Y3, Y2
+	VMULPS    expP0<>+0(SB), Y3, Y4
+	VADDPS    expP1<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP2<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP3<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP4<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP5<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y4, Y4
+	VADDPS    Y3, Y4, Y4
+	VADDPS    Y5, Y4, Y4
+	VPSLLD    $0x17, Y1, Y1
+	VPADDD    expBias<>+0(SB), Y1, Y1
+	VMULPS    Y1, Y4, Y4
+	VCMPPS    $0x01, expLo<>+0(SB), Y0, Y1
+	VANDNPS   Y4, Y1, Y4
+	VCMPPS    $0x03, Y0, Y0, Y1
+	VBLENDVPS Y1, Y0, Y4, Y0
+	VPCMPGTD  Y9, Y8, Y1
+	VANDPS    Y1, Y0, Y0
+	VADDPS    Y0, Y11, Y11
+	VMOVUPS   Y0, (R12)
+	VPSUBD    Y15, Y9, Y9
+	ADDQ      $0x20, R12
+	DECQ      R13
+	JNZ       smbH0B
+	VPXOR     Y9, Y9, Y9
+	MOVQ      R10, R12
+	MOVQ      R11, R13
+
+smbH0C:
+	VMOVUPS   (R12), Y0
+	VPCMPGTD  Y9, Y8, Y1
+	VDIVPS    Y11, Y0, Y3
+	VBLENDVPS Y1, Y3, Y10, Y10
+	VPMINSD   Y7, Y9, Y4
+	VPADDD    Y6, Y4, Y4
+	VMOVUPS   Y10, 1216(R10)
+	VMOVDQU   Y4, 1248(R10)
+	MOVL      1248(R10), AX
+	MOVL      1216(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1252(R10), AX
+	MOVL      1220(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1256(R10), AX
+	MOVL      1224(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1260(R10), AX
+	MOVL      1228(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1264(R10), AX
+	MOVL      1232(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1268(R10), AX
+	MOVL      1236(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1272(R10), AX
+	MOVL      1240(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1276(R10), AX
+	MOVL      1244(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	VPSUBD    Y15, Y9, Y9
+	ADDQ      $0x20, R12
+	DECQ      R13
+	JNZ       smbH0C
+	CMPQ      R9, $0x08
+	JLE       smbNext
+	VMOVDQU   1120(R10), Y6
+	VMOVDQU   1184(R10), Y8
+	VPADDD    Y15, Y8, Y7
+	VMOVUPS   negInf<>+0(SB), Y10
+	VPXOR     Y9, Y9, Y9
+	MOVQ      R10, R12
+	XORQ      R11, R11
+
+smbH1A:
+	VPCMPGTD   Y9, Y8, Y1
+	VMOVMSKPS  Y1, AX
+	TESTL      AX, AX
+	JZ         smbH1B0
+	VPMINSD    Y7, Y9, Y1
+	VPADDD     Y6, Y1, Y1
+	VPCMPEQD   Y2, Y2, Y2
+	VXORPS     Y0, Y0, Y0
+	VGATHERDPS Y2, (SI)(Y1*4), Y0
+	VMOVUPS    Y0, (R12)
+	VMAXPS     Y10, Y0, Y10
+	VPSUBD     Y15, Y9, Y9
+	ADDQ       $0x20, R12
+	INCQ       R11
+	JMP        smbH1A
+
+smbH1B0:
+	VXORPS Y11, Y11, Y11
+	VPXOR  Y9, Y9, Y9
+	MOVQ   R10, R12
+	MOVQ   R11, R13
+
+smbH1B:
+	VMOVUPS   (R12), Y1
+	VSUBPS    Y10, Y1, Y0
+	VCMPPS    $0x00, Y10, Y1, Y1
+	VANDNPS   Y0, Y1, Y0
+	VMULPS    log2e<>+0(SB), Y0, Y1
+	VCVTPS2DQ Y1, Y1
+	VCVTDQ2PS Y1, Y2
+	VMULPS    ln2hi<>+0(SB), Y2, Y3
+	VSUBPS    Y3, Y0, Y3
+	VMULPS    ln2lo<>+0(SB), Y2, Y2
+	VSUBPS    Y2, Y3, Y3
+	VMULPS    Y3, Y3, Y2
+	VMULPS    expP0<>+0(SB), Y3, Y4
+	VADDPS    expP1<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP2<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP3<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP4<>+0(SB), Y4, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    expP5<>+0(SB), Y4, Y4
+	VMULPS    Y2, Y4, Y4
+	VADDPS    Y3, Y4, Y4
+	VADDPS    Y5, Y4, Y4
+	VPSLLD    $0x17, Y1, Y1
+	VPADDD    expBias<>+0(SB), Y1, Y1
+	VMULPS    Y1, Y4, Y4
+	VCMPPS    $0x01, expLo<>+0(SB), Y0, Y1
+	VANDNPS   Y4, Y1, Y4
+	VCMPPS    $0x03, Y0, Y0, Y1
+	VBLENDVPS Y1, Y0, Y4, Y0
+	VPCMPGTD  Y9, Y8, Y1
+	VANDPS    Y1, Y0, Y0
+	VADDPS    Y0, Y11, Y11
+	VMOVUPS   Y0, (R12)
+	VPSUBD    Y15, Y9, Y9
+	ADDQ      $0x20, R12
+	DECQ      R13
+	JNZ       smbH1B
+	VPXOR     Y9, Y9, Y9
+	MOVQ      R10, R12
+	MOVQ      R11, R13
+
+smbH1C:
+	VMOVUPS   (R12), Y0
+	VPCMPGTD  Y9, Y8, Y1
+	VDIVPS    Y11, Y0, Y3
+	VBLENDVPS Y1, Y3, Y10, Y10
+	VPMINSD   Y7, Y9, Y4
+	VPADDD    Y6, Y4, Y4
+	VMOVUPS   Y10, 1216(R10)
+	VMOVDQU   Y4, 1248(R10)
+	MOVL      1248(R10), AX
+	MOVL      1216(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1252(R10), AX
+	MOVL      1220(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1256(R10), AX
+	MOVL      1224(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1260(R10), AX
+	MOVL      1228(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1264(R10), AX
+	MOVL      1232(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1268(R10), AX
+	MOVL      1236(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1272(R10), AX
+	MOVL      1240(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	MOVL      1276(R10), AX
+	MOVL      1244(R10), CX
+	MOVL      CX, (DI)(AX*4)
+	VPSUBD    Y15, Y9, Y9
+	ADDQ      $0x20, R12
+	DECQ      R13
+	JNZ       smbH1C
+
+smbNext:
+	ADDQ $0x40, BX
+	SUBQ $0x10, R9
+	JMP  smbBlock
+
+smbDone:
+	XORQ    AX, AX
+	CMPQ    R9, AX
+	CMOVQLT AX, R9
+	MOVQ    R14, AX
+	SUBQ    R9, AX
+	MOVQ    AX, ret+72(FP)
+	VZEROUPPER
+	RET
+
+// func groupsValidAVX2(groups []int32, n int) bool
+// Requires: AVX, AVX2
+TEXT ·groupsValidAVX2(SB), NOSPLIT|NOFRAME, $0-33
+	MOVQ    groups_base+0(FP), SI
+	MOVQ    groups_len+8(FP), R9
+	MOVQ    n+24(FP), DX
+	XORL    R10, R10
+	TESTQ   R9, R9
+	JZ      gvDone
+	MOVL    (SI), AX
+	TESTL   AX, AX
+	JNZ     gvDone
+	MOVLQSX -4(SI)(R9*4), AX
+	CMPQ    AX, DX
+	JNE     gvDone
+	DECQ    R9
+	VMOVDQU smMaxGroup<>+0(SB), Y5
+
+gvStep:
+	TESTQ        R9, R9
+	JLE          gvTrue
+	VMOVQ        R9, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota<>+0(SB), Y1, Y1
+	VPMASKMOVD   (SI), Y1, Y2
+	VPMASKMOVD   4(SI), Y1, Y3
+	VPCMPGTD     Y2, Y3, Y4
+	VPSUBD       Y2, Y3, Y3
+	VPMINUD      Y5, Y3, Y2
+	VPCMPEQD     Y3, Y2, Y2
+	VPAND        Y4, Y2, Y2
+	VPANDN       Y1, Y2, Y2
+	VPTEST       Y2, Y2
+	JNZ          gvDone
+	ADDQ         $0x20, SI
+	SUBQ         $0x08, R9
+	JMP          gvStep
+
+gvTrue:
+	MOVL $0x00000001, R10
+
+gvDone:
+	MOVB R10, ret+32(FP)
 	VZEROUPPER
 	RET
 

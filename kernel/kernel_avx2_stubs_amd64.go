@@ -56,6 +56,25 @@ func softmaxExpAVX2(dst []float32, src []float32)
 //go:noescape
 func softmaxFinishAVX2(prob []float32, state []float32)
 
+// softmaxSampleBlocksAVX2 does softmaxSampleGeneric for the groups of
+// groups, 16 at a time (one block of s each), while no group of the 16
+// has more than 32 units; it returns the number of groups done.
+//
+//go:noescape
+func softmaxSampleBlocksAVX2(prob []float32, state []float32, pre []float32, groups []int32, s *Stream) int
+
+// softmaxBlocksAVX2 does softmaxGeneric for the groups of groups, 16 at a
+// time, while no group of the 16 has more than 32 units; it returns the
+// number of groups done.
+//
+//go:noescape
+func softmaxBlocksAVX2(prob []float32, pre []float32, groups []int32) int
+
+// groupsValidAVX2 reports whether checkGroups(groups, n) passes.
+//
+//go:noescape
+func groupsValidAVX2(groups []int32, n int) bool
+
 // affine4x24AVX2 computes, for r < 4 and o < 24,
 //
 //	or[o] += Σ_{j<nin} ir[j] * m[j*ldm+o]

@@ -703,6 +703,447 @@ smfdone:
 	VZEROUPPER
 	RET
 
+// func softmaxSampleBlocksAVX512(prob []float32, state []float32, pre []float32, groups []int32, s *Stream) int
+// Requires: AVX, AVX512F, CMOV
+TEXT ·softmaxSampleBlocksAVX512(SB), $2048-112
+	MOVQ         prob_base+0(FP), DI
+	MOVQ         pre_base+48(FP), SI
+	MOVQ         groups_base+72(FP), BX
+	MOVQ         groups_len+80(FP), R9
+	DECQ         R9
+	MOVQ         R9, R14
+	LEAQ         (SP), R10
+	MOVL         $0x3f800000, AX
+	VPBROADCASTD AX, Z31
+	MOVL         $0x3fb8aa3b, AX
+	VPBROADCASTD AX, Z30
+	MOVL         $0x3f318000, AX
+	VPBROADCASTD AX, Z29
+	MOVL         $0xb95e8083, AX
+	VPBROADCASTD AX, Z28
+	MOVL         $0x39506967, AX
+	VPBROADCASTD AX, Z27
+	MOVL         $0x3ab743ce, AX
+	VPBROADCASTD AX, Z26
+	MOVL         $0x3c088908, AX
+	VPBROADCASTD AX, Z25
+	MOVL         $0x3d2aa9c1, AX
+	VPBROADCASTD AX, Z24
+	MOVL         $0x3e2aaaaa, AX
+	VPBROADCASTD AX, Z23
+	MOVL         $0x3f000000, AX
+	VPBROADCASTD AX, Z22
+	MOVL         $0xc2b00000, AX
+	VPBROADCASTD AX, Z21
+	MOVL         $0x42b00000, AX
+	VPBROADCASTD AX, Z20
+	MOVL         $0x80000000, AX
+	VPBROADCASTD AX, Z19
+	MOVL         $0xc2ae0000, AX
+	VPBROADCASTD AX, Z21
+	MOVL         $0x00000020, AX
+	VPBROADCASTD AX, Z19
+	MOVL         $0x00000001, AX
+	VPBROADCASTD AX, Z15
+	MOVL         $0xff800000, AX
+	VPBROADCASTD AX, Z20
+	KXNORW       K1, K1, K1
+	MOVQ         state_base+24(FP), R8
+	MOVQ         s+96(FP), DX
+	MOVL         $0x33800000, AX
+	VPBROADCASTD AX, Z12
+	VMOVDQU32    (DX), Z8
+	VMOVDQU32    64(DX), Z9
+	VMOVDQU32    128(DX), Z10
+	VMOVDQU32    192(DX), Z11
+
+smsbBlock:
+	TESTQ       R9, R9
+	JLE         smsbDone
+	MOVQ        R9, CX
+	XORL        AX, AX
+	CMPQ        CX, AX
+	CMOVQLT     AX, CX
+	MOVQ        $0x00000010, AX
+	CMPQ        CX, AX
+	CMOVQGT     AX, CX
+	MOVL        $0x00000001, AX
+	SHLL        CL, AX
+	DECL        AX
+	KMOVW       AX, K4
+	VMOVDQU32.Z (BX), K4, Z5
+	VMOVDQU32.Z 4(BX), K4, Z6
+	VPSUBD      Z5, Z6, Z6
+	VPCMPUD     $+6, Z19, Z6, K4, K2
+	KORTESTW    K2, K2
+	JNZ         smsbDone
+	MOVL        (BX), R12
+	MOVQ        $0x00000010, AX
+	CMPQ        R9, AX
+	CMOVQLT     R9, AX
+	MOVL        (BX)(AX*4), R13
+	VPXORD      Z3, Z3, Z3
+
+smsbClear:
+	MOVQ    R13, CX
+	SUBQ    R12, CX
+	JLE     smsbA0
+	XORL    AX, AX
+	CMPQ    CX, AX
+	CMOVQLT AX, CX
+	MOVQ    $0x00000010, AX
+	CMPQ    CX, AX
+	CMOVQGT AX, CX
+	MOVL    $0x00000001, AX
+	SHLL    CL, AX
+	DECL    AX
+	KMOVW   AX, K6
+	VMOVUPS Z3, K6, (R8)(R12*4)
+	ADDQ    $+16, R12
+	JMP     smsbClear
+
+smsbA0:
+	VMOVAPS   Z20, Z7
+	VMOVDQA32 Z5, Z16
+	VPXORD    Z14, Z14, Z14
+	MOVQ      R10, R12
+	XORQ      R11, R11
+
+smsbA:
+	VPCMPD     $+1, Z6, Z14, K4, K5
+	KORTESTW   K5, K5
+	JZ         smsbB0
+	KMOVW      K5, K6
+	VPXORD     Z0, Z0, Z0
+	VGATHERDPS (SI)(Z16*4), K6, Z0
+	VMOVUPS    Z0, (R12)
+	VMAXPS     Z7, Z0, K5, Z7
+	VPADDD     Z15, Z16, Z16
+	VPADDD     Z15, Z14, Z14
+	ADDQ       $+64, R12
+	INCQ       R11
+	JMP        smsbA
+
+smsbB0:
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	MOVQ   R10, R12
+	MOVQ   R11, R13
+
+smsbB:
+	VPCMPD    $+1, Z6, Z14, K4, K5
+	VMOVUPS   (R12), Z0
+	VSUBPS.Z  Z7, Z0, K5, Z1
+	VCMPPS    $+0, Z7, Z0, K5, K2
+	VPXORD    Z1, Z1, K2, Z1
+	VMULPS    Z30, Z1, Z2
+	VCVTPS2DQ Z2, Z2
+	VCVTDQ2PS Z2, Z0
+	VMULPS    Z29, Z0, Z3
+	VSUBPS    Z3, Z1, Z3
+	VMULPS    Z28, Z0, Z0
+	VSUBPS    Z0, Z3, Z3
+	VMULPS    Z3, Z3, Z0
+	VMULPS    Z27, Z3, Z4
+	VADDPS    Z26, Z4, Z4
+	VMULPS    Z3, Z4, Z4
+	VADDPS    Z25, Z4, Z4
+	VMULPS    Z3, Z4, Z4
+	VADDPS    Z24, Z4, Z4
+	VMULPS    Z3, Z4, Z4
+	VADDPS    Z23, Z4, Z4
+	VMULPS    Z3, Z4, Z4
+	VADDPS    Z22, Z4, Z4
+	VMULPS    Z0, Z4, Z4
+	VADDPS    Z3, Z4, Z4
+	VADDPS    Z31, Z4, Z4
+	VPSLLD    $+23, Z2, Z2
+	VPADDD    Z31, Z2, Z2
+	VMULPS    Z2, Z4, Z0
+	VCMPPS    $+1, Z21, Z1, K1, K2
+	VPXORD    Z0, Z0, K2, Z0
+	VCMPPS    $+3, Z1, Z1, K1, K3
+	VMOVAPS   Z1, K3, Z0
+	VADDPS    Z0, Z13, K5, Z13
+	VMOVUPS   Z0, (R12)
+	VPADDD    Z15, Z14, Z14
+	ADDQ      $+64, R12
+	DECQ      R13
+	JNZ       smsbB
+	VPXORD    Z14, Z14, Z14
+	VMOVDQA32 Z5, Z16
+	MOVQ      R10, R12
+	MOVQ      R11, R13
+	VPADDD    Z11, Z8, Z17
+	VPROLD    $+7, Z17, Z17
+	VPADDD    Z8, Z17, Z17
+	VPSLLD    $+9, Z9, Z2
+	VPXORD    Z8, Z10, Z10
+	VPXORD    Z9, Z11, Z11
+	VPXORD    Z10, Z9, Z9
+	VPXORD    Z11, Z8, Z8
+	VPXORD    Z2, Z10, Z10
+	VPROLD    $+11, Z11, Z11
+	VPSRLD    $+8, Z17, Z17
+	VCVTDQ2PS Z17, Z17
+	VMULPS    Z12, Z17, Z17
+	VMULPS    Z13, Z17, Z17
+	VPXORD    Z2, Z2, Z2
+	VPXORD    Z18, Z18, Z18
+
+smsbC:
+	VPCMPD      $+1, Z6, Z14, K4, K5
+	VMOVUPS     (R12), Z0
+	VADDPS      Z0, Z2, K5, Z2
+	VCMPPS      $+26, Z17, Z2, K5, K2
+	VPADDD      Z15, Z18, K2, Z18
+	VDIVPS      Z13, Z0, Z1
+	KMOVW       K5, K6
+	VSCATTERDPS Z1, K6, (DI)(Z16*4)
+	VPADDD      Z15, Z16, Z16
+	VPADDD      Z15, Z14, Z14
+	ADDQ        $+64, R12
+	DECQ        R13
+	JNZ         smsbC
+	VPSUBD      Z15, Z6, Z0
+	VPMINUD     Z0, Z18, Z18
+	VPADDD      Z5, Z18, Z18
+	KMOVW       K4, K6
+	VSCATTERDPS Z31, K6, (R8)(Z18*4)
+	ADDQ        $+64, BX
+	SUBQ        $+16, R9
+	JMP         smsbBlock
+
+smsbDone:
+	VMOVDQU32 Z8, (DX)
+	VMOVDQU32 Z9, 64(DX)
+	VMOVDQU32 Z10, 128(DX)
+	VMOVDQU32 Z11, 192(DX)
+	XORQ      AX, AX
+	CMPQ      R9, AX
+	CMOVQLT   AX, R9
+	MOVQ      R14, AX
+	SUBQ      R9, AX
+	MOVQ      AX, ret+104(FP)
+	VZEROUPPER
+	RET
+
+// func softmaxBlocksAVX512(prob []float32, pre []float32, groups []int32) int
+// Requires: AVX, AVX512F, CMOV
+TEXT ·softmaxBlocksAVX512(SB), $2048-80
+	MOVQ         prob_base+0(FP), DI
+	MOVQ         pre_base+24(FP), SI
+	MOVQ         groups_base+48(FP), BX
+	MOVQ         groups_len+56(FP), R9
+	DECQ         R9
+	MOVQ         R9, R14
+	LEAQ         (SP), R10
+	MOVL         $0x3f800000, AX
+	VPBROADCASTD AX, Z31
+	MOVL         $0x3fb8aa3b, AX
+	VPBROADCASTD AX, Z30
+	MOVL         $0x3f318000, AX
+	VPBROADCASTD AX, Z29
+	MOVL         $0xb95e8083, AX
+	VPBROADCASTD AX, Z28
+	MOVL         $0x39506967, AX
+	VPBROADCASTD AX, Z27
+	MOVL         $0x3ab743ce, AX
+	VPBROADCASTD AX, Z26
+	MOVL         $0x3c088908, AX
+	VPBROADCASTD AX, Z25
+	MOVL         $0x3d2aa9c1, AX
+	VPBROADCASTD AX, Z24
+	MOVL         $0x3e2aaaaa, AX
+	VPBROADCASTD AX, Z23
+	MOVL         $0x3f000000, AX
+	VPBROADCASTD AX, Z22
+	MOVL         $0xc2b00000, AX
+	VPBROADCASTD AX, Z21
+	MOVL         $0x42b00000, AX
+	VPBROADCASTD AX, Z20
+	MOVL         $0x80000000, AX
+	VPBROADCASTD AX, Z19
+	MOVL         $0xc2ae0000, AX
+	VPBROADCASTD AX, Z21
+	MOVL         $0x00000020, AX
+	VPBROADCASTD AX, Z19
+	MOVL         $0x00000001, AX
+	VPBROADCASTD AX, Z15
+	MOVL         $0xff800000, AX
+	VPBROADCASTD AX, Z20
+	KXNORW       K1, K1, K1
+
+smbBlock:
+	TESTQ       R9, R9
+	JLE         smbDone
+	MOVQ        R9, CX
+	XORL        AX, AX
+	CMPQ        CX, AX
+	CMOVQLT     AX, CX
+	MOVQ        $0x00000010, AX
+	CMPQ        CX, AX
+	CMOVQGT     AX, CX
+	MOVL        $0x00000001, AX
+	SHLL        CL, AX
+	DECL        AX
+	KMOVW       AX, K4
+	VMOVDQU32.Z (BX), K4, Z5
+	VMOVDQU32.Z 4(BX), K4, Z6
+	VPSUBD      Z5, Z6, Z6
+	VPCMPUD     $+6, Z19, Z6, K4, K2
+	KORTESTW    K2, K2
+	JNZ         smbDone
+	VMOVAPS     Z20, Z7
+	VMOVDQA32   Z5, Z16
+	VPXORD      Z14, Z14, Z14
+	MOVQ        R10, R12
+	XORQ        R11, R11
+
+smbA:
+	VPCMPD     $+1, Z6, Z14, K4, K5
+	KORTESTW   K5, K5
+	JZ         smbB0
+	KMOVW      K5, K6
+	VPXORD     Z0, Z0, Z0
+	VGATHERDPS (SI)(Z16*4), K6, Z0
+	VMOVUPS    Z0, (R12)
+	VMAXPS     Z7, Z0, K5, Z7
+	VPADDD     Z15, Z16, Z16
+	VPADDD     Z15, Z14, Z14
+	ADDQ       $+64, R12
+	INCQ       R11
+	JMP        smbA
+
+smbB0:
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	MOVQ   R10, R12
+	MOVQ   R11, R13
+
+smbB:
+	VPCMPD    $+1, Z6, Z14, K4, K5
+	VMOVUPS   (R12), Z0
+	VSUBPS.Z  Z7, Z0, K5, Z1
+	VCMPPS    $+0, Z7, Z0, K5, K2
+	VPXORD    Z1, Z1, K2, Z1
+	VMULPS    Z30, Z1, Z2
+	VCVTPS2DQ Z2, Z2
+	VCVTDQ2PS Z2, Z0
+	VMULPS    Z29, Z0, Z3
+	VSUBPS    Z3, Z1, Z3
+	VMULPS    Z28, Z0, Z0
+	VSUBPS    Z0, Z3, Z3
+	VMULPS    Z3, Z3, Z0
+	VMULPS    Z27, Z3, Z4
+	VADDPS    Z26, Z4, Z4
+	VMULPS    Z3, Z4, Z4
+	VADDPS    Z25, Z4, Z4
+	VMULPS    Z3, Z4, Z4
+	VADDPS    Z24, Z4, Z4
+	VMULPS    Z3, Z4, Z4
+	VADDPS    Z23, Z4, Z4
+	VMULPS    Z3, Z4, Z4
+	VADDPS    Z22, Z4, Z4
+	VMULPS    Z0, Z4, Z4
+	VADDPS    Z3, Z4, Z4
+	VADDPS    Z31, Z4, Z4
+	VPSLLD    $+23, Z2, Z2
+	VPADDD    Z31, Z2, Z2
+	VMULPS    Z2, Z4, Z0
+	VCMPPS    $+1, Z21, Z1, K1, K2
+	VPXORD    Z0, Z0, K2, Z0
+	VCMPPS    $+3, Z1, Z1, K1, K3
+	VMOVAPS   Z1, K3, Z0
+	VADDPS    Z0, Z13, K5, Z13
+	VMOVUPS   Z0, (R12)
+	VPADDD    Z15, Z14, Z14
+	ADDQ      $+64, R12
+	DECQ      R13
+	JNZ       smbB
+	VPXORD    Z14, Z14, Z14
+	VMOVDQA32 Z5, Z16
+	MOVQ      R10, R12
+	MOVQ      R11, R13
+
+smbC:
+	VPCMPD      $+1, Z6, Z14, K4, K5
+	VMOVUPS     (R12), Z0
+	VDIVPS      Z13, Z0, Z1
+	KMOVW       K5, K6
+	VSCATTERDPS Z1, K6, (DI)(Z16*4)
+	VPADDD      Z15, Z16, Z16
+	VPADDD      Z15, Z14, Z14
+	ADDQ        $+64, R12
+	DECQ        R13
+	JNZ         smbC
+	ADDQ        $+64, BX
+	SUBQ        $+16, R9
+	JMP         smbBlock
+
+smbDone:
+	XORQ    AX, AX
+	CMPQ    R9, AX
+	CMOVQLT AX, R9
+	MOVQ    R14, AX
+	SUBQ    R9, AX
+	MOVQ    AX, ret+72(FP)
+	VZEROUPPER
+	RET
+
+// func groupsValidAVX512(groups []int32, n int) bool
+// Requires: AVX, AVX512F, CMOV
+TEXT ·groupsValidAVX512(SB), NOSPLIT|NOFRAME, $0-33
+	MOVQ         groups_base+0(FP), SI
+	MOVQ         groups_len+8(FP), R9
+	MOVQ         n+24(FP), DX
+	XORL         R10, R10
+	TESTQ        R9, R9
+	JZ           gvDone
+	MOVL         (SI), AX
+	TESTL        AX, AX
+	JNZ          gvDone
+	MOVLQSX      -4(SI)(R9*4), AX
+	CMPQ         AX, DX
+	JNE          gvDone
+	DECQ         R9
+	MOVL         $0x01000000, AX
+	VPBROADCASTD AX, Z1
+
+gvStep:
+	TESTQ       R9, R9
+	JLE         gvTrue
+	MOVQ        R9, CX
+	XORL        AX, AX
+	CMPQ        CX, AX
+	CMOVQLT     AX, CX
+	MOVQ        $0x00000010, AX
+	CMPQ        CX, AX
+	CMOVQGT     AX, CX
+	MOVL        $0x00000001, AX
+	SHLL        CL, AX
+	DECL        AX
+	KMOVW       AX, K1
+	VMOVDQU32.Z (SI), K1, Z2
+	VMOVDQU32.Z 4(SI), K1, Z3
+	VPCMPD      $+6, Z2, Z3, K1, K2
+	VPSUBD      Z2, Z3, Z4
+	VPCMPUD     $+2, Z1, Z4, K2, K3
+	KXORW       K1, K3, K4
+	KORTESTW    K4, K4
+	JNZ         gvDone
+	ADDQ        $+64, SI
+	SUBQ        $+16, R9
+	JMP         gvStep
+
+gvTrue:
+	MOVL $0x00000001, R10
+
+gvDone:
+	MOVB R10, ret+32(FP)
+	VZEROUPPER
+	RET
+
 // func indicesAVX512(idx []int32, s []float32) int
 // Requires: AVX, AVX512F, CMOV, POPCNT
 TEXT ·indicesAVX512(SB), NOSPLIT|NOFRAME, $0-56

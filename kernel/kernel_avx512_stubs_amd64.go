@@ -48,6 +48,25 @@ func softmaxExpAVX512(dst []float32, src []float32)
 //go:noescape
 func softmaxFinishAVX512(prob []float32, state []float32)
 
+// softmaxSampleBlocksAVX512 does softmaxSampleGeneric for the groups of
+// groups, 16 at a time (one block of s each), while no group of the 16
+// has more than 32 units; it returns the number of groups done.
+//
+//go:noescape
+func softmaxSampleBlocksAVX512(prob []float32, state []float32, pre []float32, groups []int32, s *Stream) int
+
+// softmaxBlocksAVX512 does softmaxGeneric for the groups of groups, 16 at a
+// time, while no group of the 16 has more than 32 units; it returns the
+// number of groups done.
+//
+//go:noescape
+func softmaxBlocksAVX512(prob []float32, pre []float32, groups []int32) int
+
+// groupsValidAVX512 reports whether checkGroups(groups, n) passes.
+//
+//go:noescape
+func groupsValidAVX512(groups []int32, n int) bool
+
 // indicesAVX512: for i < len(s): if s[i] != 0 { idx[count] = i; count++ }; returns count.
 // len(idx) ≥ len(s). It may write garbage to idx[count:len(s)] (never past it).
 //

@@ -54,7 +54,7 @@ const signBit = 1 << 31
 // of a zero m, which changes no exponential).
 func softmaxShift(prob, pre []float32, groups []int32) {
 	prob = prob[:len(pre)]
-	lo := 0
+	lo := int(groups[0])
 	for _, end := range groups[1:] {
 		hi := int(end)
 		x := pre[lo:hi:hi]
@@ -104,7 +104,7 @@ func softmaxShift(prob, pre []float32, groups []int32) {
 func softmaxPick(e, state []float32, groups []int32, s *Stream) {
 	var blk [Lanes]uint32
 	state = state[:len(e)]
-	lo := 0
+	lo := int(groups[0])
 	for g, end := range groups[1:] {
 		if g%Lanes == 0 {
 			s.next(&blk)
@@ -158,32 +158,103 @@ func softmaxPick(e, state []float32, groups []int32, s *Stream) {
 	}
 }
 
+// softmaxSampleRows is SoftmaxSample for the groups of groups (which
+// need not start at unit 0) in the four steps above, tier t's row-wide
+// kernels running over the groups' units.
+func softmaxSampleRows(t *impl, prob, state, pre []float32, groups []int32, s *Stream) {
+	lo, hi := groups[0], groups[len(groups)-1]
+	softmaxShift(prob, pre, groups)
+	t.softmaxExp(prob[lo:hi], prob[lo:hi])
+	softmaxPick(prob, state, groups, s)
+	t.softmaxFinish(prob[lo:hi], state[lo:hi])
+}
+
+// softmaxRows is Softmax for the groups of groups as softmaxSampleRows
+// does it, less the draws: with no state to hold the sums, each group's
+// division is a Go loop.
+func softmaxRows(t *impl, prob, pre []float32, groups []int32) {
+	lo, hi := groups[0], groups[len(groups)-1]
+	softmaxShift(prob, pre, groups)
+	t.softmaxExp(prob[lo:hi], prob[lo:hi])
+	for g := 0; g+1 < len(groups); g++ {
+		p := prob[groups[g]:groups[g+1]]
+		var sum float32
+		for _, e := range p {
+			sum += e
+		}
+		for j := range p {
+			p[j] /= sum
+		}
+	}
+}
+
 // softmaxSampleVia builds SoftmaxSample from tier t's softmaxExp and
 // softmaxFinish; it gives softmaxSampleGeneric's bits.
 func softmaxSampleVia(t *impl) func(prob, state, pre []float32, groups []int32, s *Stream) {
 	return func(prob, state, pre []float32, groups []int32, s *Stream) {
-		softmaxShift(prob, pre, groups)
-		t.softmaxExp(prob, prob)
-		softmaxPick(prob, state, groups, s)
-		t.softmaxFinish(prob, state)
+		softmaxSampleRows(t, prob, state, pre, groups, s)
 	}
 }
 
 // softmaxVia builds Softmax from tier t's softmaxExp; it gives
-// softmaxGeneric's bits. With no state to hold the sums, each group's
-// division is a Go loop.
+// softmaxGeneric's bits.
 func softmaxVia(t *impl) func(prob, pre []float32, groups []int32) {
 	return func(prob, pre []float32, groups []int32) {
-		softmaxShift(prob, pre, groups)
-		t.softmaxExp(prob, prob)
-		for g := 0; g+1 < len(groups); g++ {
-			p := prob[groups[g]:groups[g+1]]
-			var sum float32
-			for _, e := range p {
-				sum += e
+		softmaxRows(t, prob, pre, groups)
+	}
+}
+
+// softmaxLanesMin is the fewest groups the block kernels take in a block:
+// a last block of fewer groups goes through the Go loops of
+// softmaxSampleRows, which are faster than passes over so few lanes.
+const softmaxLanesMin = 4
+
+// softmaxKernelEnd is where the block kernels' share of the groups g …
+// G−1 ends: at G, or before a last block of fewer than softmaxLanesMin
+// groups.
+func softmaxKernelEnd(g, G int) int {
+	if r := (G - g) % Lanes; r < softmaxLanesMin {
+		return G - r
+	}
+	return G
+}
+
+// softmaxSampleBlocked builds SoftmaxSample from tier t's
+// softmaxSampleBlocks, which takes the groups 16 at a time (a block of
+// the stream each) while their groups are small enough, and returns at a
+// block that holds a larger group: that block (its 16 groups and its
+// block of the stream) goes through softmaxSampleRows, and the blocks
+// after it back to softmaxSampleBlocks. A last block of fewer than
+// softmaxLanesMin groups goes through softmaxSampleRows too.
+func softmaxSampleBlocked(t *impl) func(prob, state, pre []float32, groups []int32, s *Stream) {
+	return func(prob, state, pre []float32, groups []int32, s *Stream) {
+		G := len(groups) - 1
+		for g := 0; g < G; {
+			if end := softmaxKernelEnd(g, G); end > g {
+				g += t.softmaxSampleBlocks(prob, state, pre, groups[g:end+1], s)
 			}
-			for j := range p {
-				p[j] /= sum
+			if g < G {
+				end := min(g+Lanes, G)
+				softmaxSampleRows(t, prob, state, pre, groups[g:end+1], s)
+				g = end
+			}
+		}
+	}
+}
+
+// softmaxBlocked builds Softmax from tier t's softmaxBlocks as
+// softmaxSampleBlocked does SoftmaxSample.
+func softmaxBlocked(t *impl) func(prob, pre []float32, groups []int32) {
+	return func(prob, pre []float32, groups []int32) {
+		G := len(groups) - 1
+		for g := 0; g < G; {
+			if end := softmaxKernelEnd(g, G); end > g {
+				g += t.softmaxBlocks(prob, pre, groups[g:end+1])
+			}
+			if g < G {
+				end := min(g+Lanes, G)
+				softmaxRows(t, prob, pre, groups[g:end+1])
+				g = end
 			}
 		}
 	}

@@ -287,6 +287,9 @@ func (sc *tierChecker) softmax(t *impl, n int) {
 	t.softmax(got, pre, groups)
 	check("softmax")
 	sc.compare("softmax", n, got, wantP, selfCheckExact)
+	if t.softmaxSampleBlocks != nil && n == 100 {
+		sc.softmaxBlocks(t, pre)
+	}
 
 	x := sc.fill(make([]float32, n), -90, 0)
 	copy(x, []float32{float32(math.Copysign(0, -1)), 0, expFloor, float32(math.Inf(-1))})
@@ -310,4 +313,44 @@ func (sc *tierChecker) softmax(t *impl, n int) {
 	checkS("softmaxFinish state")
 	sc.compare("softmaxFinish prob", n, gotP, wantP, selfCheckExact)
 	sc.compare("softmaxFinish state", n, gotS, wantS, selfCheckExact)
+}
+
+// softmaxBlocks is the self-check of tier t's block kernels on 100 units:
+// 16 groups of 2, one of 33 (more than the kernels take) and 7 of 5.
+// Each must do the first 16 groups as the generic code does (with one
+// block of the stream), return 16, and leave the other units alone.
+func (sc *tierChecker) softmaxBlocks(t *impl, pre []float32) {
+	n := len(pre)
+	groups := []int32{0}
+	for g := 0; g < 24; g++ {
+		k := int32([]int{2, 33, 5}[min(g/16, 1)+min(g/17, 1)])
+		groups = append(groups, groups[g]+k)
+	}
+	lo := groups[16]
+	s1 := NewStream(uint64(n), 5)
+	s2 := s1
+	wantP, wantS := make([]float32, lo), make([]float32, lo)
+	softmaxSampleGeneric(wantP, wantS, pre[:lo], groups[:17], &s1)
+	gotP, checkP := sc.guarded(n)
+	gotS, checkS := sc.guarded(n)
+	done := t.softmaxSampleBlocks(gotP, gotS, pre, groups, &s2)
+	checkP("softmaxSampleBlocks prob")
+	checkS("softmaxSampleBlocks state")
+	if done != 16 || s1 != s2 {
+		sc.fail("softmaxSampleBlocks: %d groups done (want 16), stream the reference's: %v", done, s1 == s2)
+		return
+	}
+	rest := make([]float32, n-int(lo))
+	for i := range rest {
+		rest[i] = selfCheckGuard
+	}
+	sc.compare("softmaxSampleBlocks prob", n, gotP, append(wantP, rest...), selfCheckExact)
+	sc.compare("softmaxSampleBlocks state", n, gotS, append(wantS, rest...), selfCheckExact)
+	got, check := sc.guarded(n)
+	softmaxGeneric(wantP, pre[:lo], groups[:17])
+	if done := t.softmaxBlocks(got, pre, groups); done != 16 {
+		sc.fail("softmaxBlocks: %d groups done, want 16", done)
+	}
+	check("softmaxBlocks")
+	sc.compare("softmaxBlocks", n, got, append(wantP, rest...), selfCheckExact)
 }

@@ -41,6 +41,15 @@ type impl struct {
 	// where its sign bit is set, else 0 (see softmax_tier.go).
 	softmaxExp    func(dst, src []float32)
 	softmaxFinish func(prob, state []float32)
+	// softmaxSampleBlocks, softmaxBlocks: SoftmaxSample and Softmax for
+	// the groups of groups, 16 at a time, up to the first 16 that hold a
+	// group too large for them; they return the number of groups done. A
+	// tier with them builds SoftmaxSample and Softmax on them
+	// (softmaxSampleBlocked, softmaxBlocked).
+	softmaxSampleBlocks func(prob, state, pre []float32, groups []int32, s *Stream) int
+	softmaxBlocks       func(prob, pre []float32, groups []int32) int
+	// groupsValid: whether checkGroups(groups, n) passes.
+	groupsValid func(groups []int32, n int) bool
 	// axpy: y[i] += a·x[i].
 	axpy func(y []float32, a float32, x []float32)
 	// updates: see the exported functions. They return a value that is 0 when
@@ -85,6 +94,7 @@ var (
 		softmax:          softmaxGeneric,
 		softmaxExp:       softmaxExpGeneric,
 		softmaxFinish:    softmaxFinishGeneric,
+		groupsValid:      groupsValidGeneric,
 		axpy:             axpyGeneric,
 		updateNCG:        updateNCGGeneric,
 		updateMasked:     updateMaskedGeneric,
@@ -157,8 +167,17 @@ func fillGeneric(t *impl) {
 	if t.softmaxFinish == nil {
 		t.softmaxFinish = generic.softmaxFinish
 	}
+	if t.groupsValid == nil {
+		t.groupsValid = generic.groupsValid
+	}
+	if t.softmaxSample == nil && t.softmaxSampleBlocks != nil {
+		t.softmaxSample = softmaxSampleBlocked(t)
+	}
 	if t.softmaxSample == nil {
 		t.softmaxSample = softmaxSampleVia(t)
+	}
+	if t.softmax == nil && t.softmaxBlocks != nil {
+		t.softmax = softmaxBlocked(t)
 	}
 	if t.softmax == nil {
 		t.softmax = softmaxVia(t)

@@ -24,7 +24,13 @@ func TestTierSelfCheck(t *testing.T) {
 // passes the generic kernels and catches broken ones (wrong numbers, stray
 // writes, a stream not advanced, a missed NaN, a panic).
 func TestSelfCheckHarness(t *testing.T) {
-	good := func() *impl { c := *generic; c.name = "test"; return &c }
+	good := func() *impl {
+		c := *generic
+		c.name = "test"
+		c.softmaxSampleBlocks = softmaxBlocksRef(softmaxBlockGroupMax, true)
+		c.softmaxBlocks = softmaxBlocksNoDraws(softmaxBlocksRef(softmaxBlockGroupMax, false))
+		return &c
+	}
 
 	if err := tierSelfCheck(good()); err != nil {
 		t.Fatalf("self-check of the generic kernels: %v", err)
@@ -79,6 +85,16 @@ func TestSelfCheckHarness(t *testing.T) {
 				softmaxSampleGeneric(prob, state, pre, groups, s)
 				var blk [Lanes]uint32
 				s.next(&blk)
+			}
+		},
+		"softmaxSampleBlocks takes a group above its limit": func(k *impl) {
+			k.softmaxSampleBlocks = softmaxBlocksRef(maxGroup, true)
+		},
+		"softmaxBlocks claims the groups it leaves": func(k *impl) {
+			ref := softmaxBlocksRef(softmaxBlockGroupMax, false)
+			k.softmaxBlocks = func(prob, pre []float32, groups []int32) int {
+				ref(prob, nil, pre, groups, nil)
+				return len(groups) - 1
 			}
 		},
 		"softmaxExp one ulp high": func(k *impl) {

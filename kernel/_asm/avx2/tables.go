@@ -21,6 +21,7 @@ var (
 	logP0, logP1, logP2, logP3, logP4, logP5 mem
 	logP6, logP7, logP8                      mem
 	iota, compress, popcnt8                  mem
+	negInf, smSteps, smMaxGroup              mem
 )
 
 // vconst defines the 32-byte constant name<> holding bits in every lane.
@@ -39,9 +40,12 @@ func constants() {
 	mhalf = vconst("mhalf", 0xbf000000)     // -0.5
 	signbit = vconst("signbit", 0x80000000) // -0.0
 	absmask = vconst("absmask", 0x7fffffff)
-	eight = vconst("eight", 8)              // int32
-	expBias = vconst("expBias", 0x3f800000) // int32 127<<23
-	twoM24 = vconst("twoM24", 0x33800000)   // 2^-24
+	eight = vconst("eight", 8)                // int32
+	expBias = vconst("expBias", 0x3f800000)   // int32 127<<23
+	twoM24 = vconst("twoM24", 0x33800000)     // 2^-24
+	negInf = vconst("negInf", 0xff800000)     // −Inf
+	smSteps = vconst("smSteps", softmaxSteps) // int32: softmaxBlocks' largest group
+	smMaxGroup = vconst("smMaxGroup", 1<<24)  // int32: the largest group (checkGroups)
 
 	log2e = vconst("log2e", 0x3fb8aa3b)       // 1.4426950408889634
 	ln2hi = vconst("ln2hi", 0x3f318000)       // 0.693359375 (exact: 9 bits)
