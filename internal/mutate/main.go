@@ -9,7 +9,7 @@
 //
 // Run it from the module root:
 //
-//	go run ./internal/mutate [-list .ci/mutations.txt] [-only REGEXP] [-j N] [-v]
+//	go run ./internal/mutate [-list .ci/mutations.txt] [-only REGEXP] [-share N -share-seed S] [-j N] [-v]
 //
 // The module's files are those git lists (tracked, and untracked but not
 // ignored), so uncommitted edits are checked too. NCG_DATA is set to the
@@ -23,6 +23,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"os/exec"
@@ -45,9 +46,15 @@ func main() {
 	verbose := flag.Bool("v", false, "print the output of every go test run")
 	timeout := flag.Duration("timeout", 3*time.Minute, "go test -timeout for each run")
 	jobs := flag.Int("j", runtime.GOMAXPROCS(0), "mutations checked at a time, each in its own scratch copy")
+	share := flag.Int("share", 1, "check each mutation with probability 1/N, chosen by -share-seed and its name (1: all)")
+	seed := flag.String("share-seed", "", "the seed of -share's choice (CI: the commit)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "mutate: unexpected arguments %q\n", flag.Args())
+		os.Exit(2)
+	}
+	if *share < 1 {
+		fmt.Fprintf(os.Stderr, "mutate: -share %d: need 1 or more\n", *share)
 		os.Exit(2)
 	}
 	var sel *regexp.Regexp
@@ -60,7 +67,8 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *list, sel, *verbose, *timeout, *jobs, os.Stdout); err != nil {
+	pick := options{only: sel, share: *share, seed: *seed}
+	if err := run(ctx, *list, pick, *verbose, *timeout, *jobs, os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "mutate: %v\n", err)
 		os.Exit(1)
 	}
@@ -162,7 +170,30 @@ func forEach(workers, n int, f func(worker, i int) error) error {
 	return g.Wait()
 }
 
-func run(ctx context.Context, listPath string, sel *regexp.Regexp, verbose bool, timeout time.Duration, jobs int, out io.Writer) error {
+// options choose the mutations a run checks.
+type options struct {
+	only  *regexp.Regexp // nil: every name
+	share int            // check a mutation with probability 1/share
+	seed  string         // the seed of that choice
+}
+
+// inShare reports whether the mutation called name is in the share of
+// the list that seed chooses: the FNV-1a hash of seed and name, modulo
+// share, is 0. Each seed (CI gives the commit) chooses about 1/share of
+// the list, and a different part for each seed, so that over the commits
+// every mutation is checked again and again.
+func inShare(name string, share int, seed string) bool {
+	if share <= 1 {
+		return true
+	}
+	h := fnv.New64a()
+	h.Write([]byte(seed))
+	h.Write([]byte{0})
+	h.Write([]byte(name))
+	return h.Sum64()%uint64(share) == 0
+}
+
+func run(ctx context.Context, listPath string, pick options, verbose bool, timeout time.Duration, jobs int, out io.Writer) error {
 	root, err := os.Getwd()
 	if err != nil {
 		return err
@@ -179,9 +210,10 @@ func run(ctx context.Context, listPath string, sel *regexp.Regexp, verbose bool,
 	if err != nil {
 		return err
 	}
-	if sel != nil {
-		muts = slices.DeleteFunc(muts, func(m Mutation) bool { return !sel.MatchString(m.Name) })
-	}
+	listed := len(muts)
+	muts = slices.DeleteFunc(muts, func(m Mutation) bool {
+		return (pick.only != nil && !pick.only.MatchString(m.Name)) || !inShare(m.Name, pick.share, pick.seed)
+	})
 	if len(muts) == 0 {
 		return errors.New("no mutations selected")
 	}
@@ -206,7 +238,11 @@ func run(ctx context.Context, listPath string, sel *regexp.Regexp, verbose bool,
 		}
 		checkers[i] = &checker{dir: dir, env: env, timeout: timeout, verbose: verbose, w: w}
 	}
-	w.printf("mutation check: %d mutations from %s, %d at a time\n", len(muts), listPath, jobs)
+	share := ""
+	if pick.share > 1 {
+		share = fmt.Sprintf(" (the share 1/%d of seed %q)", pick.share, pick.seed)
+	}
+	w.printf("mutation check: %d of the %d mutations of %s%s, %d at a time\n", len(muts), listed, listPath, share, jobs)
 
 	// Every original must be found exactly once before anything runs.
 	originals := map[string]string{}

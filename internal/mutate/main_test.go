@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"testing"
@@ -69,5 +71,52 @@ func TestBaselines(t *testing.T) {
 	}
 	if !slices.Contains(got, cmd{"./q/", "", ""}) {
 		t.Errorf("the run of every test of ./q/ was merged or lost: %+v", got)
+	}
+}
+
+// TestShare checks -share's choice against its definition: about 1/N of
+// the names for each seed, the same names for the same seed, other names
+// for another seed, and every name within a few seeds.
+func TestShare(t *testing.T) {
+	var names []string
+	for i := range 400 {
+		names = append(names, fmt.Sprintf("mutation-%d", i))
+	}
+	chosen := func(seed string) map[string]bool {
+		c := map[string]bool{}
+		for _, n := range names {
+			if inShare(n, 2, seed) {
+				c[n] = true
+			}
+		}
+		return c
+	}
+	a, a2, b := chosen("commit-a"), chosen("commit-a"), chosen("commit-b")
+	// Binomial(400, 1/2): 200 ± 10; 150 and 250 are 5 standard deviations.
+	for seed, c := range map[string]map[string]bool{"commit-a": a, "commit-b": b} {
+		if len(c) < 150 || len(c) > 250 {
+			t.Errorf("seed %s chose %d of 400 names at share 2", seed, len(c))
+		}
+	}
+	if !maps.Equal(a, a2) {
+		t.Error("the same seed chose different names")
+	}
+	if maps.Equal(a, b) {
+		t.Error("two seeds chose the same names")
+	}
+	// A name is left out by 16 seeds with probability 2⁻¹⁶, so all 400
+	// are covered with probability 0.994; the seeds are fixed, so this
+	// holds or fails for good.
+	covered := map[string]bool{}
+	for i := range 16 {
+		maps.Copy(covered, chosen(fmt.Sprintf("commit-%d", i)))
+	}
+	if len(covered) != len(names) {
+		t.Errorf("16 seeds covered %d of %d names", len(covered), len(names))
+	}
+	for _, n := range names {
+		if !inShare(n, 1, "any") {
+			t.Fatalf("share 1 left out %s", n)
+		}
 	}
 }
