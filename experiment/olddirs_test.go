@@ -92,24 +92,7 @@ func TestOldStyleCheckpointResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	ctx, cancel := context.WithCancel(context.Background())
-	_, err = Run(ctx, spec, dir, Options{CheckpointEvery: EveryEpoch, Workers: 1, Progress: func(e Event) {
-		if d, ok := e.(EpochDone); ok && d.Metrics.Epoch == 2 {
-			cancel()
-		}
-	}})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("stopping after epoch 2: %v", err)
-	}
-	rd := RunDir(dir)
-	d, err := engineDataOf(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := engine.Resume(rd.CheckpointPath(), d, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd, tr := stoppedAfterEpoch2(t, spec, dir)
 	if err := tr.SetIdentity(oldJSON); err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +122,31 @@ func TestOldStyleCheckpointResumes(t *testing.T) {
 }
 
 // engineDataOf loads a Spec's training data as the engine takes it.
+// stoppedAfterEpoch2 runs spec in dir until its second epoch's checkpoint
+// and returns the run directory and the trainer resumed from it.
+func stoppedAfterEpoch2(t *testing.T, spec Spec, dir string) (RunDir, *engine.Trainer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := Run(ctx, spec, dir, Options{CheckpointEvery: EveryEpoch, Workers: 1, Progress: func(e Event) {
+		if d, ok := e.(EpochDone); ok && d.Metrics.Epoch == 2 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopping after epoch 2: %v", err)
+	}
+	rd := RunDir(dir)
+	d, err := engineDataOf(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := engine.Resume(rd.CheckpointPath(), d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd, tr
+}
+
 func engineDataOf(s Spec) (*engine.Data, error) {
 	train, _, err := Load(s, "")
 	if err != nil {
@@ -170,24 +178,7 @@ func TestOldPCDRunResumes(t *testing.T) {
 		return bytes.Replace(b, []byte(`"sampler":"pcd"`), []byte(`"pcd":true`), 1)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	ctx, cancel := context.WithCancel(context.Background())
-	_, err = Run(ctx, spec, dir, Options{CheckpointEvery: EveryEpoch, Workers: 1, Progress: func(e Event) {
-		if d, ok := e.(EpochDone); ok && d.Metrics.Epoch == 2 {
-			cancel()
-		}
-	}})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("stopping after epoch 2: %v", err)
-	}
-	rd := RunDir(dir)
-	d, err := engineDataOf(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := engine.Resume(rd.CheckpointPath(), d, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd, tr := stoppedAfterEpoch2(t, spec, dir)
 	if err := tr.SetIdentity(oldForm(spec)); err != nil {
 		t.Fatal(err)
 	}
