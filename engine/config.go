@@ -194,6 +194,16 @@ type Config struct {
 	LRStepEvery  int      `json:"lr_step_every,omitempty"`
 	LRStepFactor float64  `json:"lr_step_factor,omitempty"`
 
+	// DoubleUp and DoubleDown double the input of the hidden units
+	// (P(h | x) = σ(b + 2·input)) and of the visible units (their input
+	// d + 2Ch): a deep Boltzmann machine's pre-training (Salakhutdinov &
+	// Hinton 2012) trains its bottom RBM with DoubleUp, its top one with
+	// DoubleDown and those between with both, standing in for the layer
+	// each RBM will have on its other side. The gradient's statistics are
+	// those of the doubled conditionals. CD and PCD only.
+	DoubleUp   bool `json:"double_up,omitempty"`
+	DoubleDown bool `json:"double_down,omitempty"`
+
 	// Workers is the number of goroutines a run uses (0: GOMAXPROCS). It
 	// changes the speed, never the result, and is not part of the run's
 	// identity.
