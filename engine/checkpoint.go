@@ -60,15 +60,24 @@ type checkpointHeader struct {
 // SaveCheckpoint writes the run's state to path atomically (a temporary
 // file in the same directory, fsync, rename).
 func (t *Trainer) SaveCheckpoint(path string) error {
+	b, err := t.encodeCheckpoint()
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, b)
+}
+
+// encodeCheckpoint returns the checkpoint file's bytes.
+func (t *Trainer) encodeCheckpoint() ([]byte, error) {
 	if t.broken {
-		return errBroken
+		return nil, errBroken
 	}
 	t.flush()
 	hdr, err := json.Marshal(checkpointHeader{Config: t.cfg, X: t.m.X, D: t.m.DataUnits, H: t.m.H, Classes: t.data.Classes,
 		DataN: t.data.N, Epoch: t.epoch, Batch: t.batch, EpochRecon: &t.epochRecon, EpochSeconds: t.epochSeconds,
 		PCDInit: t.pcdInit, Tier: kernel.Tier(), Identity: t.identity})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var state bytes.Buffer
 	for _, a := range t.arrays() {
@@ -78,7 +87,7 @@ func (t *Trainer) SaveCheckpoint(path string) error {
 		b, _ := t.streams[i].MarshalBinary()
 		state.Write(b)
 	}
-	return WriteFileAtomic(path, frameCheckpoint(hdr, state.Bytes()))
+	return frameCheckpoint(hdr, state.Bytes()), nil
 }
 
 // frameCheckpoint lays out a checkpoint file: magic, version, the header's

@@ -1,0 +1,282 @@
+package engine
+
+import (
+	"math/rand/v2"
+
+	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
+)
+
+// A DBM's joint training (docs/algorithm.md, "Deep Boltzmann machines"),
+// after Salakhutdinov & Hinton (AISTATS 2009). Every update takes a
+// minibatch of B data rows and M persistent chains:
+//
+//   - positive phase, mean field: the bottom-up pass μ^l = σ(b^l +
+//     f·C^{l−1}ᵀμ^{l−1}) with f = 2 below the top layer (standing in for
+//     the input from above) and 1 at the top, μ⁰ = v; then MeanField
+//     fixed-point sweeps μ^l = σ(b^l + C^{l−1}ᵀμ^{l−1} + C^l μ^{l+1}), l
+//     from the bottom up;
+//   - negative phase: Gibbs sweeps of the chains, the odd layers drawn
+//     given the even ones, then the even ones given the odd;
+//   - gradient of matrix l: Σ μ^l μ^{l+1}ᵀ − (B/M) Σ s^l s^{l+1}ᵀ over rows
+//     and chains (s the chains' states), of the biases Σ μ^l − (B/M) Σ s^l,
+//     applied with the same update kernels as an RBM's (NCG's A′ of each
+//     matrix from that matrix's gradient and weights).
+//
+// Mean field runs on blocks of blockSize rows, the chains on blocks of
+// blockSize chains, the gradient and update on chunks of rows of each
+// matrix: every task's arithmetic is fixed by the data and the seed, so
+// the result does not depend on the workers.
+
+// dbmJoint is the state of a DBM's joint training.
+type dbmJoint struct {
+	cfg    JointConfig
+	layers []Config // each matrix's method and connectivity settings
+	seed   uint64
+	data   *Data
+	rbms   []*Model
+	n      []int // units per layer
+	bias   [][]float32
+	vis    unit.Type
+	groups []int32   // categorical visible units' groups
+	sigma  []float32 // Gaussian visible units' σ
+	scale  []float32 // their input scale 1/σ² (nil for other types)
+
+	epoch, batch int
+	reconSum     float64 // the current epoch's summed reconstruction error
+	perm         []int32
+	rows         []int32
+	nb           int
+
+	mu, s   [][]float32 // per layer: mean field (B rows), chain states (M)
+	in1     []float32   // B×n[1]: C⁰ᵀv, the bottom layer's fixed input
+	muT, sT [][]float32 // per layer below the top: mu and s transposed
+	streams []kernel.Stream
+	g, gb   [][]float32 // gradients: per matrix, per layer
+	vel     [][]float32 // per matrix (momentum)
+	velB    [][]float32 // per layer (momentum)
+	recon   []float64   // per mean-field block
+
+	mfSc    []dbmScratch // per mean-field block
+	chainSc []dbmScratch // per chain block
+	chunks  []dbmChunk   // the row chunks of the gradient phase
+	rowSc   []rowScratch // per row chunk
+	biasTsk []dbmChunk   // the bias chunks
+	rowOK   []bool       // per chunk
+	biasOK  []bool
+	alpha   float32
+	step    kernel.Step
+	pool    *pool
+
+	mfChainFn, gradFn func(int) // the phases' tasks, bound once
+}
+
+// dbmScratch is one block task's scratch.
+type dbmScratch struct {
+	pre, tmp, prob []float32 // blockSize × the widest layer
+	in             []float32 // blockSize × n[0]: a visible input
+	idx            []int32   // blockSize × the widest layer
+	cnt            []int32
+}
+
+// dbmChunk is rows j0…j1−1 of matrix k (the gradient phase) or units
+// j0…j1−1 of layer k (the biases).
+type dbmChunk struct{ k, j0, j1 int }
+
+// binaryVisible reports whether the visible states are 0 and 1.
+func (t *dbmJoint) binaryVisible() bool { return t.vis != unit.Gaussian }
+
+func newDBMJoint(cfg StackConfig, d *Data, rbms []*Model) *dbmJoint {
+	L := len(rbms)
+	t := &dbmJoint{cfg: cfg.Joint, seed: cfg.Seed, data: d, rbms: rbms, vis: rbms[0].Visible}
+	for l := range rbms {
+		t.layers = append(t.layers, cfg.LayerConfig(l))
+	}
+	t.n = (&Stack{RBMs: rbms}).Sizes()
+	// One bias per layer: the intermediate layers' two biases move into
+	// the lower RBM's hidden biases.
+	t.bias = make([][]float32, L+1)
+	t.bias[0] = rbms[0].VisibleBias
+	for l := 1; l <= L; l++ {
+		b := rbms[l-1].HiddenBias
+		if l < L {
+			for i, v := range rbms[l].VisibleBias {
+				b[i] += v
+				rbms[l].VisibleBias[i] = 0
+			}
+		}
+		t.bias[l] = b
+	}
+	t.alloc()
+	t.initChains()
+	return t
+}
+
+func (t *dbmJoint) alloc() {
+	L, B, M := len(t.rbms), t.cfg.Batch, t.cfg.chains()
+	m0 := t.rbms[0]
+	if t.vis == unit.Categorical {
+		t.groups = make([]int32, len(m0.Groups))
+		for k, v := range m0.Groups {
+			t.groups[k] = int32(v)
+		}
+	}
+	if t.vis == unit.Gaussian {
+		t.sigma, t.scale = m0.Sigma, m0.inputScale()
+	}
+	t.perm = make([]int32, t.data.N)
+	wide := 0
+	t.mu, t.s = make([][]float32, L+1), make([][]float32, L+1)
+	t.muT, t.sT = make([][]float32, L), make([][]float32, L)
+	t.gb, t.velB = make([][]float32, L+1), make([][]float32, L+1)
+	for l, n := range t.n {
+		wide = max(wide, n)
+		t.mu[l], t.s[l] = make([]float32, B*n), make([]float32, M*n)
+		t.gb[l] = make([]float32, n)
+		if l < L {
+			t.muT[l], t.sT[l] = make([]float32, n*B), make([]float32, n*M)
+		}
+	}
+	t.in1 = make([]float32, B*t.n[1])
+	t.g, t.vel = make([][]float32, L), make([][]float32, L)
+	momentum := t.cfg.Momentum != 0 || t.cfg.L2 != 0
+	for k, m := range t.rbms {
+		t.g[k] = make([]float32, m.X*m.H)
+		if momentum {
+			t.vel[k] = make([]float32, m.X*m.H)
+		}
+	}
+	if momentum {
+		for l, n := range t.n {
+			t.velB[l] = make([]float32, n)
+		}
+	}
+	t.streams = make([]kernel.Stream, M)
+	for c := range t.streams {
+		t.streams[c] = kernel.NewStream(t.seed, keyJointChain+uint64(c))
+	}
+	t.recon = make([]float64, (B+blockSize-1)/blockSize)
+	newScratch := func(n int) []dbmScratch {
+		s := make([]dbmScratch, n)
+		for i := range s {
+			s[i] = dbmScratch{pre: make([]float32, blockSize*wide), tmp: make([]float32, blockSize*wide),
+				prob: make([]float32, blockSize*wide), in: make([]float32, blockSize*t.n[0]),
+				idx: make([]int32, blockSize*wide), cnt: make([]int32, blockSize)}
+		}
+		return s
+	}
+	t.mfSc, t.chainSc = newScratch((B+blockSize-1)/blockSize), newScratch((M+blockSize-1)/blockSize)
+	// Row chunks, larger matrices first (small tasks last even out the
+	// phase's end), and the bias chunks after them.
+	for k := L - 1; k >= 0; k-- {
+		for j := 0; j < t.n[k]; j += rowChunk {
+			t.chunks = append(t.chunks, dbmChunk{k, j, min(j+rowChunk, t.n[k])})
+		}
+	}
+	for l, n := range t.n {
+		for j := 0; j < n; j += biasChunk {
+			t.biasTsk = append(t.biasTsk, dbmChunk{l, j, min(j+biasChunk, n)})
+		}
+	}
+	t.rowOK, t.biasOK = make([]bool, len(t.chunks)), make([]bool, len(t.biasTsk))
+	t.rowSc = make([]rowScratch, len(t.chunks))
+	for i, ch := range t.chunks {
+		n := t.n[ch.k+1]
+		t.rowSc[i] = rowScratch{neg: make([]float32, rowChunk*n), idx: make([]int32, rowChunk*max(B, M)), cnt: make([]int32, rowChunk)}
+	}
+	t.mfChainFn, t.gradFn = t.mfChainTask, t.gradTask
+}
+
+// rowScratch is the scratch of a gradient row task: the chains' share
+// of its rows' gradient and the index lists of its transposed states.
+type rowScratch struct {
+	neg []float32
+	idx []int32
+	cnt []int32
+}
+
+// initChains starts every chain at a data row drawn from the seed, its
+// hidden layers drawn upward as the mean field's bottom-up pass
+// (doubled inputs below the top).
+func (t *dbmJoint) initChains() {
+	M, x := t.cfg.chains(), t.n[0]
+	rng := rand.New(rand.NewPCG(t.seed, keyJointInit))
+	v := t.s[0]
+	for c := 0; c < M; c++ {
+		t.loadRow(v[c*x:(c+1)*x], rng.IntN(t.data.N))
+	}
+	L := len(t.rbms)
+	for c0 := 0; c0 < M; c0 += blockSize {
+		c1 := min(c0+blockSize, M)
+		sc := &t.chainSc[c0/blockSize]
+		for l := 1; l <= L; l++ {
+			f := float32(2)
+			if l == L {
+				f = 1
+			}
+			pre := t.upInput(sc, l, t.s[l-1], c0, c1, l-1 == 0 && !t.binaryVisible())
+			n := t.n[l]
+			for c := c0; c < c1; c++ {
+				p := pre[(c-c0)*n : (c-c0+1)*n]
+				for i := range p {
+					p[i] = t.bias[l][i] + f*p[i]
+				}
+				kernel.SigmoidBernoulli(sc.prob[:n], t.s[l][c*n:(c+1)*n], p, &t.streams[c])
+			}
+		}
+	}
+}
+
+// loadRow sets dst to data row r (binary bytes or real values).
+func (t *dbmJoint) loadRow(dst []float32, r int) {
+	d := t.data
+	if d.Real != nil {
+		copy(dst, d.Real[r*d.D:(r+1)*d.D])
+		return
+	}
+	for j, v := range d.X[r*d.D : (r+1)*d.D] {
+		dst[j] = float32(v)
+	}
+}
+
+// upInput returns, in the block's pre (rows of n[l]), the input of layer
+// l from the layer below for rows c0…c1−1 of states (rows of n[l−1]):
+// states · C^{l−1}, without bias. real says the states are real-valued
+// (Gaussian visible units, scaled by 1/σ²); otherwise they are 0 and 1.
+func (t *dbmJoint) upInput(sc *dbmScratch, l int, states []float32, c0, c1 int, real bool) []float32 {
+	m := t.rbms[l-1]
+	nin, nout, nc := t.n[l-1], t.n[l], c1-c0
+	pre := sc.pre[:nc*nout]
+	in := states[c0*nin : c1*nin]
+	if real {
+		if t.scale != nil {
+			buf := sc.in[:nc*nin]
+			for c := 0; c < nc; c++ {
+				for j := 0; j < nin; j++ {
+					buf[c*nin+j] = in[c*nin+j] * t.scale[j]
+				}
+			}
+			in = buf
+		}
+		kernel.Affine(pre, nil, in, m.c, nc, nin, nout)
+		return pre
+	}
+	kernel.AffineBinary(pre, nil, in, m.c, nc, nin, nout, sc.idx[:nc*nin], sc.cnt[:nc])
+	return pre
+}
+
+// downInput adds to out (rows of n[l]) the input of layer l from the layer
+// above for rows c0…c1−1 of states (rows of n[l+1]): states · C^lᵀ.
+// binary says the states are 0 and 1.
+func (t *dbmJoint) downInput(sc *dbmScratch, out []float32, l int, states []float32, c0, c1 int, binary bool) {
+	m := t.rbms[l]
+	nin, nout, nc := t.n[l+1], t.n[l], c1-c0
+	tmp := sc.tmp[:nc*nout]
+	in := states[c0*nin : c1*nin]
+	if binary {
+		kernel.AffineBinary(tmp, nil, in, m.ch, nc, nin, nout, sc.idx[:nc*nin], sc.cnt[:nc])
+	} else {
+		kernel.Affine(tmp, nil, in, m.ch, nc, nin, nout)
+	}
+	kernel.Axpy(out, 1, tmp)
+}

@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
+)
+
+// gradTask runs row chunk i of the matrices' gradient and update, or,
+// past them, bias chunk i − row chunks.
+func (j *dbmJoint) gradTask(i int) {
+	if i < len(j.chunks) {
+		j.rowOK[i] = j.rowTask(i)
+		return
+	}
+	i -= len(j.chunks)
+	j.biasOK[i] = j.biasTask(i)
+}
+
+// negScale is the chains' weight in the gradient, B/M, so that the
+// gradient is a sum over the minibatch's rows (what the update kernels
+// divide by B).
+func (j *dbmJoint) negScale() float32 { return float32(j.nb) / float32(j.cfg.chains()) }
+
+// rowTask sums the gradient of rows j0…j1−1 of matrix k, updates them and
+// their columns of the hidden-major copy; it reports whether the new
+// weights are finite.
+func (j *dbmJoint) rowTask(i int) bool {
+	ch, sc := j.chunks[i], &j.rowSc[i]
+	k, j0, j1 := ch.k, ch.j0, ch.j1
+	rows, nout, nb, M := j1-j0, j.n[k+1], j.nb, j.cfg.chains()
+	realVisible := k == 0 && !j.binaryVisible()
+	g := j.g[k][j0*nout : j1*nout]
+	// Σ μ^k μ^{k+1}ᵀ over the rows: the visible data are 0 and 1 (lists
+	// of ones), the mean fields real.
+	pos := j.muT[k][j0*nb : j1*nb]
+	if k == 0 && !realVisible {
+		kernel.AffineBinary(g, nil, pos, j.mu[1], rows, nb, nout, sc.idx[:rows*nb], sc.cnt[:rows])
+	} else {
+		kernel.Affine(g, nil, pos, j.mu[k+1], rows, nb, nout)
+	}
+	// − (B/M) Σ s^k s^{k+1}ᵀ over the chains, whose states are 0 and 1
+	// (but Gaussian visible units).
+	neg, negIn := sc.neg[:rows*nout], j.sT[k][j0*M:j1*M]
+	if realVisible {
+		kernel.Affine(neg, nil, negIn, j.s[1], rows, M, nout)
+	} else {
+		kernel.AffineBinary(neg, nil, negIn, j.s[k+1], rows, M, nout, sc.idx[:rows*M], sc.cnt[:rows])
+	}
+	kernel.Axpy(g, -j.negScale(), neg)
+	if realVisible && j.scale != nil {
+		// The weights' gradient of Gaussian units is in v/σ².
+		for r := 0; r < rows; r++ {
+			s := j.scale[j0+r]
+			for o := range g[r*nout : (r+1)*nout] {
+				g[r*nout+o] *= s
+			}
+		}
+	}
+	m, lc := j.rbms[k], j.layers[k]
+	lo, hi := j0*nout, j1*nout
+	w, a, c := m.W[lo:hi], m.A[lo:hi], m.c[lo:hi]
+	var ok bool
+	switch v := j.vel[k]; {
+	case v == nil && lc.Method == NCG:
+		ok = kernel.UpdateNCG(w, m.AP[lo:hi], a, c, g, j.alpha, float32(lc.LRConn/float64(nb)), float32(lc.Gamma))
+	case v == nil && lc.Method == Dense:
+		ok = kernel.UpdateDense(w, c, g, j.alpha)
+	case v == nil:
+		ok = kernel.UpdateMasked(w, a, c, g, j.alpha)
+	case lc.Method == NCG:
+		p := j.step
+		p.LRA, p.Gamma = float32(lc.LRConn/float64(nb)), float32(lc.Gamma)
+		ok = kernel.UpdateMomentumNCG(w, m.AP[lo:hi], a, c, g, v[lo:hi], p)
+	default:
+		ok = kernel.UpdateMomentum(w, a, c, g, v[lo:hi], j.step)
+	}
+	kernel.TransposeStrided(m.ch[j0:], m.X, c, nout, rows, nout)
+	return ok
+}
+
+// biasTask sums the gradient of units j0…j1−1 of layer k, Σ μ − (B/M) Σ s,
+// and updates their biases (never decayed).
+func (j *dbmJoint) biasTask(i int) bool {
+	ch := j.biasTsk[i]
+	l, j0, j1 := ch.k, ch.j0, ch.j1
+	n := j.n[l]
+	g := j.gb[l][j0:j1]
+	for c := 0; c < j.nb; c++ {
+		kernel.Axpy(g, 1, j.mu[l][c*n+j0:c*n+j1])
+	}
+	ns := -j.negScale()
+	for c := 0; c < j.cfg.chains(); c++ {
+		kernel.Axpy(g, ns, j.s[l][c*n+j0:c*n+j1])
+	}
+	if l == 0 && j.vis == unit.Gaussian && j.scale != nil {
+		for k := range g {
+			g[k] *= j.scale[j0+k]
+		}
+	}
+	b := j.bias[l][j0:j1]
+	if v := j.velB[l]; v != nil {
+		p := j.step
+		p.L2 = 0
+		return kernel.UpdateMomentum(b, nil, nil, g, v[j0:j1], p)
+	}
+	return kernel.UpdateDense(b, nil, g, j.alpha)
+}

@@ -1,0 +1,313 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"github.com/ncg-rbm/ncg/kernel"
+	"github.com/ncg-rbm/ncg/unit"
+)
+
+// trainJoint runs a DBM's joint training epochs.
+func (t *StackTrainer) trainJoint(ctx context.Context, opts StackOptions) error {
+	j := t.joint
+	workers := t.cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	j.pool = newPool(workers)
+	defer func() { j.pool.close(); j.pool = nil }()
+	defer j.sync()
+	lastSave := time.Now()
+	for j.epoch < j.cfg.Epochs {
+		rec, err := j.runEpoch(ctx, opts.OnBatch)
+		if err != nil {
+			if ctx.Err() != nil && opts.Checkpoint != "" {
+				if cerr := t.SaveCheckpoint(opts.Checkpoint); cerr != nil {
+					return errors.Join(err, cerr)
+				}
+			}
+			return err
+		}
+		save := opts.Checkpoint != "" && (j.epoch == j.cfg.Epochs || time.Since(lastSave) >= opts.CheckpointEvery)
+		rec.Checkpoint = save
+		if opts.OnEpoch != nil {
+			if err := opts.OnEpoch(StackRecord{Record: rec, Connectivity: t.Model().Connectivity()}); err != nil {
+				return err
+			}
+		}
+		if save {
+			if err := t.SaveCheckpoint(opts.Checkpoint); err != nil {
+				return err
+			}
+			lastSave = time.Now()
+		}
+	}
+	return nil
+}
+
+// sync brings every model's copies of C up to date (the joint updates
+// keep C and its hidden-major copy, not the padded one).
+func (j *dbmJoint) sync() {
+	for _, m := range j.rbms {
+		m.padC(0, m.X)
+	}
+}
+
+func (j *dbmJoint) runEpoch(ctx context.Context, onBatch func(layer, epoch, done, batches int)) (Record, error) {
+	start := time.Now()
+	for i := range j.perm {
+		j.perm[i] = int32(i)
+	}
+	rng := rand.New(rand.NewPCG(j.seed, keyShuffle+uint64(j.epoch)))
+	rng.Shuffle(len(j.perm), func(a, b int) { j.perm[a], j.perm[b] = j.perm[b], j.perm[a] })
+	n, bs := j.data.N, j.cfg.Batch
+	batches := (n + bs - 1) / bs
+	for j.batch < batches {
+		if err := ctx.Err(); err != nil {
+			return Record{}, fmt.Errorf("joint training stopped at epoch %d, minibatch %d: %w", j.epoch+1, j.batch, err)
+		}
+		lo := j.batch * bs
+		if err := j.minibatch(j.perm[lo:min(lo+bs, n)]); err != nil {
+			return Record{}, err
+		}
+		j.batch++
+		if onBatch != nil {
+			onBatch(0, j.epoch+1, j.batch, batches)
+		}
+	}
+	j.sync()
+	// SET rewires each of its matrices after every epoch but the last.
+	if j.epoch+1 < j.cfg.Epochs {
+		for k, lc := range j.layers {
+			if lc.Method != SET {
+				continue
+			}
+			m := j.rbms[k]
+			m.rewireSET(lc.Zeta, lc.InitScale, true, lc.Init == Normal, rand.New(rand.NewPCG(j.seed, keyJointSET+uint64(k)<<24+uint64(j.epoch))))
+			if v := j.vel[k]; v != nil {
+				for i, a := range m.A {
+					if a == 0 {
+						v[i] = 0
+					}
+				}
+			}
+		}
+	}
+	j.epoch++
+	j.batch = 0
+	rec := Record{Epoch: j.epoch, Seconds: time.Since(start).Seconds(), Connectivity: j.rbms[0].Connectivity()}
+	rec.ReconError = j.reconSum / float64(n*j.n[0])
+	j.reconSum = 0
+	return rec, nil
+}
+
+// Step runs one joint-training minibatch of the given data rows (for
+// benchmarks and tests): the pre-training must be over.
+func (t *StackTrainer) Step(rows []int32) error {
+	j := t.joint
+	if j == nil {
+		return errors.New("engine: Step is joint training's; this stack is in pre-training or is a DBN")
+	}
+	if j.pool == nil {
+		w := t.cfg.Workers
+		if w <= 0 {
+			w = runtime.GOMAXPROCS(0)
+		}
+		j.pool = newPool(w)
+	}
+	return j.minibatch(rows)
+}
+
+// Close releases the goroutines Step started.
+func (t *StackTrainer) Close() {
+	if t.joint != nil && t.joint.pool != nil {
+		t.joint.pool.close()
+		t.joint.pool = nil
+		t.joint.sync()
+	}
+	if t.cur != nil {
+		t.cur.Close()
+	}
+}
+
+func (j *dbmJoint) minibatch(rows []int32) error {
+	j.rows, j.nb = rows, len(rows)
+	M := j.cfg.chains()
+	j.alpha = float32(j.cfg.LR / float64(j.nb))
+	j.step = kernel.Step{LR: float32(j.cfg.LR), InvB: 1 / float32(j.nb), Mu: float32(j.cfg.Momentum), L2: float32(j.cfg.L2)}
+	mfBlocks := (j.nb + blockSize - 1) / blockSize
+	chainBlocks := (M + blockSize - 1) / blockSize
+	j.pool.run(mfBlocks+chainBlocks, j.mfChainFn, nil)
+	for _, r := range j.recon[:mfBlocks] {
+		j.reconSum += r
+	}
+	// Transposes for the gradient's row tasks.
+	for l := range j.muT {
+		n := j.n[l]
+		kernel.Transpose(j.muT[l][:n*j.nb], j.mu[l][:j.nb*n], j.nb, n)
+		kernel.Transpose(j.sT[l], j.s[l], M, n)
+	}
+	j.pool.run(len(j.chunks)+len(j.biasTsk), j.gradFn, nil)
+	for i, ok := range j.rowOK {
+		if !ok {
+			ch := j.chunks[i]
+			return &NumericalError{j.epoch + 1, j.batch + 1, fmt.Sprintf("W of matrix %d (rows %d–%d)", ch.k+1, ch.j0, ch.j1-1)}
+		}
+	}
+	for i, ok := range j.biasOK {
+		if !ok {
+			return &NumericalError{j.epoch + 1, j.batch + 1, fmt.Sprintf("bias of layer %d", j.biasTsk[i].k)}
+		}
+	}
+	if math.IsNaN(j.reconSum) || math.IsInf(j.reconSum, 0) {
+		return &NumericalError{j.epoch + 1, j.batch + 1, "mean-field reconstruction"}
+	}
+	return nil
+}
+
+// mfChainTask runs mean-field block i, or, past them, chain block i −
+// mean-field blocks.
+func (j *dbmJoint) mfChainTask(i int) {
+	mf := (j.nb + blockSize - 1) / blockSize
+	if i < mf {
+		j.meanFieldBlock(i)
+		return
+	}
+	j.chainBlock(i - mf)
+}
+
+// meanFieldBlock runs the positive phase of rows blk·blockSize… of the
+// minibatch.
+func (j *dbmJoint) meanFieldBlock(blk int) {
+	c0, c1 := blk*blockSize, min((blk+1)*blockSize, j.nb)
+	nc := c1 - c0
+	sc := &j.mfSc[blk]
+	L, x := len(j.rbms), j.n[0]
+	v := j.mu[0]
+	for c := c0; c < c1; c++ {
+		j.loadRow(v[c*x:(c+1)*x], int(j.rows[c]))
+	}
+	n1 := j.n[1]
+	copy(j.in1[c0*n1:c1*n1], j.upInput(sc, 1, v, c0, c1, !j.binaryVisible()))
+	// Bottom-up pass, doubled below the top.
+	for l := 1; l <= L; l++ {
+		f := float32(2)
+		if l == L {
+			f = 1
+		}
+		j.meanFieldLayer(sc, l, c0, c1, f, false)
+	}
+	for it := 0; it < j.cfg.MeanField; it++ {
+		for l := 1; l <= L; l++ {
+			j.meanFieldLayer(sc, l, c0, c1, 1, true)
+		}
+	}
+	// The reconstruction σ(d + C⁰μ¹) (its mean for Gaussian units).
+	pre := sc.pre[:nc*x]
+	kernel.Affine(pre, j.bias[0], j.mu[1][c0*n1:c1*n1], j.rbms[0].ch, nc, n1, x)
+	mean := j.visibleMean(sc.prob[:nc*x], pre, nc)
+	var e float64
+	for k, p := range mean {
+		d := float64(v[c0*x+k] - p)
+		e += d * d
+	}
+	j.recon[blk] = e
+}
+
+// meanFieldLayer sets μ^l of rows c0…c1−1 to σ(b^l + f·(input from
+// below) + (input from above, if above and l is not the top)).
+func (j *dbmJoint) meanFieldLayer(sc *dbmScratch, l, c0, c1 int, f float32, above bool) {
+	n, nc, L := j.n[l], c1-c0, len(j.rbms)
+	var pre []float32
+	if l == 1 {
+		pre = sc.pre[:nc*n]
+		copy(pre, j.in1[c0*n:c1*n])
+	} else {
+		pre = j.upInput(sc, l, j.mu[l-1], c0, c1, true)
+	}
+	b := j.bias[l]
+	for c := 0; c < nc; c++ {
+		p := pre[c*n : (c+1)*n]
+		for i := range p {
+			p[i] = b[i] + f*p[i]
+		}
+	}
+	if above && l < L {
+		j.downInput(sc, pre, l, j.mu[l+1], c0, c1, false)
+	}
+	kernel.Sigmoid(j.mu[l][c0*n:c1*n], pre)
+}
+
+// visibleMean returns the conditional means of nc rows of visible units
+// given their input pre (rows of n[0]), in dst.
+func (j *dbmJoint) visibleMean(dst, pre []float32, nc int) []float32 {
+	x := j.n[0]
+	switch j.vis {
+	case unit.Gaussian:
+		return pre
+	case unit.Categorical:
+		for c := 0; c < nc; c++ {
+			kernel.Softmax(dst[c*x:(c+1)*x], pre[c*x:(c+1)*x], j.groups)
+		}
+		return dst
+	}
+	kernel.Sigmoid(dst, pre)
+	return dst
+}
+
+// chainBlock runs the Gibbs sweeps of chain block blk.
+func (j *dbmJoint) chainBlock(blk int) {
+	M := j.cfg.chains()
+	c0, c1 := blk*blockSize, min((blk+1)*blockSize, M)
+	sc := &j.chainSc[blk]
+	L := len(j.rbms)
+	for sweep := 0; sweep < j.cfg.Gibbs; sweep++ {
+		for _, parity := range [2]int{1, 0} {
+			for l := parity; l <= L; l += 2 {
+				j.drawLayer(sc, l, c0, c1)
+			}
+		}
+	}
+}
+
+// drawLayer draws layer l of chains c0…c1−1 given its neighbours.
+func (j *dbmJoint) drawLayer(sc *dbmScratch, l, c0, c1 int) {
+	n, nc, L := j.n[l], c1-c0, len(j.rbms)
+	var pre []float32
+	if l == 0 {
+		pre = sc.pre[:nc*n]
+		for c := 0; c < nc; c++ {
+			copy(pre[c*n:(c+1)*n], j.bias[0])
+		}
+	} else {
+		pre = j.upInput(sc, l, j.s[l-1], c0, c1, l == 1 && !j.binaryVisible())
+		b := j.bias[l]
+		for c := 0; c < nc; c++ {
+			p := pre[c*n : (c+1)*n]
+			for i := range p {
+				p[i] += b[i]
+			}
+		}
+	}
+	if l < L {
+		j.downInput(sc, pre, l, j.s[l+1], c0, c1, true)
+	}
+	states := j.s[l][c0*n : c1*n]
+	for c := 0; c < nc; c++ {
+		p, st, s := pre[c*n:(c+1)*n], states[c*n:(c+1)*n], &j.streams[c0+c]
+		switch {
+		case l > 0 || j.vis == unit.Binary:
+			kernel.SigmoidBernoulli(sc.prob[:n], st, p, s)
+		case j.vis == unit.Categorical:
+			kernel.SoftmaxSample(sc.prob[:n], st, p, j.groups, s)
+		default:
+			kernel.GaussianSample(st, p, j.sigma, s)
+		}
+	}
+}
