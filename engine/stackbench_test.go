@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// mnistDBM is the 784-500-1000 DBM of Salakhutdinov & Hinton on MNIST,
+// without pre-training (the joint step's cost does not depend on it):
+// 100 rows and 100 chains per update, 10 mean-field iterations, 1 Gibbs
+// sweep.
+func mnistDBM(method Method) StackConfig {
+	a, b := paperNCG(), paperNCG()
+	a.Method, b.Method = method, method
+	a.Hidden, b.Hidden = 500, 1000
+	a.Epochs, b.Epochs = 0, 0
+	a.Init, b.Init, a.InitScale, b.InitScale = Normal, Normal, 0.01, 0.01
+	j := DefaultJoint()
+	j.Epochs = 1
+	return StackConfig{Kind: DBM, Layers: []Config{a, b}, Seed: 1, Joint: j}
+}
+
+// BenchmarkDBMStep is one joint-training minibatch of the MNIST DBM,
+// dense and NCG, in steady state.
+func BenchmarkDBMStep(b *testing.B) {
+	d := loadMNIST(b)
+	for _, m := range []Method{Dense, NCG} {
+		for _, w := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers%d", m, w), func(b *testing.B) {
+				cfg := mnistDBM(m)
+				cfg.Workers = w
+				cfg.Joint.Epochs = 0 // Train sets up the joint state only
+				t, err := NewStack(cfg, d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := t.Train(context.Background(), StackOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				defer t.Close()
+				rows := make([]int32, cfg.Joint.Batch)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					for k := range rows {
+						rows[k] = int32((i*len(rows) + k) % d.N)
+					}
+					if err := t.Step(rows); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
