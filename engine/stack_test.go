@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -106,6 +107,30 @@ func TestStackResume(t *testing.T) {
 		}
 		sameBits(t, "resumed", want, stackBits(re))
 	}
+	// Cancelled inside a joint epoch: the checkpoint holds the position.
+	path := filepath.Join(t.TempDir(), "ckpt")
+	tr, err := NewStack(cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err = tr.Train(ctx, StackOptions{Checkpoint: path, OnBatch: func(layer, epoch, done, _ int) {
+		if layer == 0 && epoch == 2 && done == 3 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled joint training: %v", err)
+	}
+	re, err := ResumeStack(path, d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := re.Train(context.Background(), StackOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "resumed mid-epoch", want, stackBits(re))
 }
 
 func TestStackEveryMethod(t *testing.T) {
@@ -118,6 +143,47 @@ func TestStackEveryMethod(t *testing.T) {
 		tr := trainStack(t, cfg, d)
 		if !tr.Done() {
 			t.Fatalf("%s: not done", m)
+		}
+	}
+}
+
+// TestUpperDataSamplesTheRecognition checks the data an upper RBM trains
+// on: for 4,000 copies of one row, each hidden unit's frequency of ones
+// lies within 4.5 standard errors of σ(b + f·Cᵀx) (a false alarm in
+// fewer than 1 in 10⁴ runs over the units), for f = 1 and 2.
+func TestUpperDataSamplesTheRecognition(t *testing.T) {
+	const n, x, h = 4000, 7, 5
+	m := newModel(x, x, h, false)
+	for k := range m.W {
+		m.W[k], m.A[k] = float32(k%5)*0.3-0.6, 1
+	}
+	for i := range m.HiddenBias {
+		m.HiddenBias[i] = float32(i)*0.2 - 0.4
+	}
+	m.refreshC()
+	row := []uint8{1, 0, 1, 1, 0, 0, 1}
+	d := &Data{N: n, D: x, X: make([]uint8, n*x)}
+	for r := 0; r < n; r++ {
+		copy(d.X[r*x:], row)
+	}
+	for _, f := range []float32{1, 2} {
+		up, err := upperData(context.Background(), m, d, f, 9, 1, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < h; i++ {
+			in := float64(m.HiddenBias[i])
+			for j, v := range row {
+				in += float64(f) * float64(v) * float64(m.W[j*h+i])
+			}
+			p := 1 / (1 + math.Exp(-in))
+			ones := 0
+			for r := 0; r < n; r++ {
+				ones += int(up.X[r*h+i])
+			}
+			if se := math.Sqrt(p * (1 - p) / n); math.Abs(float64(ones)/n-p) > 4.5*se {
+				t.Errorf("factor %v, unit %d: frequency %.4f, want %.4f ± %.4f", f, i, float64(ones)/n, p, se)
+			}
 		}
 	}
 }

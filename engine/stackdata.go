@@ -43,6 +43,7 @@ func upperData(ctx context.Context, m *Model, d *Data, factor float32, seed uint
 			n := r1 - r0
 			in := make([]float32, n*x)
 			pre := make([]float32, n*h)
+			idx, cnt := make([]int32, n*x), make([]int32, n)
 			for r := r0; r < r1; r++ {
 				row := in[(r-r0)*x : (r-r0+1)*x]
 				if d.Real != nil {
@@ -58,7 +59,11 @@ func upperData(ctx context.Context, m *Model, d *Data, factor float32, seed uint
 					}
 				}
 			}
-			kernel.Affine(pre, nil, in, m.c, n, x, h)
+			if d.Real != nil {
+				kernel.Affine(pre, nil, in, m.c, n, x, h)
+			} else {
+				kernel.AffineBinary(pre, nil, in, m.c, n, x, h, idx, cnt)
+			}
 			s := kernel.NewStream(seed, keyStackData+uint64(l)<<24+uint64(blk))
 			prob := make([]float32, h)
 			state := make([]float32, h)
