@@ -55,7 +55,6 @@ type dbmJoint struct {
 	g, gb   [][]float32 // gradients: per matrix, per layer
 	vel     [][]float32 // per matrix (momentum)
 	velB    [][]float32 // per layer (momentum)
-	recon   []float64   // per mean-field block
 
 	mfSc    []dbmScratch // per mean-field block
 	chainSc []dbmScratch // per chain block
@@ -69,7 +68,30 @@ type dbmJoint struct {
 	pool    *pool
 
 	mfChainFn, gradFn func(int) // the phases' tasks, bound once
+
+	// The mean field's products run on column tiles of a layer (mfTile
+	// units), all the minibatch's rows at once, so that a tile of C is
+	// read from memory once a sweep, not once a block of rows. upPk[k]
+	// holds C^k (n[k]×n[k+1]) and downPk[k] its transpose (n[k+1]×n[k])
+	// as consecutive column tiles, each tile's rows contiguous; packFn
+	// refreshes them (after the update), tileFn runs a tile of the layer
+	// and sweep that mfLayer, mfFactor and mfAbove name.
+	upPk, downPk     [][]float32
+	tiles            []dbmChunk // per layer l ≥ 1, its tiles: k = l
+	tileOff          []int      // layer l's tiles start at tiles[tileOff[l]]
+	tileSc           [][]float32
+	mfLayer          int
+	mfFactor         float32
+	mfAbove          bool
+	packFn, tileFn   func(int)
+	reconFn          func(int)
+	visTiles         []dbmChunk
+	vpre, vprob      []float32 // B×n[0]: the reconstruction's input and mean
 }
+
+// mfTile is the width of a mean-field column tile: 64 floats, the width
+// the dense product's kernels keep in registers for each of their rows.
+const mfTile = 64
 
 // dbmScratch is one block task's scratch.
 type dbmScratch struct {
@@ -155,7 +177,6 @@ func (t *dbmJoint) alloc() {
 	for c := range t.streams {
 		t.streams[c] = kernel.NewStream(t.seed, keyJointChain+uint64(c))
 	}
-	t.recon = make([]float64, (B+blockSize-1)/blockSize)
 	newScratch := func(n int) []dbmScratch {
 		s := make([]dbmScratch, n)
 		for i := range s {
@@ -185,6 +206,27 @@ func (t *dbmJoint) alloc() {
 		t.rowSc[i] = rowScratch{neg: make([]float32, rowChunk*n), idx: make([]int32, rowChunk*max(B, M)), cnt: make([]int32, rowChunk)}
 	}
 	t.mfChainFn, t.gradFn = t.mfChainTask, t.gradTask
+	t.upPk, t.downPk = make([][]float32, L), make([][]float32, L)
+	for k := range t.rbms {
+		t.upPk[k], t.downPk[k] = make([]float32, t.n[k]*t.n[k+1]), make([]float32, t.n[k]*t.n[k+1])
+	}
+	t.tileOff = make([]int, L+2)
+	for l := 1; l <= L; l++ {
+		t.tileOff[l] = len(t.tiles)
+		for o := 0; o < t.n[l]; o += mfTile {
+			t.tiles = append(t.tiles, dbmChunk{l, o, min(o+mfTile, t.n[l])})
+		}
+	}
+	t.tileOff[L+1] = len(t.tiles)
+	for o := 0; o < t.n[0]; o += mfTile {
+		t.visTiles = append(t.visTiles, dbmChunk{0, o, min(o+mfTile, t.n[0])})
+	}
+	t.vpre, t.vprob = make([]float32, B*t.n[0]), make([]float32, B*t.n[0])
+	t.tileSc = make([][]float32, max(len(t.tiles), len(t.visTiles)))
+	for i := range t.tileSc {
+		t.tileSc[i] = make([]float32, 3*B*mfTile)
+	}
+	t.packFn, t.tileFn, t.reconFn = t.packTask, t.tileTask, t.reconTask
 }
 
 // rowScratch is the scratch of a gradient row task: the chains' share

@@ -143,10 +143,9 @@ func (j *dbmJoint) minibatch(rows []int32) error {
 	j.step = kernel.Step{LR: float32(j.cfg.LR), InvB: 1 / float32(j.nb), Mu: float32(j.cfg.Momentum), L2: float32(j.cfg.L2)}
 	mfBlocks := (j.nb + blockSize - 1) / blockSize
 	chainBlocks := (M + blockSize - 1) / blockSize
+	j.pool.run(j.packTasks(), j.packFn, nil)
 	j.pool.run(mfBlocks+chainBlocks, j.mfChainFn, nil)
-	for _, r := range j.recon[:mfBlocks] {
-		j.reconSum += r
-	}
+	j.meanField()
 	// Transposes for the gradient's row tasks.
 	for l := range j.muT {
 		n := j.n[l]
@@ -176,72 +175,23 @@ func (j *dbmJoint) minibatch(rows []int32) error {
 func (j *dbmJoint) mfChainTask(i int) {
 	mf := (j.nb + blockSize - 1) / blockSize
 	if i < mf {
-		j.meanFieldBlock(i)
+		j.loadBlock(i)
 		return
 	}
 	j.chainBlock(i - mf)
 }
 
-// meanFieldBlock runs the positive phase of rows blk·blockSize… of the
-// minibatch.
-func (j *dbmJoint) meanFieldBlock(blk int) {
+// loadBlock loads rows blk·blockSize… of the minibatch and their bottom
+// layer's input C⁰ᵀv (lists of ones for binary units).
+func (j *dbmJoint) loadBlock(blk int) {
 	c0, c1 := blk*blockSize, min((blk+1)*blockSize, j.nb)
-	nc := c1 - c0
 	sc := &j.mfSc[blk]
-	L, x := len(j.rbms), j.n[0]
+	x, n1 := j.n[0], j.n[1]
 	v := j.mu[0]
 	for c := c0; c < c1; c++ {
 		j.loadRow(v[c*x:(c+1)*x], int(j.rows[c]))
 	}
-	n1 := j.n[1]
 	copy(j.in1[c0*n1:c1*n1], j.upInput(sc, 1, v, c0, c1, !j.binaryVisible()))
-	// Bottom-up pass, doubled below the top.
-	for l := 1; l <= L; l++ {
-		f := float32(2)
-		if l == L {
-			f = 1
-		}
-		j.meanFieldLayer(sc, l, c0, c1, f, false)
-	}
-	for it := 0; it < j.cfg.MeanField; it++ {
-		for l := 1; l <= L; l++ {
-			j.meanFieldLayer(sc, l, c0, c1, 1, true)
-		}
-	}
-	// The reconstruction σ(d + C⁰μ¹) (its mean for Gaussian units).
-	pre := sc.pre[:nc*x]
-	kernel.Affine(pre, j.bias[0], j.mu[1][c0*n1:c1*n1], j.rbms[0].ch, nc, n1, x)
-	mean := j.visibleMean(sc.prob[:nc*x], pre, nc)
-	var e float64
-	for k, p := range mean {
-		d := float64(v[c0*x+k] - p)
-		e += d * d
-	}
-	j.recon[blk] = e
-}
-
-// meanFieldLayer sets μ^l of rows c0…c1−1 to σ(b^l + f·(input from
-// below) + (input from above, if above and l is not the top)).
-func (j *dbmJoint) meanFieldLayer(sc *dbmScratch, l, c0, c1 int, f float32, above bool) {
-	n, nc, L := j.n[l], c1-c0, len(j.rbms)
-	var pre []float32
-	if l == 1 {
-		pre = sc.pre[:nc*n]
-		copy(pre, j.in1[c0*n:c1*n])
-	} else {
-		pre = j.upInput(sc, l, j.mu[l-1], c0, c1, true)
-	}
-	b := j.bias[l]
-	for c := 0; c < nc; c++ {
-		p := pre[c*n : (c+1)*n]
-		for i := range p {
-			p[i] = b[i] + f*p[i]
-		}
-	}
-	if above && l < L {
-		j.downInput(sc, pre, l, j.mu[l+1], c0, c1, false)
-	}
-	kernel.Sigmoid(j.mu[l][c0*n:c1*n], pre)
 }
 
 // visibleMean returns the conditional means of nc rows of visible units
