@@ -76,17 +76,17 @@ type dbmJoint struct {
 	// as consecutive column tiles, each tile's rows contiguous; packFn
 	// refreshes them (after the update), tileFn runs a tile of the layer
 	// and sweep that mfLayer, mfFactor and mfAbove name.
-	upPk, downPk     [][]float32
-	tiles            []dbmChunk // per layer l ≥ 1, its tiles: k = l
-	tileOff          []int      // layer l's tiles start at tiles[tileOff[l]]
-	tileSc           [][]float32
-	mfLayer          int
-	mfFactor         float32
-	mfAbove          bool
-	packFn, tileFn   func(int)
-	reconFn          func(int)
-	visTiles         []dbmChunk
-	vpre, vprob      []float32 // B×n[0]: the reconstruction's input and mean
+	upPk, downPk   [][]float32
+	tiles          []dbmChunk // per layer l ≥ 1, its tiles: k = l
+	tileOff        []int      // layer l's tiles start at tiles[tileOff[l]]
+	tileSc         [][]float32
+	mfLayer        int
+	mfFactor       float32
+	mfAbove        bool
+	packFn, tileFn func(int)
+	reconFn        func(int)
+	visTiles       []dbmChunk
+	vpre, vprob    []float32 // B×n[0]: the reconstruction's input and mean
 }
 
 // mfTile is the width of a mean-field column tile: 64 floats, the width
