@@ -68,6 +68,8 @@ type dbmJoint struct {
 	pool    *pool
 
 	mfChainFn, gradFn func(int) // the phases' tasks, bound once
+	biasSumFn         func(int)
+	ctr               *dbmCentring // centred training, or nil
 
 	// The mean field's products run on column tiles of a layer (mfTile
 	// units), all the minibatch's rows at once, so that a tile of C is
@@ -227,6 +229,8 @@ func (t *dbmJoint) alloc() {
 		t.tileSc[i] = make([]float32, 3*B*mfTile)
 	}
 	t.packFn, t.tileFn, t.reconFn = t.packTask, t.tileTask, t.reconTask
+	t.biasSumFn = t.biasSum
+	t.allocCentre()
 }
 
 // rowScratch is the scratch of a gradient row task: the chains' share

@@ -92,10 +92,36 @@ func refMeanField(rbms []*Model, bias [][]float64, v []float64, iters int) [][]f
 func TestDBMStepMatchesReference(t *testing.T) {
 	d := randomData(3, 40, 9, 0)
 	n := []int{9, 6, 5, 4}
-	for _, method := range []Method{Dense, NCG} {
-		j := JointConfig{Batch: 5, Chains: 7, MeanField: 3, Gibbs: 2, LR: 0.3}
+	for _, c := range []struct {
+		method Method
+		centre bool
+	}{{Dense, false}, {NCG, false}, {Dense, true}, {NCG, true}} {
+		method := c.method
+		j := JointConfig{Batch: 5, Chains: 7, MeanField: 3, Gibbs: 2, LR: 0.3, Centre: c.centre}
 		tr := jointOnly(t, d, n, method, j)
+		if c.centre {
+			// Offsets away from their start, so that every term counts.
+			rng := rand.New(rand.NewPCG(5, 6))
+			for l := 1; l < len(n); l++ {
+				for u := range tr.joint.ctr.lambda[l] {
+					tr.joint.ctr.lambda[l][u] = rng.Float32()
+				}
+			}
+		}
+		lambda := make([][]float64, len(n))
+		for l := range n {
+			lambda[l] = make([]float64, n[l])
+			if c.centre {
+				for u, v := range tr.joint.ctr.lambda[l] {
+					lambda[l][u] = float64(v)
+				}
+			}
+		}
 		rbms := tr.joint.rbms
+		oldC := make([][]float32, len(rbms))
+		for k, m := range rbms {
+			oldC[k] = append([]float32(nil), m.C()...)
+		}
 		type snap struct{ w, a, ap []float32 }
 		old := make([]snap, len(rbms))
 		for k, m := range rbms {
@@ -122,6 +148,18 @@ func TestDBMStepMatchesReference(t *testing.T) {
 		tr.Close()
 		s := tr.joint.s
 		B, M := float64(len(rows)), float64(j.Chains)
+		gb := make([][]float64, len(n))
+		for l := range n {
+			gb[l] = make([]float64, n[l])
+			for i := range gb[l] {
+				for r := range rows {
+					gb[l][i] += mus[r][l][i]
+				}
+				for c := 0; c < j.Chains; c++ {
+					gb[l][i] -= B / M * float64(s[l][c*n[l]+i])
+				}
+			}
+		}
 		for k, m := range rbms {
 			for a := 0; a < n[k]; a++ {
 				for b := 0; b < n[k+1]; b++ {
@@ -132,6 +170,7 @@ func TestDBMStepMatchesReference(t *testing.T) {
 					for c := 0; c < j.Chains; c++ {
 						g -= B / M * float64(s[k][c*n[k]+a]*s[k+1][c*n[k+1]+b])
 					}
+					g -= gb[k][a]*lambda[k+1][b] + lambda[k][a]*gb[k+1][b]
 					idx := a*n[k+1] + b
 					w0 := float64(old[k].w[idx])
 					wantW := w0 + j.LR/B*g*float64(old[k].a[idx])
@@ -150,16 +189,32 @@ func TestDBMStepMatchesReference(t *testing.T) {
 		}
 		for l := range n {
 			for i := 0; i < n[l]; i++ {
-				g := 0.0
-				for r := range rows {
-					g += mus[r][l][i]
+				want := bias[l][i] + j.LR/B*gb[l][i]
+				// The shift of the centred step: −ΔC_l λ_{l+1} − ΔC_{l−1}ᵀ λ_{l−1}.
+				if l < len(rbms) {
+					m := rbms[l]
+					for o := 0; o < m.H; o++ {
+						want -= float64(m.C()[i*m.H+o]-oldC[l][i*m.H+o]) * lambda[l+1][o]
+					}
 				}
-				for c := 0; c < j.Chains; c++ {
-					g -= B / M * float64(s[l][c*n[l]+i])
+				if l > 0 {
+					m := rbms[l-1]
+					for a := 0; a < m.X; a++ {
+						want -= float64(m.C()[a*m.H+i]-oldC[l-1][a*m.H+i]) * lambda[l-1][a]
+					}
 				}
-				want := bias[l][i] + j.LR/B*g
 				if got := float64(tr.joint.bias[l][i]); math.Abs(got-want) > 1e-5 {
-					t.Fatalf("%s: bias of layer %d unit %d = %v, want %v", method, l, i, got, want)
+					t.Fatalf("%s, centre %v: bias of layer %d unit %d = %v, want %v", method, c.centre, l, i, got, want)
+				}
+				if c.centre && l > 0 {
+					mean := 0.0
+					for r := range rows {
+						mean += mus[r][l][i] / B
+					}
+					wantL := (1-HiddenOffsetRate)*lambda[l][i] + HiddenOffsetRate*mean
+					if got := float64(tr.joint.ctr.lambda[l][i]); math.Abs(got-wantL) > 1e-6 {
+						t.Fatalf("%s: offset of layer %d unit %d = %v, want %v", method, l, i, got, wantL)
+					}
 				}
 			}
 		}

@@ -56,6 +56,9 @@ func (j *dbmJoint) rowTask(i int) bool {
 			}
 		}
 	}
+	if j.ctr != nil {
+		j.centreRows(i, g)
+	}
 	m, lc := j.rbms[k], j.layers[k]
 	lo, hi := j0*nout, j1*nout
 	w, a, c := m.W[lo:hi], m.A[lo:hi], m.c[lo:hi]
@@ -75,12 +78,20 @@ func (j *dbmJoint) rowTask(i int) bool {
 		ok = kernel.UpdateMomentum(w, a, c, g, v[lo:hi], j.step)
 	}
 	kernel.TransposeStrided(m.ch[j0:], m.X, c, nout, rows, nout)
+	if j.ctr != nil {
+		j.centreShift(i)
+	}
 	return ok
 }
 
-// biasTask sums the gradient of units j0…j1−1 of layer k, Σ μ − (B/M) Σ s,
-// and updates their biases (never decayed).
+// biasTask sums and steps bias chunk i.
 func (j *dbmJoint) biasTask(i int) bool {
+	j.biasSum(i)
+	return j.biasStep(i)
+}
+
+// biasSum sums the gradient of units j0…j1−1 of a layer, Σ μ − (B/M) Σ s.
+func (j *dbmJoint) biasSum(i int) {
 	ch := j.biasTsk[i]
 	l, j0, j1 := ch.k, ch.j0, ch.j1
 	n := j.n[l]
@@ -97,11 +108,34 @@ func (j *dbmJoint) biasTask(i int) bool {
 			g[k] *= j.scale[j0+k]
 		}
 	}
-	b := j.bias[l][j0:j1]
+}
+
+// biasStep updates the biases of bias chunk i along their summed
+// gradient (never decayed), clearing it.
+func (j *dbmJoint) biasStep(i int) bool {
+	ch := j.biasTsk[i]
+	l, j0, j1 := ch.k, ch.j0, ch.j1
+	g, b := j.gb[l][j0:j1], j.bias[l][j0:j1]
 	if v := j.velB[l]; v != nil {
 		p := j.step
 		p.L2 = 0
 		return kernel.UpdateMomentum(b, nil, nil, g, v[j0:j1], p)
 	}
 	return kernel.UpdateDense(b, nil, g, j.alpha)
+}
+
+// centredGradient is the gradient phase of a centred DBM: the biases'
+// gradients first (G^c needs them), then the rows, then the biases'
+// steps and shifts.
+func (j *dbmJoint) centredGradient() {
+	j.pool.run(len(j.biasTsk), j.biasSumFn, nil)
+	j.pool.run(len(j.chunks), j.gradFn, nil)
+	for i := range j.biasTsk {
+		j.biasOK[i] = j.biasStep(i)
+	}
+	if !j.centreBiases() {
+		for i := range j.biasOK {
+			j.biasOK[i] = false
+		}
+	}
 }

@@ -152,7 +152,11 @@ func (j *dbmJoint) minibatch(rows []int32) error {
 		kernel.Transpose(j.muT[l][:n*j.nb], j.mu[l][:j.nb*n], j.nb, n)
 		kernel.Transpose(j.sT[l], j.s[l], M, n)
 	}
-	j.pool.run(len(j.chunks)+len(j.biasTsk), j.gradFn, nil)
+	if j.ctr != nil {
+		j.centredGradient()
+	} else {
+		j.pool.run(len(j.chunks)+len(j.biasTsk), j.gradFn, nil)
+	}
 	for i, ok := range j.rowOK {
 		if !ok {
 			ch := j.chunks[i]

@@ -141,8 +141,8 @@ func (c StackConfig) Validate(visible int) error {
 	}
 	if c.Kind == DBM {
 		c.Joint.validate(bad)
-		if len(c.Layers) > 0 && c.Layers[0].Visible != unit.Binary && c.Joint.Centre {
-			bad("centre: a DBM is centred on binary visible units only")
+		if len(c.Layers) > 0 && c.Layers[0].Visible == unit.Gaussian && c.Joint.Centre {
+			bad("joint-centre: a DBM is centred on binary or categorical visible units, not Gaussian ones")
 		}
 	}
 	return errors.Join(errs...)

@@ -6,7 +6,10 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // smallStack is a 2-layer stack of kind k on 30 data units: NCG below,
@@ -16,7 +19,7 @@ func smallStack(k StackKind) StackConfig {
 	a.Hidden, b.Hidden = 16, 12
 	a.Sampler, b.Sampler = PersistentCD, CD
 	j := DefaultJoint()
-	j.Epochs, j.Batch, j.Chains, j.MeanField, j.Gibbs, j.LR = 2, 10, 12, 4, 2, 0.05
+	j.Epochs, j.Batch, j.Chains, j.MeanField, j.Gibbs, j.LR, j.Centre = 2, 10, 12, 4, 2, 0.05, true
 	return StackConfig{Kind: k, Layers: []Config{a, b}, Seed: 3, Joint: j}
 }
 
@@ -185,5 +188,54 @@ func TestUpperDataSamplesTheRecognition(t *testing.T) {
 				t.Errorf("factor %v, unit %d: frequency %.4f, want %.4f ± %.4f", f, i, float64(ones)/n, p, se)
 			}
 		}
+	}
+}
+
+// TestStackConfigRefuses checks that every setting a stack cannot take is
+// refused with a message naming it.
+func TestStackConfigRefuses(t *testing.T) {
+	for _, c := range []struct {
+		change func(*StackConfig)
+		want   string
+	}{
+		{func(c *StackConfig) { c.Kind = "rbm" }, `model "rbm"`},
+		{func(c *StackConfig) { c.Layers = nil }, "at least 1 hidden layer"},
+		{func(c *StackConfig) {
+			for len(c.Layers) <= MaxStackLayers {
+				c.Layers = append(c.Layers, c.Layers[0])
+			}
+		}, "at most 8"},
+		{func(c *StackConfig) { c.Layers[1].Visible = unit.Gaussian }, "layer 2: hidden layers are binary"},
+		{func(c *StackConfig) { c.Layers[1].Hidden = 0 }, "layer 2: hidden = 0"},
+		{func(c *StackConfig) {
+			c.Layers[0].Sampler, c.Layers[0].Temperatures, c.Layers[0].MinBeta = ParallelTempering, 4, 0.5
+		}, "layer 1: a DBM's pre-training doubles inputs"},
+		{func(c *StackConfig) { c.Layers[0].DoubleUp = true }, "set by the stack"},
+		{func(c *StackConfig) { c.Joint.MeanField = 0 }, "mean-field = 0"},
+		{func(c *StackConfig) { c.Joint.Gibbs = 0 }, "gibbs = 0"},
+		{func(c *StackConfig) { c.Joint.Batch = 0 }, "joint-batch = 0"},
+		{func(c *StackConfig) { c.Joint.Chains = -1 }, "chains = -1"},
+		{func(c *StackConfig) { c.Joint.Momentum = 1 }, "joint-momentum = 1"},
+		{func(c *StackConfig) { c.Joint.LR = math.NaN() }, "joint-lr = NaN"},
+		{func(c *StackConfig) { c.Layers[0].Visible = unit.Gaussian }, "joint-centre"},
+	} {
+		cfg := smallStack(DBM)
+		c.change(&cfg)
+		err := cfg.Validate(30)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("want an error containing %q, got %v", c.want, err)
+		}
+	}
+	if err := smallStack(DBM).Validate(30); err != nil {
+		t.Fatal(err)
+	}
+	// A DBN has no joint training to check.
+	dbn := smallStack(DBN)
+	dbn.Joint = JointConfig{}
+	if err := dbn.Validate(30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewStack(smallStack(DBM), randomData(1, 20, 30, 3)); err == nil || !strings.Contains(err.Error(), "takes no labels") {
+		t.Errorf("labels: %v", err)
 	}
 }

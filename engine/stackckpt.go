@@ -27,7 +27,8 @@ import (
 //	in pre-training: uint32 n, n bytes: the RBM in training's checkpoint
 //	(Trainer.SaveCheckpoint's format)
 //	in joint training: float32 chain states of every layer, [velocities
-//	of every matrix, then of every layer's biases], then the chain streams
+//	of every matrix, then of every layer's biases], [the hidden layers'
+//	offsets of centred training], then the chain streams
 //	32 bytes       SHA-256 of everything before
 //
 // The data of an upper RBM in pre-training are not saved: they are the
@@ -125,6 +126,9 @@ func (j *dbmJoint) state() [][]float32 {
 		if v != nil {
 			a = append(a, v)
 		}
+	}
+	if j.ctr != nil {
+		a = append(a, j.ctr.lambda[1:]...)
 	}
 	return a
 }
