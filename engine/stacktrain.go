@@ -154,6 +154,9 @@ func (t *StackTrainer) Model() *Stack {
 	if t.cur != nil {
 		t.cur.flush()
 	}
+	if t.joint != nil {
+		t.joint.sync()
+	}
 	return &Stack{Kind: t.cfg.Kind, RBMs: t.rbms}
 }
 
