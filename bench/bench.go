@@ -16,6 +16,12 @@
 //	peer/numpy/mnist-ncg, peer/numpy/mnist-ncg-gaussian
 //	                                 s per epoch of the same two in NumPy (bench/peers/numpy_epoch.py,
 //	                                 run by PeerPython from the repository's root; skipped elsewhere)
+//	epoch/mnist-dbm, epoch/mnist-dbm-ncg
+//	                                 s per epoch of a 784-500-1000 DBM's joint training (dense, NCG;
+//	                                 no pre-training; 100 rows and 100 chains per update), with
+//	                                 <epoch>/init the time of NewStack and Train outside the epoch
+//	peer/numpy/mnist-dbm, peer/numpy/mnist-dbm-ncg
+//	                                 s per epoch of the same two in NumPy (bench/peers/numpy_dbm.py)
 //	epoch/mnist-ncg-momentum-l2      s per epoch of epoch/mnist-ncg with momentum 0.9 and L2 2e-4
 //	epoch/mnist-random/d<percent>    s per epoch of a random mask, H = 500, density 1, 5, 10, 20%
 //	epoch/mnist-set/h<H>             s per epoch of SET, H = 500, 1000, 2500, 5000, 10000, scaled
@@ -426,6 +432,7 @@ func Training(dataDir string) []Case {
 		epochWith("epoch/connect4-ncg", connect4Config(unit.Binary), false, c4.engineData),
 		epochWith("epoch/connect4-ncg-categorical", connect4Config(unit.Categorical), false, c4.engineData),
 	}
+	cs = append(cs, dbmCases(mn, dataDir)...)
 	cs = append(cs, scaleCases(mn, func(name string, cfg engine.Config) Case { return epoch(name, cfg, true) })...)
 	return append(cs, []Case{
 		{Name: "ais/mnist-h500", Unit: "s", Count: 3, Run: func() (float64, error) {

@@ -23,6 +23,7 @@ func TestSuiteNames(t *testing.T) {
 		}
 	}
 	want := []string{"epoch/mnist-ncg", "epoch/mnist-ncg-gaussian", "peer/numpy/mnist-ncg", "peer/numpy/mnist-ncg-gaussian", "epoch/mnist-dense", "epoch/mnist-ncg/workers1", "epoch/mnist-ncg/pair", "ais/mnist-h500", "exact/logz-2^20",
+		"epoch/mnist-dbm", "epoch/mnist-dbm-ncg", "peer/numpy/mnist-dbm", "peer/numpy/mnist-dbm-ncg",
 		"epoch/mnist-ncg-momentum-l2", "epoch/mnist-random/d1", "epoch/mnist-random/d20", "epoch/mnist-set/h500", "epoch/mnist-set/h10000",
 		"epoch/mnist-set-mocanu/h2500",
 		"kernel/dense/gonum/x784-h500-c64", "kernel/dense/gonum-1core/x784-h500-c64"}

@@ -98,6 +98,10 @@ func TestScaleTargets(t *testing.T) {
 	res["epoch/mnist-ncg-gaussian"] = 5       // 2.5×: not met (≤ 2)
 	res["peer/numpy/mnist-ncg"] = 13          // 6.5×: shown
 	res["peer/numpy/mnist-ncg-gaussian"] = 30 // 6×: met (≥ 5)
+	res["epoch/mnist-dbm"] = 8
+	res["peer/numpy/mnist-dbm"] = 36 // 4.5×: not met (≥ 5)
+	res["epoch/mnist-dbm-ncg"] = 8
+	res["peer/numpy/mnist-dbm-ncg"] = 44 // 5.5×: shown
 	got := map[string]Target{}
 	for _, tg := range Targets(res, "avx2") {
 		got[tg.Key] = tg
@@ -114,6 +118,8 @@ func TestScaleTargets(t *testing.T) {
 		{"target/epoch-gaussian", 2.5, "×", "≤ 2 ×", false},
 		{"target/numpy-ncg", 6.5, "×", "", false},
 		{"target/numpy-gaussian", 6, "×", "≥ 5 ×", true},
+		{"target/numpy-dbm", 4.5, "×", "≥ 5 ×", false},
+		{"target/numpy-dbm-ncg", 5.5, "×", "", false},
 		{"target/set-h2500-vs-ncg", math.Pow(8, 1.3) / 2, "×", "≤ 1 ×", false}, // 7.464 s / 2 s
 		{"target/epoch", 2, "s", "≤ 1.5 s", false},
 	} {
