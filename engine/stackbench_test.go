@@ -53,3 +53,35 @@ func BenchmarkDBMStep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDBMEpoch is one joint-training epoch of the MNIST DBM (600
+// minibatches), the figure bench's epoch/mnist-dbm and its NumPy peer
+// compare.
+func BenchmarkDBMEpoch(b *testing.B) {
+	d := loadMNIST(b)
+	for _, m := range []Method{Dense, NCG} {
+		for _, w := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers%d", m, w), func(b *testing.B) {
+				cfg := mnistDBM(m)
+				cfg.Workers = w
+				var seconds float64
+				for i := 0; i < b.N; i++ {
+					t, err := NewStack(cfg, d)
+					if err != nil {
+						b.Fatal(err)
+					}
+					err = t.Train(context.Background(), StackOptions{OnEpoch: func(r StackRecord) error {
+						if r.Layer == 0 {
+							seconds += r.Seconds
+						}
+						return nil
+					}})
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(seconds/float64(b.N), "s/epoch")
+			})
+		}
+	}
+}
