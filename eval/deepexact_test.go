@@ -147,6 +147,15 @@ func TestDeepValidate(t *testing.T) {
 		if _, err := DBMExactLogZ(ctx, d, 1); err == nil {
 			t.Errorf("%s: DBMExactLogZ accepted the stack", c.name)
 		}
+		if _, err := DBMAIS(ctx, d, DBMAISConfig{Runs: 2, Betas: UniformSchedule(3)}); err == nil {
+			t.Errorf("%s: DBMAIS accepted the stack", c.name)
+		}
+		if _, err := DBMMeanField(ctx, d, allBinaryRows(4), 0, MeanFieldConfig{Iterations: 1}); err == nil {
+			t.Errorf("%s: DBMMeanField accepted the stack", c.name)
+		}
+		if _, err := DBNBound(ctx, n, allBinaryRows(4), 0, DBNBoundConfig{Samples: 1}); err == nil {
+			t.Errorf("%s: DBNBound accepted the stack", c.name)
+		}
 	}
 	var nilDBM *DBM
 	if err := nilDBM.Validate(); err == nil {
