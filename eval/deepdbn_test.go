@@ -271,3 +271,37 @@ func TestDBNBoundBadInput(t *testing.T) {
 		}
 	}
 }
+
+// Each row's standard error is the spread of its estimate over seeds:
+// over 8 rows and 64 seeds of 20 draws, the estimates' variance across
+// seeds (504 degrees of freedom) over the mean squared SE lies in
+// [0.75, 1.3], beyond ±4 standard deviations of the ratio (≈ 0.065) had
+// the SEs the right scale.
+func TestDBNBoundSE(t *testing.T) {
+	ctx := context.Background()
+	n := &DBN{Layers: randomStack([]int{6, 4, 3}, 1.2, 31)}
+	rows := dbmTrainRows(&DBM{Layers: n.Layers}, 8, 2)
+	const seeds = 64
+	est := make([][]float64, rows.N)
+	var se2 float64
+	for s := 0; s < seeds; s++ {
+		res, err := DBNBound(ctx, n, rows, 0, DBNBoundConfig{Samples: 20, Seed: uint64(s)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := range est {
+			est[r] = append(est[r], res.LogP[r])
+			se2 += res.RowSE[r] * res.RowSE[r] / float64(seeds*rows.N)
+		}
+	}
+	var v float64
+	for _, e := range est {
+		m := mean(e)
+		for _, x := range e {
+			v += (x - m) * (x - m) / float64((seeds-1)*rows.N)
+		}
+	}
+	if ratio := v / se2; ratio < 0.75 || ratio > 1.3 {
+		t.Errorf("variance of the estimates across seeds %.5f, mean squared SE %.5f: ratio %.3f", v, se2, ratio)
+	}
+}

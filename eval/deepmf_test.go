@@ -212,7 +212,9 @@ func TestDBMMeanFieldUpdates(t *testing.T) {
 	}
 }
 
-// The same bits for any number of workers; rows in several chunks.
+// The same bits for any number of workers, rows in several chunks, and a
+// row's result is its own: measured alone it is the same, bit for bit,
+// however many sweeps the other rows of its chunk take.
 func TestDBMMeanFieldWorkers(t *testing.T) {
 	d := &DBM{Layers: randomStack([]int{9, 5, 4}, 1, 2)}
 	rows := allBinaryRows(9) // 512 rows: 4 chunks
@@ -231,6 +233,23 @@ func TestDBMMeanFieldWorkers(t *testing.T) {
 			if res.LogP[r] != ref.LogP[r] || res.Sweeps[r] != ref.Sweeps[r] {
 				t.Fatalf("workers %d row %d: %v (%d sweeps), workers 1: %v (%d)", w, r, res.LogP[r], res.Sweeps[r], ref.LogP[r], ref.Sweeps[r])
 			}
+		}
+	}
+	lo, hi := ref.Sweeps[0], ref.Sweeps[0]
+	for _, s := range ref.Sweeps {
+		lo, hi = min(lo, s), max(hi, s)
+	}
+	if lo == hi || hi == cfg.Iterations {
+		t.Fatalf("every row took %d…%d sweeps: the test needs rows that stop at different sweeps", lo, hi)
+	}
+	cfg.Workers = 1
+	for _, r := range []int{0, 77, 300, 511} {
+		one, err := DBMMeanField(context.Background(), d, binRows(rows.X[r*9:(r+1)*9], 1, 9), 3, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if one.LogP[0] != ref.LogP[r] || one.Sweeps[0] != ref.Sweeps[r] {
+			t.Errorf("row %d alone: %v (%d sweeps), among the others: %v (%d)", r, one.LogP[0], one.Sweeps[0], ref.LogP[r], ref.Sweeps[r])
 		}
 	}
 }
