@@ -17,6 +17,8 @@ type binaryUnits struct {
 	// length o, and the other layer's biases.
 	erows, obias []float32
 	o            int
+	// layerRows: Cᵀ (H×X) and the visible biases, in float64.
+	rows64, d64 []float64
 }
 
 func (u *binaryUnits) validate() error {
@@ -49,10 +51,26 @@ func (u *binaryUnits) exact() exactSum {
 	m := u.m
 	if m.H <= m.X {
 		u.erows, u.obias, u.o = m.transposed(), m.VisibleBias, m.X
-		return exactSum{n: m.H, other: m.X, bias: m.HiddenBias}
+		return exactSum{n: m.H, other: m.X, bias: widen(m.HiddenBias)}
 	}
 	u.erows, u.obias, u.o = m.C, m.HiddenBias, m.H
-	return exactSum{n: m.X, other: m.H, bias: m.VisibleBias, visible: true}
+	return exactSum{n: m.X, other: m.H, bias: widen(m.VisibleBias), visible: true}
+}
+
+// layerRows returns Cᵀ in float64 (row j: C's column j); G has no
+// constant.
+func (u *binaryUnits) layerRows() ([]float64, float64) {
+	u.rows64, u.d64 = transposed64(u.m), widen(u.m.VisibleBias)
+	return u.rows64, 0
+}
+
+// layerLogZ is Σ_i softplus(d_i + u_i) in float64.
+func (u *binaryUnits) layerLogZ(v []float64) float64 {
+	var t float64
+	for i, x := range v {
+		t += softplus64(u.d64[i] + x)
+	}
+	return t
 }
 
 func (u *binaryUnits) exactFresh(s *exactScratch, act []int32) {

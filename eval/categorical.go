@@ -88,15 +88,14 @@ func (u *categoricalUnits) labels(L int) error {
 // kept in float64.
 func (u *categoricalUnits) exact() exactSum {
 	m := u.m
-	H, X := m.H, m.X
-	u.rows, u.d = make([]float64, H*X), make([]float64, X)
-	for i := 0; i < X; i++ {
-		for j := 0; j < H; j++ {
-			u.rows[j*X+i] = float64(m.C[i*H+j])
-		}
-		u.d[i] = float64(m.VisibleBias[i])
-	}
-	return exactSum{n: H, other: X, bias: m.HiddenBias}
+	u.rows, u.d = transposed64(m), widen(m.VisibleBias)
+	return exactSum{n: m.H, other: m.X, bias: widen(m.HiddenBias)}
+}
+
+// layerRows returns the exact sum's rows, C's columns; G has no constant.
+func (u *categoricalUnits) layerRows() ([]float64, float64) {
+	u.exact()
+	return u.rows, 0
 }
 
 func (u *categoricalUnits) exactFresh(s *exactScratch, act []int32) {
@@ -108,18 +107,21 @@ func (u *categoricalUnits) exactFlip(s *exactScratch, j int, on bool) {
 	flipRow64(s.u, u.rows[j*X:(j+1)*X], on)
 }
 
-func (u *categoricalUnits) exactTerm(s *exactScratch) float64 {
+func (u *categoricalUnits) exactTerm(s *exactScratch) float64 { return u.layerLogZ(s.u) }
+
+// layerLogZ is Σ_g logsumexp_k(d_gk + v_gk) in float64.
+func (u *categoricalUnits) layerLogZ(v []float64) float64 {
 	g := u.m.Groups
 	var t float64
 	for k := 0; k < g.Len(); k++ {
 		lo, hi := g[k], g[k+1]
 		mx := math.Inf(-1)
 		for i := lo; i < hi; i++ {
-			mx = math.Max(mx, u.d[i]+s.u[i])
+			mx = math.Max(mx, u.d[i]+v[i])
 		}
 		var e float64
 		for i := lo; i < hi; i++ {
-			e += math.Exp(u.d[i] + s.u[i] - mx)
+			e += math.Exp(u.d[i] + v[i] - mx)
 		}
 		t += mx + math.Log(e)
 	}

@@ -9,6 +9,10 @@
 // log partition function of small models, exact samples of them, AIS (of
 // either layer's marginal), RAISE, BDMC, the checks (CheckAIS),
 // classification, and a reader of models saved by MATLAB (MAT v5 files).
+// Deep models, stacks of RBMs seen through the DBM and DBN views, have
+// theirs (deep*.go): a DBM's exact log Z, its AIS with the odd layers
+// summed out and its mean-field bound on each row's log-probability, and
+// a DBN's variational bound, all over the same per-type code.
 // The paper's
 // protocol is named once here: DefaultRuns, DefaultIntervals (the
 // schedule of DefaultSchedule), BasePseudoCount (DataBaseRate) and

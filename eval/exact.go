@@ -92,7 +92,7 @@ func exactLogZ(ctx context.Context, m *Model, workers int, tick func(done int64)
 // 2^n states of the enumerated layer, in fixed chunks of 2^k states each
 // visited in Gray-code order.
 type exactEnum struct {
-	u      visible
+	u      exactTerms
 	e      exactSum
 	k      int // states of a chunk: 2^k
 	chunks int
@@ -105,9 +105,13 @@ func newExactSum(m *Model, u visible) (*exactEnum, error) {
 		return nil, fmt.Errorf("eval: exact log Z of a model of %d visible and %d hidden units needs 2^%d states; the limit is 2^%d: use AIS",
 			m.X, m.H, n, MaxExactBits)
 	}
-	e := u.exact()
+	return newExactEnum(u, u.exact()), nil
+}
+
+// newExactEnum returns the enumeration of the sum e whose terms u gives.
+func newExactEnum(u exactTerms, e exactSum) *exactEnum {
 	k := min(e.n, exactChunkBits)
-	return &exactEnum{u: u, e: e, k: k, chunks: 1 << (e.n - k)}, nil
+	return &exactEnum{u: u, e: e, k: k, chunks: 1 << (e.n - k)}
 }
 
 // exactWalkScratch is a worker's scratch for exactEnum.walk.
@@ -136,7 +140,7 @@ func (ex *exactEnum) walk(s *exactWalkScratch, c int, fn func(state uint64, term
 			for st := state; st != 0; st &= st - 1 {
 				j := bits.TrailingZeros64(st)
 				act = append(act, int32(j))
-				lin += float64(bias[j])
+				lin += bias[j]
 			}
 			u.exactFresh(&s.exactScratch, act)
 		} else {
@@ -144,10 +148,10 @@ func (ex *exactEnum) walk(s *exactWalkScratch, c int, fn func(state uint64, term
 			j := bits.TrailingZeros64(t)
 			if state>>j&1 == 1 {
 				u.exactFlip(&s.exactScratch, j, true)
-				lin += float64(bias[j])
+				lin += bias[j]
 			} else {
 				u.exactFlip(&s.exactScratch, j, false)
-				lin -= float64(bias[j])
+				lin -= bias[j]
 			}
 		}
 		fn(state, lin+u.exactTerm(&s.exactScratch))

@@ -157,7 +157,14 @@ func (u *gaussUnits) exact() exactSum {
 		u.r[i] = float64(m.VisibleBias[i]) / s
 		gauss += 0.5 * math.Log(2*math.Pi*s*s)
 	}
-	return exactSum{n: H, other: X, bias: m.HiddenBias, constant: gauss}
+	return exactSum{n: H, other: X, bias: widen(m.HiddenBias), constant: gauss}
+}
+
+// layerRows returns the exact sum's rows, C_·j/σ, and its constant
+// Σ_i ½·log(2πσ_i²).
+func (u *gaussUnits) layerRows() ([]float64, float64) {
+	e := u.exact()
+	return u.rows, e.constant
 }
 
 func (u *gaussUnits) exactFresh(s *exactScratch, act []int32) {
@@ -169,10 +176,12 @@ func (u *gaussUnits) exactFlip(s *exactScratch, j int, on bool) {
 	flipRow64(s.u, u.rows[j*X:(j+1)*X], on)
 }
 
-// exactTerm returns Σ_i u_i·(r_i + u_i/2) with four accumulators (a fixed
-// order).
-func (u *gaussUnits) exactTerm(s *exactScratch) float64 {
-	v, r := s.u, u.r
+func (u *gaussUnits) exactTerm(s *exactScratch) float64 { return u.layerLogZ(s.u) }
+
+// layerLogZ returns Σ_i u_i·(r_i + u_i/2) for u = v, with four
+// accumulators (a fixed order).
+func (u *gaussUnits) layerLogZ(v []float64) float64 {
+	r := u.r
 	var s0, s1, s2, s3 float64
 	i := 0
 	for ; i+4 <= len(v); i += 4 {

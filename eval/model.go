@@ -124,6 +124,27 @@ func (m *Model) transposed() []float32 {
 	return t
 }
 
+// transposed64 returns Cᵀ in float64, H×X: row i holds hidden unit i's
+// weights to every visible unit.
+func transposed64(m *Model) []float64 {
+	t := make([]float64, len(m.C))
+	for j := 0; j < m.X; j++ {
+		for i := 0; i < m.H; i++ {
+			t[i*m.X+j] = float64(m.C[j*m.H+i])
+		}
+	}
+	return t
+}
+
+// widen returns v in float64.
+func widen(v []float32) []float64 {
+	w := make([]float64, len(v))
+	for i, x := range v {
+		w[i] = float64(x)
+	}
+	return w
+}
+
 // checkData validates n rows of X binary values.
 func checkData(x []uint8, n, X int) error {
 	if n < 0 {

@@ -44,13 +44,19 @@ type visible interface {
 	// enumerated (their number is Visible.ExactLayer's) and the constant
 	// added to the log-sum-exp.
 	exact() exactSum
-	// exactFresh sets s's input of the other layer for the enumerated
-	// units act on; exactFlip updates it when enumerated unit j switches
-	// on or off; exactTerm returns the log partition function of the other
-	// layer given that input.
-	exactFresh(s *exactScratch, act []int32)
-	exactFlip(s *exactScratch, j int, on bool)
-	exactTerm(s *exactScratch) float64
+	// The exact sum's terms (exactTerms) over the units exact chose.
+	exactTerms
+	// layerRows and layerLogZ give, in float64, the log partition function
+	// of the visible layer given a state h of the hidden layer, G(h) =
+	// log Σ_x exp(−E(x, h)) − bᵀh (the sum an integral for Gaussian
+	// units), for the deep models (deep*.go), which sum the visible layer
+	// out whatever the sizes of the layers: layerRows returns H rows of X
+	// (row j: how hidden unit j enters G, in the type's coordinates: C's
+	// column j for binary and categorical units, C_·j/σ for Gaussian ones)
+	// and G's constant; layerLogZ returns G(h) less the constant given u,
+	// the sum of the rows of the units of h that are on.
+	layerRows() (rows []float64, constant float64)
+	layerLogZ(u []float64) float64
 
 	// fitBase returns the AIS base model fitted to the training rows
 	// (AISConfig.BaseBias).
@@ -97,6 +103,18 @@ type visible interface {
 	marginalConst() float64
 	// checkRoutes returns the type's two check routes (CheckRoutes).
 	checkRoutes() []Route
+}
+
+// exactTerms is what the exact sum asks of the units it sums out, given
+// the state of the units it enumerates.
+type exactTerms interface {
+	// exactFresh sets s's input of the summed units for the enumerated
+	// units act on; exactFlip updates it when enumerated unit j switches
+	// on or off; exactTerm returns the log partition function of the
+	// summed units given that input.
+	exactFresh(s *exactScratch, act []int32)
+	exactFlip(s *exactScratch, j int, on bool)
+	exactTerm(s *exactScratch) float64
 }
 
 // unitsOf returns the implementation of m's type of visible units: the one
@@ -165,7 +183,7 @@ type exactScratch struct {
 // analytically, and the constant added at the end.
 type exactSum struct {
 	n, other int
-	bias     []float32
+	bias     []float64
 	constant float64
 	visible  bool // the enumerated units are the visible ones (a binary model's smaller layer)
 }
