@@ -33,18 +33,16 @@ func (t *Trainer) cdBlock(blk int) {
 	_, _, hIdx, hCnt := t.indexLists(c0, c1)
 
 	// Positive phase: ĥ⁺ = σ(b + C x), and h sampled from it (CD's first
-	// step).
+	// step). Here and below, DoubleUp and DoubleDown double the inputs
+	// where they become probabilities (double.go); hpre and vpre stay
+	// undoubled.
 	v.up(t, blk, c0, c1, hpre, x0, rolePos, true)
-	for c := 0; c < nc; c++ {
-		kernel.SigmoidBernoulli(hpos[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &streams[c])
-	}
+	t.sampleHidden(hpos, hs, hpre, nc, streams)
 	if t.sampler == PersistentCD {
 		// The negative chain continues from the persistent state instead.
 		copy(xs, t.pcd[c0*x:c1*x])
 		v.up(t, blk, c0, c1, hpre, xs, roleMid, false)
-		for c := 0; c < nc; c++ {
-			kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &streams[c])
-		}
+		t.sampleHidden(hprob, hs, hpre, nc, streams)
 	}
 	for s := 1; s <= t.cfg.K && !t.stopping(); s++ {
 		switch {
@@ -58,21 +56,19 @@ func (t *Trainer) cdBlock(blk int) {
 				sc.down.update(vpre[c*x:(c+1)*x], m.VisibleBias, t.down, href[c*h:(c+1)*h], hs[c*h:(c+1)*h], t.hIdx[(c0+c)*h:(c0+c+1)*h])
 			}
 		}
-		mean := v.sample(t, blk, xs, vprob, vpre, nc, 1, streams)
+		mean := v.sample(t, blk, xs, vprob, t.visibleInput(vprob, vpre, nc), nc, 1, streams)
 		if s == 1 {
 			t.reconError(c0, c1, x0, mean)
 		}
 		if s < t.cfg.K {
 			v.up(t, blk, c0, c1, hpre, xs, roleMid, false)
-			for c := 0; c < nc; c++ {
-				kernel.SigmoidBernoulli(hprob[c*h:(c+1)*h], hs[c*h:(c+1)*h], hpre[c*h:(c+1)*h], &streams[c])
-			}
+			t.sampleHidden(hprob, hs, hpre, nc, streams)
 		}
 	}
 	// Negative statistics: ĥ⁻ = σ(b + C x̃) (probabilities, not samples),
 	// kept negated so that the gradient is one sum of rows (exact: −v is).
 	v.up(t, blk, c0, c1, hpre, xs, roleNeg, false)
-	kernel.Sigmoid(nhneg, hpre)
+	t.hiddenProbs(nhneg, hpre)
 	for i, v := range nhneg {
 		nhneg[i] = -v
 	}

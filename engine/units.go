@@ -73,7 +73,8 @@ type visibleUnits interface {
 	// sample draws the visible states of nc chains of block blk at inverse
 	// temperature beta from their input pre (rows of X), each chain from
 	// its stream, and returns the slice holding their conditional means at
-	// beta (dst, or pre itself); pre is left unchanged.
+	// beta (dst, or pre itself); pre is left unchanged unless it is dst
+	// (the doubled input of DoubleDown, double.go).
 	sample(t *Trainer, blk int, states, dst, pre []float32, nc int, beta float64, streams []kernel.Stream) []float32
 	// energy returns E(v, h) of one chain's state given vpre = d + C h, in
 	// float64 (parallel tempering's swaps).
