@@ -111,8 +111,11 @@ func TestGaussianMinibatchByHand(t *testing.T) {
 }
 
 // checkGaussianByHand sets the model's parameters, runs one minibatch of
-// rows and compares the result with the float64 worked example.
-func checkGaussianByHand(t *testing.T, name string, cfg Config, d *Data, rows []int32, w0, ap0, hb0, vb0, zInit []float32) {
+// rows and compares the result with the float64 worked example; it
+// returns the trainer, closed. DoubleUp and DoubleDown double the input
+// (not the bias) of the hidden and of the visible units in the chains'
+// conditionals; the gradients keep their form.
+func checkGaussianByHand(t *testing.T, name string, cfg Config, d *Data, rows []int32, w0, ap0, hb0, vb0, zInit []float32) *Trainer {
 	t.Helper()
 	x, h, b := d.D, cfg.Hidden, len(rows)
 	tr, err := New(cfg, d)
@@ -139,14 +142,21 @@ func checkGaussianByHand(t *testing.T, name string, cfg Config, d *Data, rows []
 		s2[j] = math.Exp(float64(z0[j]))
 	}
 	W := func(j, i int) float64 { return float64(w0[j*h+i]) }
+	fu, fd := 1.0, 1.0 // the factors of the hidden and visible units' inputs
+	if cfg.DoubleUp {
+		fu = 2
+	}
+	if cfg.DoubleDown {
+		fd = 2
+	}
 	up := func(v []float64) []float64 {
 		p := make([]float64, h)
 		for i := range p {
-			a := float64(hb0[i])
+			var in float64
 			for j := 0; j < x; j++ {
-				a += W(j, i) * v[j] / s2[j]
+				in += W(j, i) * v[j] / s2[j]
 			}
-			p[i] = sigm(a)
+			p[i] = sigm(float64(hb0[i]) + fu*in)
 		}
 		return p
 	}
@@ -206,7 +216,7 @@ func checkGaussianByHand(t *testing.T, name string, cfg Config, d *Data, rows []
 			kernel.GaussianSample(zs, make([]float32, x), ones(x), &st)
 			v = make([]float64, x)
 			for j := range v {
-				mean[j] += float64(vb0[j])
+				mean[j] = float64(vb0[j]) + fd*mean[j]
 				v[j] = mean[j] + math.Sqrt(s2[j])*float64(zs[j])
 				if s == 1 {
 					recon += (x0[j] - mean[j]) * (x0[j] - mean[j])
@@ -284,6 +294,7 @@ func checkGaussianByHand(t *testing.T, name string, cfg Config, d *Data, rows []
 	for i := 0; i < h; i++ {
 		near(fmt.Sprintf("c[%d]", i), m.HiddenBias[i], float64(hb0[i])+alpha*gc[i]+bC[i])
 	}
+	return tr
 }
 
 func ones(n int) []float32 {

@@ -30,7 +30,9 @@ type refState struct {
 // gradient g, v = μv + s, w += α·v·a (biases: no decay; A′: the plain
 // gradient), PCD's chain continued from its persistent state, and PT's
 // Gibbs steps at β·energy, then Metropolis swaps of neighbours with
-// probability min(1, p_i(s_j)p_j(s_i)/(p_i(s_i)p_j(s_j))).
+// probability min(1, p_i(s_j)p_j(s_i)/(p_i(s_i)p_j(s_j))). DoubleUp and
+// DoubleDown double the input (not the bias) of the hidden and of the
+// visible units in every conditional of the chains.
 func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, streams []kernel.Stream, in refState) (*Model, refState) {
 	t.Helper()
 	m := m0.Clone()
@@ -44,6 +46,13 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 	streams = append([]kernel.Stream(nil), streams...)
 	out := refState{epoch: in.epoch, chains: append([]float64(nil), in.chains...)}
 	pt := cfg.Sampler == ParallelTempering
+	fu, fd := 1.0, 1.0 // the factors of the hidden and visible units' inputs
+	if cfg.DoubleUp {
+		fu = 2
+	}
+	if cfg.DoubleDown {
+		fd = 2
+	}
 	M := cfg.Temperatures
 	betas := make([]float64, M)
 	for k := range betas { // the geometric ladder from 1 to MinBeta
@@ -102,11 +111,11 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 		upBeta := func(x []float64, beta float64) []float64 {
 			p := make([]float64, H)
 			for i := range p {
-				a := float64(m0.HiddenBias[i])
+				var in float64
 				for j := 0; j < X; j++ {
-					a += c(i, j) * x[j]
+					in += c(i, j) * x[j]
 				}
-				p[i] = sig(beta * a)
+				p[i] = sig(beta * (float64(m0.HiddenBias[i]) + fu*in))
 			}
 			return p
 		}
@@ -114,11 +123,11 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 		down := func(h []float64) []float64 {
 			p := make([]float64, X)
 			for j := range p {
-				a := float64(m0.VisibleBias[j])
+				var in float64
 				for i := 0; i < H; i++ {
-					a += c(i, j) * h[i]
+					in += c(i, j) * h[i]
 				}
-				p[j] = sig(a)
+				p[j] = sig(float64(m0.VisibleBias[j]) + fd*in)
 			}
 			return p
 		}
@@ -129,11 +138,11 @@ func reference(t *testing.T, m0 *Model, cfg Config, d *Data, rows []int32, strea
 		sampleVisible := func(h []float64, beta float64) []float64 {
 			a := make([]float64, X)
 			for j := range a {
-				a[j] = float64(m0.VisibleBias[j])
+				var in float64
 				for i := 0; i < H; i++ {
-					a[j] += c(i, j) * h[i]
+					in += c(i, j) * h[i]
 				}
-				a[j] *= beta
+				a[j] = beta * (float64(m0.VisibleBias[j]) + fd*in)
 			}
 			if groups == nil {
 				p := make([]float64, X)
