@@ -329,14 +329,7 @@ func (c Config) validateTraining(bad func(string, ...any), finite func(string, f
 	default:
 		bad("set-procedure %q is not %q (or empty)", c.SETProcedure, Mocanu)
 	}
-	if name := c.doubled(); name != "" {
-		if c.sampler() == ParallelTempering {
-			bad("%s: the pt sampler does not double inputs; use cd or pcd", name)
-		}
-		if c.SETProcedure == Mocanu {
-			bad("%s: set-procedure %s does not double inputs", name, Mocanu)
-		}
-	}
+	c.checkDoubling(bad)
 	switch c.Sampler {
 	case "", CD, PersistentCD: // chains without temperatures
 		if c.Temperatures != 0 || c.MinBeta != 0 {
@@ -423,19 +416,6 @@ func (c Config) checkDecay(bad func(string, ...any)) {
 			return
 		}
 	}
-}
-
-// doubled names the doubling settings that are on ("" if neither is).
-func (c Config) doubled() string {
-	switch {
-	case c.DoubleUp && c.DoubleDown:
-		return "double-up and double-down"
-	case c.DoubleUp:
-		return "double-up"
-	case c.DoubleDown:
-		return "double-down"
-	}
-	return ""
 }
 
 // sampler is the effective sampler ("" is CD).

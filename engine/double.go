@@ -11,6 +11,34 @@ import "github.com/ncg-rbm/ncg/kernel"
 // the destination of the probabilities, as 2·pre − bias = bias + 2·input:
 // one test per block of chains when it is off.
 
+// checkDoubling refuses the doubling where the chains do not double:
+// parallel tempering's and the SET authors' procedure's.
+func (c Config) checkDoubling(bad func(string, ...any)) {
+	name := c.doubled()
+	if name == "" {
+		return
+	}
+	if c.sampler() == ParallelTempering {
+		bad("%s: the pt sampler does not double inputs; use cd or pcd", name)
+	}
+	if c.SETProcedure == Mocanu {
+		bad("%s: set-procedure %s does not double inputs", name, Mocanu)
+	}
+}
+
+// doubled names the doubling settings that are on ("" if neither is).
+func (c Config) doubled() string {
+	switch {
+	case c.DoubleUp && c.DoubleDown:
+		return "double-up and double-down"
+	case c.DoubleUp:
+		return "double-up"
+	case c.DoubleDown:
+		return "double-down"
+	}
+	return ""
+}
+
 // doubleInput sets dst[r·n + i] = 2·pre[r·n + i] − bias[i] for every row r
 // of n = len(bias) floats of pre: the bias plus twice the input, when pre
 // is the bias plus the input. dst may alias pre exactly. 2·pre is exact

@@ -23,7 +23,7 @@ var doublings = []struct {
 	up, down bool
 }{{"up", true, false}, {"down", false, true}, {"both", true, true}}
 
-func doubled(c Config, up, down bool) Config {
+func withDoubling(c Config, up, down bool) Config {
 	c.DoubleUp, c.DoubleDown = up, down
 	return c
 }
@@ -56,7 +56,7 @@ func TestDoubledConditionals(t *testing.T) {
 		name     string
 		up, down bool
 	}{"none", false, false}) {
-		cfg := doubled(smallConfig(Dense), dbl.up, dbl.down)
+		cfg := withDoubling(smallConfig(Dense), dbl.up, dbl.down)
 		cfg.Hidden, cfg.Batch, cfg.K, cfg.Workers = h, b, 1, 1
 		tr, err := New(cfg, d)
 		if err != nil {
@@ -163,16 +163,17 @@ func TestDoubledConditionals(t *testing.T) {
 }
 
 // TestDoubleUpIsTwiceC: in the up pass a DoubleUp model with weights C is
-// the plain model with 2C, so both draw the same hidden states from the
-// same ĥ⁺ (to float32 rounding: 2·(b + Cᵀx) − b against b + 2Cᵀx), in
-// the positive phase of three CD-3 minibatches of a 21×7 NCG model; the
-// down pass is the plain model's, which the rest of the chain and the
-// reference check (TestDoubledConditionals, TestDoubledMinibatchMatchesReference).
+// the plain model with 2C: both give the same ĥ⁺ (to float32 rounding:
+// 2·(b + Cᵀx) − b against b + 2Cᵀx) in the positive phase of three CD-3
+// minibatches of a 21×7 NCG model from random biases, the DoubleUp model
+// trained on between them. Its down pass, unlike the 2C model's, is the
+// plain model's with C: TestDoubledConditionals and
+// TestDoubledMinibatchMatchesReference check it.
 func TestDoubleUpIsTwiceC(t *testing.T) {
 	d := randomData(3, 40, 21, 0)
 	base := smallConfig(NCG)
 	base.Hidden, base.Batch, base.Workers = 7, 5, 1
-	dbl, plain := doubled(base, true, false), base
+	dbl, plain := withDoubling(base, true, false), base
 	r := rand.New(rand.NewPCG(7, 8))
 	tu, err := New(dbl, d)
 	if err != nil {
@@ -208,10 +209,6 @@ func TestDoubleUpIsTwiceC(t *testing.T) {
 				t.Fatalf("minibatch %d: ĥ⁺[%d] = %v with DoubleUp, %v with 2C", n+1, k, tu.hpos[k], p)
 			}
 		}
-		// With K > 1 the last hidden states are the chain's, drawn after
-		// the down pass, which differs; the first reconstruction's
-		// probabilities are σ(d + C h) against σ(d + 2C h), so compare
-		// the positive phase only.
 	}
 }
 
@@ -237,7 +234,7 @@ func TestDoubledMinibatchMatchesReference(t *testing.T) {
 	for _, base := range bases {
 		for _, dbl := range doublings {
 			for _, classes := range []int{0, 3} {
-				cfg := doubled(base, dbl.up, dbl.down)
+				cfg := withDoubling(base, dbl.up, dbl.down)
 				cfg.Batch, cfg.InitScale = 5, 0.5
 				if cfg.Method != SET { // the sparse SET keeps its ε for 21 units
 					cfg.Hidden, cfg.K = 7, 3
@@ -328,7 +325,7 @@ func TestDoubledGaussianByHand(t *testing.T) {
 				cfg := DefaultConfig()
 				cfg.Method, cfg.Hidden, cfg.K, cfg.Batch, cfg.LR, cfg.LRConn, cfg.P, cfg.Seed = NCG, h, 3, b, 0.1, 0.3, 1, 7
 				cfg.Visible, cfg.LearnSigma, cfg.Sampler = unit.Gaussian, true, pcdSampler(pcd)
-				cfg = doubled(cfg, dbl.up, dbl.down)
+				cfg = withDoubling(cfg, dbl.up, dbl.down)
 				name := fmt.Sprintf("%d×%d double-%s pcd=%v", x, h, dbl.name, pcd)
 				tr := checkGaussianByHand(t, name, cfg, d, rows, w0, ap0, hb0, vb0, z0)
 				if gaussOf(tr).sparse != sparse {
@@ -346,15 +343,15 @@ func TestDoubledRefusals(t *testing.T) {
 	for _, dbl := range doublings {
 		want := map[string]string{"up": "double-up", "down": "double-down", "both": "double-up and double-down"}[dbl.name]
 		for _, s := range []Sampler{"", CD, PersistentCD} {
-			c := doubled(smallConfig(NCG), dbl.up, dbl.down)
+			c := withDoubling(smallConfig(NCG), dbl.up, dbl.down)
 			c.Sampler = s
 			if _, err := New(c, d); err != nil {
 				t.Errorf("double-%s with sampler %q refused: %v", dbl.name, s, err)
 			}
 		}
-		pt := doubled(smallConfig(NCG), dbl.up, dbl.down)
+		pt := withDoubling(smallConfig(NCG), dbl.up, dbl.down)
 		pt.Sampler, pt.Temperatures, pt.MinBeta = ParallelTempering, 3, 0.3
-		moc := doubled(smallConfig(SET), dbl.up, dbl.down)
+		moc := withDoubling(smallConfig(SET), dbl.up, dbl.down)
 		moc.SETProcedure = Mocanu
 		for _, c := range []struct {
 			cfg  Config
@@ -373,11 +370,11 @@ func TestDoubledRefusals(t *testing.T) {
 // bit-identically from a checkpoint taken mid-epoch, which carries the
 // doubling in its configuration.
 func TestDoubledGuarantees(t *testing.T) {
-	sparsePCD := doubled(sparseConfigs()[0], true, true)
+	sparsePCD := withDoubling(sparseConfigs()[0], true, true)
 	sparsePCD.Sampler, sparsePCD.Batch = PersistentCD, 40
-	thin := doubled(gaussConfig(NCG, true), false, true) // compressed chain products
+	thin := withDoubling(gaussConfig(NCG, true), false, true) // compressed chain products
 	thin.P = 0.1
-	cfgs := []Config{doubled(smallConfig(NCG), true, false), sparsePCD, thin, doubled(catConfig(smallConfig(Dense)), true, true)}
+	cfgs := []Config{withDoubling(smallConfig(NCG), true, false), sparsePCD, thin, withDoubling(catConfig(smallConfig(Dense)), true, true)}
 	// data of n rows of the configuration's units.
 	data := func(cfg Config, n int) *Data {
 		switch cfg.Visible {
