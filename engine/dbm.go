@@ -117,8 +117,9 @@ func newDBMJoint(cfg StackConfig, d *Data, rbms []*Model) *dbmJoint {
 		t.layers = append(t.layers, cfg.LayerConfig(l))
 	}
 	t.n = (&Stack{RBMs: rbms}).Sizes()
-	// One bias per layer: the intermediate layers' two biases move into
-	// the lower RBM's hidden biases.
+	// One bias per layer: an intermediate layer's is the sum of the two
+	// the stack holds (Stack.Bias), kept in the lower RBM's hidden biases
+	// (foldBiases leaves the upper one zero).
 	t.bias = make([][]float32, L+1)
 	t.bias[0] = rbms[0].VisibleBias
 	for l := 1; l <= L; l++ {

@@ -239,3 +239,36 @@ func TestStackConfigRefuses(t *testing.T) {
 		t.Errorf("labels: %v", err)
 	}
 }
+
+// TestFoldBiasesTakesTheMean checks the DBM that pre-training ends with:
+// an intermediate layer's bias is the mean of the two biases the doubled
+// RBMs learned for it, held in the lower RBM (the upper one's zero).
+func TestFoldBiasesTakesTheMean(t *testing.T) {
+	d := randomData(5, 60, 30, 0)
+	cfg := smallStack(DBM)
+	cfg.Joint.Epochs = 0
+	tr, err := NewStack(cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hid, vis []float32
+	err = tr.Train(context.Background(), StackOptions{OnEpoch: func(r StackRecord) error {
+		if r.Layer == 2 && r.Epoch == cfg.Layers[1].Epochs {
+			rbms := tr.Model().RBMs
+			hid, vis = slices.Clone(rbms[0].HiddenBias), slices.Clone(rbms[1].VisibleBias)
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rbms := tr.Model().RBMs
+	for i := range hid {
+		if want := (hid[i] + vis[i]) / 2; rbms[0].HiddenBias[i] != want || rbms[1].VisibleBias[i] != 0 {
+			t.Fatalf("unit %d: biases %v and %v, want %v and 0", i, rbms[0].HiddenBias[i], rbms[1].VisibleBias[i], want)
+		}
+	}
+	if slices.Equal(hid, vis) {
+		t.Fatal("the test needs two different biases")
+	}
+}

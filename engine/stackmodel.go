@@ -16,9 +16,10 @@ import (
 // layer l+1), for l below the top RBM). In a DBM a layer has one bias,
 // the sum of the two an intermediate layer has in the stack (as
 // BoltzmannMachines.jl combines them): layer l's bias is
-// RBMs[l−1].HiddenBias + RBMs[l].VisibleBias. Joint training moves that
-// sum into RBMs[l−1].HiddenBias and keeps RBMs[l].VisibleBias at zero,
-// so that every bias has one parameter.
+// RBMs[l−1].HiddenBias + RBMs[l].VisibleBias. When a DBM's pre-training
+// ends, the intermediate layer's bias becomes the mean of the two its
+// RBMs learned, in RBMs[l−1].HiddenBias, and RBMs[l].VisibleBias stays
+// zero, so that every bias has one parameter (foldBiases).
 type Stack struct {
 	Kind StackKind
 	RBMs []*Model

@@ -269,7 +269,26 @@ func (t *StackTrainer) nextLayer(ctx context.Context) error {
 	}
 	t.below = nil
 	if t.cfg.Kind == DBM {
+		foldBiases(t.rbms)
 		t.joint = newDBMJoint(t.cfg, t.data, t.rbms)
 	}
 	return nil
+}
+
+// foldBiases makes the pre-trained RBMs a DBM: each intermediate layer's
+// bias becomes the mean of the two the RBMs learned for it, held in the
+// lower RBM's hidden biases (the upper RBM's visible biases become zero).
+// The mean, not the sum: each of the two doubled RBMs models the layer
+// given twice its input from one side, σ(b + 2·input), and the DBM gives
+// it both inputs once, so its input is the mean of the two RBMs',
+// ½(b₁ + 2x) + ½(b₂ + 2y) = ½(b₁ + b₂) + x + y (Salakhutdinov & Hinton
+// 2012, section 4).
+func foldBiases(rbms []*Model) {
+	for l := 1; l < len(rbms); l++ {
+		b, d := rbms[l-1].HiddenBias, rbms[l].VisibleBias
+		for i := range b {
+			b[i] = (b[i] + d[i]) / 2
+			d[i] = 0
+		}
+	}
 }
