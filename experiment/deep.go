@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/ncg-rbm/ncg/engine"
-	"github.com/ncg-rbm/ncg/eval"
 	"github.com/ncg-rbm/ncg/unit"
 )
 
@@ -168,13 +167,17 @@ func (s Spec) validateDeep(visible int) error {
 	if s.Classify {
 		bad("classify: a deep model is generative, without label units; classification needs -model rbm")
 	}
-	if l := s.Likelihood; l != eval.LikelihoodAuto && l != s.deepLikelihood() {
-		bad("likelihood %s: a deep model's likelihood is not measured yet; give -likelihood none (or leave it out)", l)
+	if s.AISMaxIntervals != 0 {
+		bad("ais-max-betas: it grows the AIS schedule while the checks' verdict fires; a deep model's AIS has no checks")
 	}
 	if s.Deep.Kind == engine.DBM && s.Engine.Centre && s.Engine.Visible == unit.Gaussian {
 		bad("centre: a DBM is centred on binary or categorical visible units, not Gaussian ones")
 	} else if err := s.Stack().Validate(visible); err != nil {
 		errs = append(errs, err)
+	} else if visible > 0 {
+		if err := checkStackExact(s.Likelihood, s.Deep.Kind, s.Engine.Visible, s.Stack().Sizes(visible)); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -185,13 +188,6 @@ func deep(s Spec) bool { return s.IsDeep() }
 
 // dbm reports whether a run is a DBM's, for joint training's settings.
 func dbm(s Spec) bool { return s.Deep.Kind == engine.DBM }
-
-// deepLikelihood is how a deep model's evaluation finds log Z: none, the
-// only way a deep model is evaluated by this package (-likelihood auto
-// chooses it; exact and ais are refused by Validate).
-func (s Spec) deepLikelihood() eval.Likelihood {
-	return eval.LikelihoodNone
-}
 
 // stackMemory are the arrays of a deep model's run on d: every RBM's in
 // its pre-training (engine.MemoryParts, with its own visible units), the

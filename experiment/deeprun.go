@@ -55,7 +55,7 @@ func (r *run) stack(ctx context.Context) (*Result, error) {
 	evaluate := func(epoch int) (*eval.Metrics, error) {
 		clk.startEval()
 		defer clk.endEval()
-		return r.evaluateStack(ctx, tr.Model(), r.evalProgress(clk, epoch))
+		return r.evaluateStack(ctx, tr.Model(), epoch)
 	}
 	err := tr.Train(ctx, engine.StackOptions{
 		OnBatch: func(layer, epoch, done, batches int) {
@@ -112,23 +112,12 @@ func (r *run) stack(ctx context.Context) (*Result, error) {
 	return r.finish(rows, final, initDensity, start, startEpoch)
 }
 
-// evaluateStack measures a deep model as the Spec says. Only
-// -likelihood none is taken for a deep model (Spec.Validate): nothing is
-// measured.
-func (r *run) evaluateStack(ctx context.Context, s *engine.Stack, progress func(eval.Progress)) (*eval.Metrics, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if r.spec.deepLikelihood() != eval.LikelihoodNone {
-		return nil, fmt.Errorf("experiment: likelihood %s of a deep model", r.spec.Likelihood)
-	}
-	set, name := r.test, "test"
-	if set == nil {
-		set, name = r.train, "train"
-	}
-	n := nan
-	return &eval.Metrics{Likelihood: eval.LikelihoodNone, Set: name, Rows: set.N, LogZ: n, LogZLo: n, LogZHi: n, NLL: n,
-		Accuracy: n, AccuracyFreeEnergy: n, TrainAccuracy: n, TrainAccuracyFreeEnergy: n}, nil
+// evaluateStack measures the deep model after the run's epoch as the
+// Spec says (EvaluateStack).
+func (r *run) evaluateStack(ctx context.Context, s *engine.Stack, epoch int) (*eval.Metrics, error) {
+	plan := r.spec.plan(r.opts.Workers, 0, epoch == r.spec.TotalEpochs())
+	plan.Checks, plan.GrowIntervals = eval.CheckOff, 0
+	return EvaluateStack(ctx, s, eval.Sets{Train: r.train, Test: r.test}, plan)
 }
 
 // resumeStack reads dir's checkpoint of a deep model and its metrics for

@@ -111,7 +111,14 @@ func printResult(w io.Writer, r *experiment.Result) {
 	}
 	fmt.Fprintf(w, "%s: %s on %s, seed %d, %d epochs%s\n", r.Dir, modelName(r.Spec), r.Spec.Data, r.Spec.Engine.Seed, f.Epoch, note)
 	if !math.IsNaN(f.NLL) {
-		fmt.Fprintf(w, "  NLL %.4f nats (log Z %.4f", f.NLL, f.LogZ)
+		switch {
+		case !r.Spec.IsDeep():
+			fmt.Fprintf(w, "  NLL %.4f nats (log Z %.4f", f.NLL, f.LogZ)
+		case f.LogZLo == f.LogZHi:
+			fmt.Fprintf(w, "  NLL ≤ %.4f nats (%s; log Z %.4f", f.NLL, boundName(r.Spec.Deep.Kind), f.LogZ)
+		default:
+			fmt.Fprintf(w, "  NLL ≤ %.4f nats (%s, an estimate of it with AIS's log Ẑ %.4f", f.NLL, boundName(r.Spec.Deep.Kind), f.LogZ)
+		}
 		if f.LogZLo != f.LogZHi {
 			fmt.Fprintf(w, ", ±3σ %.4f…%.4f", f.LogZLo, f.LogZHi)
 		}
@@ -134,6 +141,14 @@ func modelName(s experiment.Spec) string {
 	}
 	hidden, _ := experiment.Lookup("hidden")
 	return fmt.Sprintf("%s %s %s", s.Deep.Kind, hidden.Value(s), method.Value(s))
+}
+
+// boundName names the bound on the NLL a deep model's evaluation gives.
+func boundName(k engine.StackKind) string {
+	if k == engine.DBN {
+		return "the DBN's variational bound"
+	}
+	return "the mean-field bound"
 }
 
 // plotRun draws the learning curve, degree and density figures of one run
