@@ -23,7 +23,7 @@ func tinyStack(t *testing.T, kind string, more Settings) Spec {
 	t.Helper()
 	given := Settings{"data": "bas", "model": kind, "hidden": "10,6", "method": "ncg,dense", "epochs": 3, "sampler": "pcd", "k": 2}
 	if kind == "dbm" {
-		given["joint-epochs"], given["chains"], given["mean-field"], given["joint-lr"] = 3, 12, 4, 0.02
+		given["joint-epochs"], given["joint-batch"], given["chains"], given["mean-field"], given["joint-lr"] = 3, 10, 12, 4, 0.02
 	}
 	for k, v := range more {
 		given[k] = v
@@ -325,7 +325,7 @@ func TestStackSpec(t *testing.T) {
 			t.Errorf("layer %d: %+v", l+1, lc)
 		}
 	}
-	if j := c.Joint; j.Epochs != 3 || j.Batch != 100 || j.Chains != 12 || j.MeanField != 4 || j.Gibbs != 3 || j.LR != 0.02 || j.Momentum != 0.3 || j.L2 != 0.001 || j.Centre {
+	if j := c.Joint; j.Epochs != 3 || j.Batch != 10 || j.Chains != 12 || j.MeanField != 4 || j.Gibbs != 3 || j.LR != 0.02 || j.Momentum != 0.3 || j.L2 != 0.001 || j.Centre {
 		t.Errorf("joint %+v", j)
 	}
 	if g.TotalEpochs() != 3*3+3 {

@@ -67,6 +67,13 @@ func resolveStack(l eval.Likelihood, kind engine.StackKind, visible unit.Type, s
 	return eval.LikelihoodAIS
 }
 
+// ResolveStack is how EvaluateStack finds the log Z of the deep model s
+// for the likelihood l: l itself, or for eval.LikelihoodAuto exact where
+// the exact sum runs over at most eval.AutoExactBits units, else AIS.
+func ResolveStack(l eval.Likelihood, s *engine.Stack) eval.Likelihood {
+	return resolveStack(l, s.Kind, s.RBMs[0].Visible, s.Sizes())
+}
+
 // checkStackExact refuses an exact log Z that would sum over more than
 // 2^eval.MaxExactBits states, naming -likelihood.
 func checkStackExact(l eval.Likelihood, kind engine.StackKind, visible unit.Type, sizes []int) error {

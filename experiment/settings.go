@@ -46,8 +46,8 @@ var settings = []*Setting{
 		field: func(s *Spec) any { return &s.DataSeed }},
 
 	// Model.
-	{Name: "model", Key: "deep.kind", Group: ModelGroup, Arg: "K", Axis: "model",
-		Usage: "model: rbm; dbn, a deep belief network, or dbm, a deep Boltzmann machine: a stack of RBMs, one per -hidden layer, each pre-trained with the settings of an RBM (-method per weight matrix, the others shared) (default rbm)",
+	{Name: "model", Key: "deep.kind", Group: ModelGroup, Arg: "rbm|dbn|dbm", Axis: "model",
+		Usage: "model: an RBM, or a stack of RBMs, one per -hidden layer: dbn, a deep belief network, or dbm, a deep Boltzmann machine, each RBM pre-trained with the settings of an RBM (-method one per weight matrix, the others shared) (default rbm)",
 		field: func(s *Spec) any { return &s.Deep.Kind }},
 	{Name: "method", Required: true, Key: "engine.method", Group: ModelGroup, Arg: "M", Axis: "method",
 		Usage: "connectivity method: " + names(engine.Methods()) + "; a deep model's: one for every weight matrix, or a comma list, one per matrix, the bottom one first",
@@ -175,8 +175,7 @@ var settings = []*Setting{
 		Usage: "DBM: epochs of joint training after every RBM's pre-training (0: none)", Uses: dbm, UsedBy: "-model dbm",
 		field: func(s *Spec) any { return &s.Deep.Joint.Epochs }},
 	{Name: "joint-batch", Required: true, Key: "deep.joint.batch", Group: DeepGroup, Arg: "B",
-		PerData: map[string]any{"bas": 10},
-		Usage:   "DBM: data rows per update of joint training", Uses: dbm, UsedBy: "-model dbm",
+		Usage: "DBM: data rows per update of joint training", Uses: dbm, UsedBy: "-model dbm",
 		field: func(s *Spec) any { return &s.Deep.Joint.Batch }},
 	{Name: "chains", Key: "deep.joint.chains", Group: DeepGroup, Arg: "N",
 		Usage: "DBM: persistent Gibbs chains of joint training's negative phase (0: -joint-batch)", Uses: dbm, UsedBy: "-model dbm",

@@ -148,6 +148,11 @@ func (f *StackFile) check() error {
 // of d's run, as CheckModel refuses an RBM: another kind, other layers or
 // methods, or other visible units.
 func (d RunDir) CheckStack(s *engine.Stack, methods []engine.Method, path string) error {
+	return d.checkStack(s, methods, path, false)
+}
+
+// checkStack is CheckStack, of the RBMs pre-trained so far when partial.
+func (d RunDir) checkStack(s *engine.Stack, methods []engine.Method, path string, partial bool) error {
 	rs, err := d.Spec()
 	if err != nil {
 		return err
@@ -156,7 +161,10 @@ func (d RunDir) CheckStack(s *engine.Stack, methods []engine.Method, path string
 	if !rs.IsDeep() {
 		return fmt.Errorf("%s is a deep model; the run in %s trains an RBM", path, d)
 	}
-	want := rs.Stack().Sizes(s.RBMs[0].X)
+	want, wantMethods := rs.Stack().Sizes(s.RBMs[0].X), rs.Methods()
+	if n := len(s.RBMs); partial && n < len(wantMethods) {
+		want, wantMethods = want[:n+1], wantMethods[:n]
+	}
 	var diffs []string
 	if s.Kind != rs.Deep.Kind {
 		diffs = append(diffs, fmt.Sprintf("kind %s, the run's %s", s.Kind, rs.Deep.Kind))
@@ -164,8 +172,8 @@ func (d RunDir) CheckStack(s *engine.Stack, methods []engine.Method, path string
 	if got := s.Sizes(); !slices.Equal(got, want) {
 		diffs = append(diffs, fmt.Sprintf("layers of %v units, the run's %v", got, want))
 	}
-	if !slices.Equal(methods, rs.Methods()) {
-		diffs = append(diffs, fmt.Sprintf("methods %v, the run's %v", methods, rs.Methods()))
+	if !slices.Equal(methods, wantMethods) {
+		diffs = append(diffs, fmt.Sprintf("methods %v, the run's %v", methods, wantMethods))
 	}
 	if v := s.RBMs[0].Visible; v != rs.Engine.Visible {
 		diffs = append(diffs, fmt.Sprintf("%s visible units, the run's %s", v.Name(), rs.Engine.Visible.Name()))
@@ -174,4 +182,51 @@ func (d RunDir) CheckStack(s *engine.Stack, methods []engine.Method, path string
 		return fmt.Errorf("%s is not the model of the run in %s (%s)", path, d, diffs[0])
 	}
 	return nil
+}
+
+// LoadStack reads the deep model at a (a.Stack), checked (ReadStack) and,
+// when it belongs to a run, checked against the run (RunDir.CheckStack):
+// a stack.json, a run's, or for a run not yet trained to the end the
+// model of its checkpoint, resumed on data (the run's training data; nil
+// refuses such a run). It returns the weight matrices' methods too.
+func (a ModelAt) LoadStack(data *engine.Data, workers int) (*engine.Stack, []engine.Method, error) {
+	if !a.Stack {
+		return nil, nil, fmt.Errorf("%s is an RBM, not a deep model", a.Path)
+	}
+	d := a.Run
+	if !a.Dir || exists(d.StackPath()) {
+		path := a.Path
+		if a.Dir {
+			path = d.StackPath()
+		}
+		s, f, err := ReadStack(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if d != "" {
+			if err := d.CheckStack(s, f.Methods, path); err != nil {
+				return nil, nil, err
+			}
+		}
+		return s, f.Methods, nil
+	}
+	switch {
+	case data == nil:
+		return nil, nil, fmt.Errorf("%s: no %s: the run has not finished training", d, stackFileName)
+	case !exists(d.CheckpointPath()):
+		return nil, nil, fmt.Errorf("%s: no %s or %s", d, stackFileName, checkpointFile)
+	}
+	tr, err := engine.ResumeStack(d.CheckpointPath(), data, workers)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", d.CheckpointPath(), err)
+	}
+	rs, err := d.Spec()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, methods := tr.Model(), rs.Normalize().Methods()
+	if len(s.RBMs) < len(methods) { // in pre-training: the RBMs so far
+		methods = methods[:len(s.RBMs)]
+	}
+	return s, methods, d.checkStack(s, methods, d.CheckpointPath(), true)
 }
