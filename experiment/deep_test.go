@@ -331,6 +331,13 @@ func TestStackSpec(t *testing.T) {
 	if g.TotalEpochs() != 3*3+3 {
 		t.Errorf("%d epochs", g.TotalEpochs())
 	}
+	// The run's epochs: RBM 1's 1–3, RBM 2's 4–6, RBM 3's 7–9, joint 10–12.
+	for n := 1; n <= g.TotalEpochs(); n++ {
+		want := []int{1, 1, 1, 2, 2, 2, 3, 3, 3, 0, 0, 0}[n-1]
+		if l := g.layerOf(n); l != want || g.epochOf(l, (n-1)%3+1) != n {
+			t.Errorf("epoch %d: layer %d, want %d; back %d", n, l, want, g.epochOf(l, (n-1)%3+1))
+		}
+	}
 	centred := tinyStack(t, "dbm", Settings{"centre": true})
 	if c := centred.Stack(); !c.Joint.Centre || !c.Layers[0].Centre || !c.Layers[1].Centre || centred.Deep.Joint.Centre {
 		t.Errorf("-centre: %+v", c)
@@ -409,6 +416,7 @@ func TestReadStackRefuses(t *testing.T) {
 		{"another directory", func(dir string) { editStack(t, dir, func(f *StackFile) { f.Files[1] = "../model-2.npz" }) }, `file 2 is "../model-2.npz"`},
 		{"kind", func(dir string) { editStack(t, dir, func(f *StackFile) { f.Kind = "rbm" }) }, `kind "rbm"`},
 		{"sizes", func(dir string) { editStack(t, dir, func(f *StackFile) { f.Sizes = f.Sizes[:2] }) }, "2 sizes and 2 methods for 2 RBMs"},
+		{"other sizes", func(dir string) { editStack(t, dir, func(f *StackFile) { f.Sizes[2] = 7 }) }, "stack.json: it has 10 × 6 units, stack.json says 10 × 7"},
 		{"method", func(dir string) { editStack(t, dir, func(f *StackFile) { f.Methods[1] = engine.NCG }) }, "connection strengths A′: false, its method ncg"},
 		{"missing", func(dir string) { os.Remove(filepath.Join(dir, "model-2.npz")) }, "model-2.npz"},
 	} {
