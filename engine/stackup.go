@@ -33,3 +33,8 @@ func (s *Stack) UpData(ctx context.Context, d *Data, l int, seed uint64, workers
 	}
 	return d, nil
 }
+
+// Compressed reports whether the RBM in pre-training trains on compressed
+// rows (Trainer.Compressed); false once pre-training is over (a DBM's
+// joint training computes its products densely).
+func (t *StackTrainer) Compressed() bool { return t.cur != nil && t.cur.Compressed() }

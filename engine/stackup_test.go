@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -49,5 +50,35 @@ func TestUpData(t *testing.T) {
 		if _, err := s.UpData(ctx, c.d, c.l, 1, 1); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("layer %d: %v, want %q", c.l, err, c.want)
 		}
+	}
+}
+
+// TestStackCompressed: a stack trains its RBM of a sparse fixed mask on
+// compressed rows, as that RBM alone does, and its dense one not.
+func TestStackCompressed(t *testing.T) {
+	d := randomData(5, 40, 30, 0)
+	cfg := smallStack(DBN)
+	cfg.Layers[0].Method, cfg.Layers[0].Density, cfg.Layers[0].Hidden = Random, 0.05, 40
+	tr, err := NewStack(cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := New(cfg.LayerConfig(0), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alone.Close()
+	if !alone.Compressed() || !tr.Compressed() {
+		t.Fatalf("a 5%% random mask: alone compressed %v, in the stack %v", alone.Compressed(), tr.Compressed())
+	}
+	stop := errors.New("stop")
+	err = tr.Train(context.Background(), StackOptions{OnEpoch: func(r StackRecord) error {
+		if r.Layer == 2 {
+			return stop
+		}
+		return nil
+	}})
+	if !errors.Is(err, stop) || tr.Compressed() {
+		t.Errorf("the dense top RBM: %v, compressed %v", err, tr.Compressed())
 	}
 }

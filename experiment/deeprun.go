@@ -36,7 +36,7 @@ func (r *run) stack(ctx context.Context) (*Result, error) {
 	if err := tr.SetIdentity(r.label); err != nil {
 		return nil, err
 	}
-	if err := r.start(false, len(rows), resumed); err != nil {
+	if err := r.start(tr.Compressed(), len(rows), resumed); err != nil {
 		return nil, err
 	}
 	// The initial density is the bottom RBM's, drawn again when resumed.

@@ -88,7 +88,8 @@ type Meta struct {
 	TestInfo string `json:"test_data_source,omitempty"`
 	// Compressed: the engine trained on compressed rows (a fixed mask at most
 	// engine.SparseDensity() dense), whose rounding can differ from the dense
-	// form's in the last bit.
+	// form's in the last bit; for a deep model, the RBM in pre-training when
+	// this invocation started.
 	Compressed bool `json:"compressed_rows"`
 	// Scaling is how real-valued data were made from the input (nil for
 	// binary data and for values used as read), to map samples back.
