@@ -29,7 +29,7 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 func (s Spec) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if err := s.Engine.Validate(0); err != nil {
+	if err := s.validateDeep(0); err != nil {
 		errs = append(errs, err)
 	}
 	if s.Engine.Epochs < 1 {
@@ -79,14 +79,14 @@ func (s Spec) Validate() error {
 // them.
 func (s Spec) checkFits(d *engine.Data, memory MemoryLimit) error {
 	x := d.D + d.Classes
-	if err := s.Engine.Validate(d.D); err != nil {
+	if err := s.validateDeep(d.D); err != nil {
 		return err
 	}
 	if m := maxAbs(d.Real); m*m > math.MaxFloat32 {
 		return fmt.Errorf("data %s: values up to |x| = %.3g, whose squares (which Gaussian units' energies and reconstruction errors sum) are beyond float32's range, in which training computes; give -real standardise",
 			s.Data, m)
 	}
-	if s.Likelihood == eval.LikelihoodExact {
+	if s.Likelihood == eval.LikelihoodExact && !s.IsDeep() {
 		if err := ExactLimit(s.Units(), x, s.Engine.Hidden); err != nil {
 			return fmt.Errorf("likelihood exact: %w; use ais", err)
 		}
@@ -138,6 +138,9 @@ func (s Spec) fitMemory(what string, d *engine.Data, memory MemoryLimit) error {
 // memoryParts are the arrays of a run of s on d: the engine's and the
 // evaluation's.
 func (s Spec) memoryParts(d *engine.Data) []MemoryPart {
+	if s.IsDeep() {
+		return s.stackMemory(d)
+	}
 	x := d.D + d.Classes
 	var parts []MemoryPart
 	for _, p := range engine.MemoryParts(s.Engine, x) {
@@ -253,8 +256,32 @@ func differences(a, b json.RawMessage) ([]string, error) {
 	}
 	var out []string
 	diffJSON("", va, vb, &out)
+	out = layeredDifferences(out, a, b)
 	sort.Strings(out)
 	return out, nil
+}
+
+// layeredDifferences replaces the entries of a layered setting (-hidden,
+// -method: one JSON value for the bottom layer, one for those above it)
+// by one that shows its whole values, as the flag takes them
+// ("-hidden: 16,12 vs 16"), when a and b are Specs.
+func layeredDifferences(out []string, a, b json.RawMessage) []string {
+	var sa, sb Spec
+	if json.Unmarshal(a, &sa) != nil || json.Unmarshal(b, &sb) != nil {
+		return out
+	}
+	for _, st := range settings {
+		if st.layers == nil {
+			continue
+		}
+		prefix := "-" + st.Name + ": "
+		if !slices.ContainsFunc(out, func(d string) bool { return strings.HasPrefix(d, prefix) }) {
+			continue
+		}
+		out = slices.DeleteFunc(out, func(d string) bool { return strings.HasPrefix(d, prefix) })
+		out = append(out, prefix+st.Value(sa)+" vs "+st.Value(sb))
+	}
+	return out
 }
 
 func diffJSON(name string, a, b any, out *[]string) {
@@ -275,7 +302,13 @@ func diffJSON(name string, a, b any, out *[]string) {
 			}
 			va, inA := ma[k]
 			vb, inB := mb[k]
+			_, objA := va.(map[string]any)
+			_, objB := vb.(map[string]any)
 			switch {
+			case !inA && objB: // an object on one side only: its settings, each named
+				diffJSON(sub, map[string]any{}, vb, out)
+			case !inB && objA:
+				diffJSON(sub, va, map[string]any{}, out)
 			case !inA:
 				*out = append(*out, fmt.Sprintf("%s: absent vs %s", keyName(sub), jsonString(vb)))
 			case !inB:

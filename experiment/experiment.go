@@ -22,15 +22,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
-
-	"github.com/klauspost/cpuid/v2"
 
 	"github.com/ncg-rbm/ncg/data"
 	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
-	"github.com/ncg-rbm/ncg/kernel"
 )
 
 // Spec is everything that defines a run: its identity. Two runs whose
@@ -52,8 +48,12 @@ type Spec struct {
 	// numbers as they are).
 	Categories string `json:"categories,omitempty"`
 
+	// Engine is an RBM's training, or each RBM's pre-training in a deep
+	// model, whose bottom RBM it is (Deep).
 	Engine   engine.Config `json:"engine"`
 	Classify bool          `json:"classify"`
+	// Deep is a deep model's stack (-model dbn or dbm); zero for an RBM.
+	Deep Deep `json:"deep,omitzero"`
 
 	// EvalEvery evaluates every so many epochs (0: after the last only).
 	EvalEvery int `json:"eval_every"`
@@ -88,7 +88,8 @@ type Meta struct {
 	TestInfo string `json:"test_data_source,omitempty"`
 	// Compressed: the engine trained on compressed rows (a fixed mask at most
 	// engine.SparseDensity() dense), whose rounding can differ from the dense
-	// form's in the last bit.
+	// form's in the last bit; for a deep model, the RBM in pre-training when
+	// this invocation started.
 	Compressed bool `json:"compressed_rows"`
 	// Scaling is how real-valued data were made from the input (nil for
 	// binary data and for values used as read), to map samples back.
@@ -178,9 +179,9 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	started := false // config.json written: the directory holds a run
+	r := &run{spec: spec, dir: dir, rd: rd, opts: opts, label: label}
 	defer func() {
-		if !started && errors.Is(statErr, os.ErrNotExist) { // refused before starting: leave no trace
+		if !r.started && errors.Is(statErr, os.ErrNotExist) { // refused before starting: leave no trace
 			os.Remove(filepath.Join(dir, LockFile))
 			os.Remove(dir)
 		}
@@ -225,13 +226,13 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err := spec.checkFits(d, Memory()); err != nil {
 		return nil, &ConfigError{err}
 	}
+	r.train, r.test, r.d, r.digest = train, test, d, digest
+	if spec.IsDeep() {
+		return r.stack(ctx)
+	}
 	cfg := spec.Engine
 	cfg.Workers = opts.Workers
-	emit := func(e Event) {
-		if opts.Progress != nil {
-			opts.Progress(e)
-		}
-	}
+	emit := r.emit
 	ckpt := rd.CheckpointPath()
 	var tr *engine.Trainer
 	var rows []Metrics
@@ -239,11 +240,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		if tr, rows, err = resume(spec, rd, d, digest, opts.Workers); err != nil {
 			return nil, err
 		}
-		var earlier []string
-		if prev, err := rd.Meta(); err == nil {
-			earlier = prev.Tiers()
-		}
-		emit(Resumed{Dir: dir, Epoch: tr.Epoch(), Tier: kernel.Tier(), EarlierTiers: earlier})
+		r.resumed(tr.Epoch())
 	} else {
 		if tr, err = engine.New(cfg, d); err != nil {
 			return nil, err
@@ -253,19 +250,9 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		return nil, err
 	}
 	resumed := tr.Epoch() > 0 || tr.Batch() > 0
-	meta := Meta{Version: opts.Version, Go: runtime.Version(), Kernel: kernel.Tier(), CPU: cpuid.CPU.BrandName,
-		Workers: opts.Workers, Started: time.Now().UTC(), DataInfo: train.Source, Compressed: tr.Compressed(), FromEpoch: tr.Epoch()}
-	if test != nil {
-		meta.TestInfo = test.Source
-	}
-	meta.Scaling = train.Scaling
-	if resumed {
-		meta.Earlier = rd.earlier()
-	}
-	if err := rd.writeConfig(spec, meta, digest); err != nil {
+	if err := r.start(tr.Compressed(), tr.Epoch(), resumed); err != nil {
 		return nil, err
 	}
-	started = true
 	initDensity := tr.Model().Connectivity().Density
 	if resumed { // redraw the start to learn its density
 		fresh, err := engine.New(cfg, d)
@@ -280,15 +267,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	sets := eval.Sets{Train: train, Test: test}
 	evaluate := func(epoch int) (*eval.Metrics, error) {
 		plan := spec.plan(opts.Workers, d.Classes, epoch == spec.Engine.Epochs)
-		if opts.Progress != nil {
-			plan.Progress = func(p eval.Progress) {
-				left, unknown := clk.evalProgress(p), 0
-				if left >= 0 {
-					left, unknown = clk.left(epoch, clk.batches, left)
-				}
-				emit(Evaluating{Dir: dir, Epoch: epoch, Progress: p, Left: left, UnknownEvals: unknown})
-			}
-		}
+		plan.Progress = r.evalProgress(clk, epoch)
 		clk.startEval()
 		defer clk.endEval()
 		return eval.Evaluate(ctx, tr.Model().EvalModel(), sets, plan)
@@ -327,19 +306,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		},
 	})
 	if err != nil {
-		var nan *engine.NumericalError
-		if errors.As(err, &nan) { // the metrics of the epochs before it, and why it stopped
-			err = &NumericalError{nan, spec.numericalCauses(train)}
-			if werr := errors.Join(rd.writeMetrics(rows), rd.writeFailure(err.(*NumericalError))); werr != nil {
-				return nil, errors.Join(err, werr)
-			}
-		}
-		if ctx.Err() != nil { // stopped: the checkpoint holds every finished epoch, so must the metrics
-			if werr := rd.writeMetrics(rows); werr != nil {
-				return nil, errors.Join(err, werr)
-			}
-		}
-		return nil, err
+		return nil, r.stopped(ctx, err, rows)
 	}
 	if err := rd.clearFailure(); err != nil {
 		return nil, err
@@ -353,15 +320,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 	if err != nil {
 		return nil, fmt.Errorf("epoch %d: evaluation: %w (the trained model is kept: run again to retry the evaluation)", spec.Engine.Epochs, err)
 	}
-	last := &rows[spec.Engine.Epochs-1]
-	last.setEval(final, test != nil)
-	emit(Finished{Dir: dir, Metrics: *last})
-	if err := rd.writeMetrics(rows); err != nil {
-		return nil, err
-	}
-	res := &Result{Spec: spec, Dir: dir, Final: *last, InitDensity: initDensity, TotalSeconds: time.Since(start).Seconds(), ResumedAt: startEpoch,
-		Checks: final.Checks}
-	return res, rd.writeResult(res)
+	return r.finish(rows, final, initDensity, start, startEpoch)
 }
 
 // checkpointEvery is the engine's interval of Options.CheckpointEvery.
@@ -379,36 +338,9 @@ func checkpointEvery(d time.Duration) time.Duration {
 // another configuration, naming the difference, and data of other rows
 // than those the run trained on (digest against the one recorded).
 func resume(spec Spec, rd RunDir, d *engine.Data, digest *DataDigest, workers int) (*engine.Trainer, []Metrics, error) {
-	dir, ckpt, cfgPath := string(rd), rd.CheckpointPath(), rd.ConfigPath()
-	b, err := os.ReadFile(cfgPath)
+	ckpt := rd.CheckpointPath()
+	aligned, err := checkResume(spec, rd, digest)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s has a checkpoint but no readable config.json (%w); move the directory away to start the run over", dir, err)
-	}
-	var prev struct {
-		Spec json.RawMessage `json:"spec"`
-		Data *DataDigest     `json:"data_digest"`
-	}
-	if err := json.Unmarshal(b, &prev); err != nil || prev.Spec == nil {
-		return nil, nil, fmt.Errorf("%s: not a run configuration (%v); move the directory away to start the run over", cfgPath, err)
-	}
-	if err := spec.checkDigest(rd, prev.Data, digest); err != nil {
-		return nil, nil, err
-	}
-	// The data paths as this run gives them, where they are the run's
-	// data: checked by digest, or the same files.
-	aligned := func(stored json.RawMessage) (json.RawMessage, error) {
-		var s Spec
-		if err := json.Unmarshal(stored, &s); err != nil {
-			return nil, err
-		}
-		alignDataPaths(&s, spec, prev.Data != nil)
-		return json.Marshal(s)
-	}
-	theirs, err := aligned(prev.Spec)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", cfgPath, err)
-	}
-	if err := spec.foreign(cfgPath, theirs); err != nil {
 		return nil, nil, err
 	}
 	tr, err := engine.Resume(ckpt, d, workers)
@@ -431,18 +363,67 @@ func resume(spec Spec, rd RunDir, d *engine.Data, digest *DataDigest, workers in
 			return nil, nil, err
 		}
 	}
+	rows, err := resumedRows(spec, rd, tr.Epoch())
+	return tr, rows, err
+}
+
+// checkResume refuses, before a checkpoint is read, a run directory whose
+// config.json is another configuration's or recorded other data than
+// digest's, and returns the function that puts a stored Spec's data paths
+// as spec gives them, where they are the run's data (checked by digest, or
+// the same files), for the comparison with the checkpoint's.
+func checkResume(spec Spec, rd RunDir, digest *DataDigest) (func(json.RawMessage) (json.RawMessage, error), error) {
+	dir, cfgPath := string(rd), rd.ConfigPath()
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s has a checkpoint but no readable config.json (%w); move the directory away to start the run over", dir, err)
+	}
+	var prev struct {
+		Spec json.RawMessage `json:"spec"`
+		Data *DataDigest     `json:"data_digest"`
+	}
+	if err := json.Unmarshal(b, &prev); err != nil || prev.Spec == nil {
+		return nil, fmt.Errorf("%s: not a run configuration (%v); move the directory away to start the run over", cfgPath, err)
+	}
+	if err := spec.checkDigest(rd, prev.Data, digest); err != nil {
+		return nil, err
+	}
+	// The data paths as this run gives them, where they are the run's
+	// data: checked by digest, or the same files.
+	aligned := func(stored json.RawMessage) (json.RawMessage, error) {
+		var s Spec
+		if err := json.Unmarshal(stored, &s); err != nil {
+			return nil, err
+		}
+		alignDataPaths(&s, spec, prev.Data != nil)
+		return json.Marshal(s)
+	}
+	theirs, err := aligned(prev.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	if err := spec.foreign(cfgPath, theirs); err != nil {
+		return nil, err
+	}
+	return aligned, nil
+}
+
+// resumedRows reads the metrics of the first done epochs of a resumed
+// run. Rows are written before the checkpoint they go with, except when a
+// stopped run was killed between its last two writes: the epochs whose
+// rows were lost keep their number (and a deep model's layer) and nothing
+// else.
+func resumedRows(spec Spec, rd RunDir, done int) ([]Metrics, error) {
 	rows, err := rd.Metrics()
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, nil, err
+		return nil, err
 	}
-	// Rows are written before the checkpoint they go with, except when a
-	// stopped run was killed between its last two writes: the epochs whose
-	// rows were lost keep their number and nothing else.
-	for len(rows) < tr.Epoch() {
-		rows = append(rows, Metrics{Epoch: len(rows) + 1, Seconds: nan, NLL: nan, LogZ: nan, LogZLo: nan, LogZHi: nan,
+	for len(rows) < done {
+		n := len(rows) + 1
+		rows = append(rows, Metrics{Epoch: n, Layer: spec.layerOf(n), Seconds: nan, NLL: nan, LogZ: nan, LogZLo: nan, LogZHi: nan,
 			TrainAcc: nan, TestAcc: nan, Density: nan, DegreeMean: nan, Recon: nan})
 	}
-	return tr, rows[:tr.Epoch()], nil
+	return rows[:done], nil
 }
 
 func readJSON(path string, v any) error {

@@ -12,8 +12,11 @@ import (
 
 // SplitList splits a comma list ("0.25,0.5, 1") into trimmed, non-empty
 // items; an empty item is an error.
-func SplitList(s string) ([]string, error) {
-	parts := strings.Split(s, ",")
+func SplitList(s string) ([]string, error) { return splitOn(s, ",") }
+
+// splitOn splits s at sep into trimmed, non-empty items.
+func splitOn(s, sep string) ([]string, error) {
+	parts := strings.Split(s, sep)
 	out := make([]string, 0, len(parts))
 	for _, p := range parts {
 		p = strings.TrimSpace(p)

@@ -33,6 +33,7 @@ func TestDifferencesNameEverySetting(t *testing.T) {
 			{"data": "bas", "method": "set"}, {"data": "bas", "method": "set", "set-procedure": "mocanu"},
 			{"data": "bas", "sampler": "pt"}, {"data": "bas", "lr-schedule": "linear"}, {"data": "bas", "lr-schedule": "step", "lr-step-every": "2", "lr-step-factor": "0.5"},
 			{"data": "bas", "visible": "gaussian"}, {"data": "bas", "visible": "gaussian", "learn-sigma": "true"}, {"data": "a.libsvm"},
+			{"data": "bas", "model": "dbm"},
 		} {
 			s, err := resolve(given)
 			if err != nil {
@@ -74,11 +75,17 @@ func TestDifferencesNameEverySetting(t *testing.T) {
 			t.Errorf("%s changed: differences %q, want one naming -%s", st.Name, diff, st.Name)
 		}
 	}
-	typ := reflect.TypeOf(engine.Config{})
-	for i := 0; i < typ.NumField(); i++ {
-		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
-		if name != "-" && !keys["engine."+name] {
-			t.Errorf("engine.Config.%s (JSON %q) is no setting's Key", typ.Field(i).Name, name)
+	// Every field of engine.Config and of a DBM's engine.JointConfig, but
+	// those a stack sets itself: the doubled inputs of each RBM's
+	// pre-training (engine.StackConfig.LayerConfig) and the joint
+	// centring, which is -centre's (Spec.Stack).
+	notSettings := map[string]bool{"engine.double_up": true, "engine.double_down": true, "deep.joint.centre": true}
+	for prefix, typ := range map[string]reflect.Type{"engine.": reflect.TypeOf(engine.Config{}), "deep.joint.": reflect.TypeOf(engine.JointConfig{})} {
+		for i := 0; i < typ.NumField(); i++ {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			if name != "-" && !keys[prefix+name] && !notSettings[prefix+name] {
+				t.Errorf("%s.%s (JSON %q) is no setting's Key", typ, typ.Field(i).Name, name)
+			}
 		}
 	}
 	// Workers is not part of the identity.

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/ncg-rbm/ncg/engine"
@@ -16,7 +17,15 @@ import (
 
 // Metrics is one row of metrics.csv. NaN marks "not measured this epoch".
 type Metrics struct {
-	Epoch                     int
+	// Epoch counts the run's epochs from 1: a deep model's pre-training
+	// epochs of each RBM in turn, then a DBM's joint epochs
+	// (Spec.TotalEpochs).
+	Epoch int
+	// Layer is a deep model's phase in the epoch: the RBM in pre-training
+	// (1-based), or 0 in a DBM's joint training; 0 for an RBM. The
+	// density and degrees of a pre-training epoch are its RBM's, of a
+	// joint epoch the bottom RBM's.
+	Layer                     int
 	Seconds                   float64 // training time of the epoch
 	NLL, LogZ, LogZLo, LogZHi float64
 	TrainAcc, TestAcc         float64
@@ -27,9 +36,20 @@ type Metrics struct {
 	Recon                     float64
 }
 
-// Columns of metrics.csv, in order.
+// Columns of metrics.csv, in order. A deep model's metrics.csv has one
+// more, LayerColumn, last.
 var Columns = []string{"epoch", "seconds", "nll", "log_z", "log_z_lo", "log_z_hi", "train_acc", "test_acc",
 	"density", "degree_min", "degree_mean", "degree_max", "recon_error"}
+
+// LayerColumn is the column of Metrics.Layer in a deep model's
+// metrics.csv (and its key in JSON, where it is left out when 0).
+const LayerColumn = "layer"
+
+// layered reports whether rows are a deep model's, whose metrics.csv has
+// LayerColumn: every deep run's first epoch pre-trains RBM 1.
+func layered(rows []Metrics) bool {
+	return slices.ContainsFunc(rows, func(m Metrics) bool { return m.Layer != 0 })
+}
 
 // values lists the row in Columns order.
 func (m Metrics) values() []float64 {
@@ -42,10 +62,13 @@ func fromValues(v []float64) Metrics {
 		Density: v[8], DegreeMin: int(v[9]), DegreeMean: v[10], DegreeMax: int(v[11]), Recon: v[12]}
 }
 
-func (m Metrics) row() []string {
-	out := make([]string, len(Columns))
+func (m Metrics) row(layer bool) []string {
+	out := make([]string, len(Columns), len(Columns)+1)
 	for k, v := range m.values() {
 		out[k] = strconv.FormatFloat(v, 'g', 8, 64)
+	}
+	if layer {
+		out = append(out, strconv.Itoa(m.Layer))
 	}
 	return out
 }
@@ -71,6 +94,10 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 			obj[Columns[k]] = nil
 		}
 	}
+	if m.Layer != 0 {
+		l := float64(m.Layer)
+		obj[LayerColumn] = &l
+	}
 	return json.Marshal(obj)
 }
 
@@ -88,6 +115,9 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 		}
 	}
 	*m = fromValues(v)
+	if p := obj[LayerColumn]; p != nil {
+		m.Layer = int(*p)
+	}
 	return nil
 }
 
@@ -122,9 +152,14 @@ func (m Metrics) Summary() string {
 func WriteMetrics(path string, rows []Metrics) error {
 	return engine.WriteAtomic(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		cw.Write(Columns)
+		layer := layered(rows)
+		if layer {
+			cw.Write(append(slices.Clone(Columns), LayerColumn))
+		} else {
+			cw.Write(Columns)
+		}
 		for _, r := range rows {
-			cw.Write(r.row())
+			cw.Write(r.row(layer))
 		}
 		cw.Flush()
 		return cw.Error()
@@ -142,13 +177,15 @@ func ReadMetrics(path string) ([]Metrics, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(recs) == 0 || !reflect.DeepEqual(recs[0], Columns) {
-		return nil, fmt.Errorf("%s: line 1: header is not %v", path, Columns)
+	deep := append(slices.Clone(Columns), LayerColumn)
+	if len(recs) == 0 || (!reflect.DeepEqual(recs[0], Columns) && !reflect.DeepEqual(recs[0], deep)) {
+		return nil, fmt.Errorf("%s: line 1: header is not %v (or that and %s)", path, Columns, LayerColumn)
 	}
+	n := len(recs[0])
 	var out []Metrics
 	for i, r := range recs[1:] {
-		if len(r) != len(Columns) {
-			return nil, fmt.Errorf("%s: line %d: %d fields, want %d", path, i+2, len(r), len(Columns))
+		if len(r) != n {
+			return nil, fmt.Errorf("%s: line %d: %d fields, want %d", path, i+2, len(r), n)
 		}
 		v := make([]float64, len(Columns))
 		for k := range v {
@@ -157,7 +194,15 @@ func ReadMetrics(path string) ([]Metrics, error) {
 				return nil, fmt.Errorf("%s: line %d, column %s: %w", path, i+2, Columns[k], err)
 			}
 		}
-		out = append(out, fromValues(v))
+		m := fromValues(v)
+		if n > len(Columns) {
+			l, err := strconv.Atoi(r[n-1])
+			if err != nil || l < 0 || l > engine.MaxStackLayers {
+				return nil, fmt.Errorf("%s: line %d, column %s: %q is not a layer from 0 to %d", path, i+2, LayerColumn, r[n-1], engine.MaxStackLayers)
+			}
+			m.Layer = l
+		}
+		out = append(out, m)
 	}
 	return out, nil
 }

@@ -33,6 +33,9 @@ func ReadModel(path string) (*engine.Model, error) {
 type ModelAt struct {
 	Path string // as given
 	Dir  bool   // Path is a run directory
+	// Stack: the model is a deep model's (LoadStack): a deep run's
+	// directory, or a stack.json or the directory holding one.
+	Stack bool
 	// Run is the run the model belongs to: the directory, or the model
 	// file's directory when it holds a run's config.json; "" for none.
 	Run RunDir
@@ -40,7 +43,8 @@ type ModelAt struct {
 
 // LocateModel says where the model at path comes from. A path that does
 // not exist is a *ConfigError; a directory without config.json is not a
-// run.
+// run (a deep model's files outside a run aside: a directory with a
+// stack.json).
 func LocateModel(path string) (ModelAt, error) {
 	st, err := os.Stat(path)
 	switch {
@@ -48,13 +52,21 @@ func LocateModel(path string) (ModelAt, error) {
 		return ModelAt{}, &ConfigError{fmt.Errorf("-model %s: no such file or directory", path)}
 	case err != nil:
 		return ModelAt{}, err
+	case st.IsDir() && !RunDir(path).IsRun() && IsStack(path):
+		return ModelAt{Path: path, Stack: true}, nil
 	case st.IsDir():
 		if !RunDir(path).IsRun() {
 			return ModelAt{}, fmt.Errorf("%s: not a run directory (no %s)", path, configFileName)
 		}
-		return ModelAt{Path: path, Dir: true, Run: RunDir(path)}, nil
+		at := ModelAt{Path: path, Dir: true, Run: RunDir(path)}
+		rs, err := at.Run.Spec()
+		if err != nil {
+			return ModelAt{}, err
+		}
+		at.Stack = rs.Normalize().IsDeep()
+		return at, nil
 	}
-	at := ModelAt{Path: path}
+	at := ModelAt{Path: path, Stack: IsStack(path)}
 	if d := RunDir(filepath.Dir(path)); d.IsRun() {
 		at.Run = d
 	}
@@ -77,6 +89,9 @@ func (a ModelAt) Spec() (s Spec, ok bool, err error) {
 // checkpoint, resumed on data (the run's training data; nil refuses such a
 // run).
 func (a ModelAt) Load(data *engine.Data, workers int) (*engine.Model, error) {
+	if a.Stack {
+		return nil, fmt.Errorf("%s is a deep model, not an RBM", a.Path)
+	}
 	if !a.Dir {
 		m, err := ReadModel(a.Path)
 		if err != nil {

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
+
+	"github.com/ncg-rbm/ncg/engine"
 )
 
 // Settings are settings given by name (Setting.Name): a value of the
@@ -19,6 +22,7 @@ type Settings map[string]any
 // wanted, is an error.
 func (g Settings) texts(lists bool) (map[string][]string, error) {
 	out := map[string][]string{}
+	stacks := lists && g.stacks()
 	names := make([]string, 0, len(g))
 	for k := range g {
 		names = append(names, k)
@@ -46,7 +50,7 @@ func (g Settings) texts(lists bool) (map[string][]string, error) {
 			text := Format(g[name])
 			if lists && st != nil && st.Axis != "" {
 				var err error
-				if vals, err = st.list(text); err != nil {
+				if vals, err = st.list(text, stacks); err != nil {
 					return nil, err
 				}
 			} else {
@@ -62,7 +66,7 @@ func (g Settings) texts(lists bool) (map[string][]string, error) {
 		if st != nil && st.Name == "seed" && rv.Kind() == reflect.Slice { // ranges inside a slice's items
 			var all []string
 			for _, v := range vals {
-				l, err := st.list(v)
+				l, err := st.list(v, false)
 				if err != nil {
 					return nil, err
 				}
@@ -73,6 +77,32 @@ func (g Settings) texts(lists bool) (map[string][]string, error) {
 		out[name] = vals
 	}
 	return out, nil
+}
+
+// stacks reports whether the runs of a sweep include deep models (-model
+// dbn or dbm, alone or in a list): their -hidden and -method values are
+// themselves comma lists, so the sweep's lists of them separate their
+// values with ':' ("-hidden 500,1000:500" is two stacks), for every run of
+// the sweep.
+func (g Settings) stacks() bool {
+	v, ok := g["model"]
+	if !ok || v == nil {
+		return false
+	}
+	var kinds []string
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
+		for i := range rv.Len() {
+			kinds = append(kinds, Format(rv.Index(i).Interface()))
+		}
+	} else {
+		kinds = strings.Split(Format(v), ",")
+	}
+	for _, k := range kinds {
+		if s := (Spec{Deep: Deep{Kind: engine.StackKind(strings.TrimSpace(k))}}); s.IsDeep() {
+			return true
+		}
+	}
+	return false
 }
 
 // Check checks the names and values of the settings given (lists of the

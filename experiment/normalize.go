@@ -46,6 +46,7 @@ func (s Spec) Normalize() Spec {
 			st.assign(&s, nil)
 		}
 	}
+	s.normalizeDeep()
 	return s
 }
 
@@ -64,17 +65,23 @@ func (s Spec) RealMode() (data.RealMode, error) {
 	return m, nil
 }
 
-// RunName is a run's name: <data>-<method>[-<axis><value>…]-seed<seed>,
-// with the data file's name without its extension, and the value of each
-// setting in varied (named by Setting.Name, in table order).
+// RunName is a run's name:
+// <data>[-<model>]-<method>[-<axis><value>…]-seed<seed>, with the data
+// file's name without its extension, a deep model's kind (dbn, dbm), its
+// method (a deep model's list of them, when they differ), and the value
+// of each setting in varied (named by Setting.Name, in table order).
 func RunName(s Spec, varied ...string) string {
 	name := filepath.Base(s.Data)
 	if ext := filepath.Ext(name); ext != "" && ext != name {
 		name = strings.TrimSuffix(name, ext)
 	}
-	parts := []string{name, string(s.Engine.Method)}
+	parts := []string{name}
+	if s.IsDeep() {
+		parts = append(parts, string(s.Deep.Kind))
+	}
+	parts = append(parts, lookup("method").Value(s))
 	for _, st := range settings {
-		if st.Axis != "" && st.Name != "method" && st.Name != "seed" && slices.Contains(varied, st.Name) {
+		if st.Axis != "" && st.Name != "model" && st.Name != "method" && st.Name != "seed" && slices.Contains(varied, st.Name) {
 			parts = append(parts, st.Axis+st.Value(s))
 		}
 	}
@@ -88,7 +95,7 @@ func RunName(s Spec, varied ...string) string {
 // keyName is the flag name of a dotted JSON key of a Spec, for messages.
 func keyName(key string) string {
 	for _, st := range settings {
-		if st.Key == key {
+		if st.Key == key || (st.layersKey != "" && st.layersKey == key) {
 			return "-" + st.Name
 		}
 	}

@@ -117,7 +117,7 @@ func (c *clock) batch(batches int) {
 // due reports whether the evaluation runs after epoch.
 func (c *clock) due(epoch int) bool {
 	e := c.spec.EvalEvery
-	return epoch == c.spec.Engine.Epochs || (e > 0 && epoch%e == 0)
+	return epoch == c.spec.TotalEpochs() || (e > 0 && epoch%e == 0)
 }
 
 // left estimates the time left after done minibatches of epoch (1-based)
@@ -131,7 +131,7 @@ func (c *clock) left(epoch, done int, inEval time.Duration) (t time.Duration, un
 	}
 	// In float64, and the evaluations counted without a loop: -epochs
 	// may be as large as an int.
-	epochs := c.spec.Engine.Epochs
+	epochs := c.spec.TotalEpochs()
 	batchesLeft := float64(epochs-epoch)*float64(c.batches) + float64(c.batches-done)
 	left := float64(c.training) / float64(c.trained) * batchesLeft
 	evals := c.dueAfter(epoch)
@@ -159,7 +159,7 @@ func (c *clock) measuresNothing() bool {
 // dueAfter counts the evaluations due after epoch: every EvalEvery-th
 // epoch and the last.
 func (c *clock) dueAfter(epoch int) int {
-	epochs, e := c.spec.Engine.Epochs, c.spec.EvalEvery
+	epochs, e := c.spec.TotalEpochs(), c.spec.EvalEvery
 	switch {
 	case epoch >= epochs:
 		return 0

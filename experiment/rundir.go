@@ -16,6 +16,8 @@ import (
 //	metrics.csv   one row per epoch (rewritten atomically with each checkpoint)
 //	checkpoint    the engine's checkpoint (to resume an interrupted run)
 //	model.npz     the final model, for NumPy
+//	model-1.npz … a deep model's instead: each RBM's, the bottom one first
+//	stack.json    and what they are (WriteStack)
 //	result.json   the final metrics; its presence marks the run finished
 //	failed.json   why the run stopped short (a NaN), until a run gets past it
 //	lock          locked (flock) by the process working in the directory; its PID

@@ -7,8 +7,10 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ncg-rbm/ncg/data"
+	"github.com/ncg-rbm/ncg/engine"
 )
 
 // Setting is one setting of a run, as the table in settings.go declares it.
@@ -36,7 +38,18 @@ type Setting struct {
 	UsedBy string
 
 	field func(*Spec) any // pointer to its field
+	// layers, for a setting a deep model takes per hidden layer (-hidden)
+	// or per weight matrix (-method), points to the slice of its values
+	// for layers 2, 3, …, field holding layer 1's; layersKey is the
+	// slice's dotted JSON key. Its text is then a comma list, and a sweep
+	// of deep models separates its values with ':' (Settings).
+	layers    func(*Spec) any
+	layersKey string
 }
+
+// Layered reports whether the setting takes a value per layer of a deep
+// model, as a comma list (-hidden, -method).
+func (st Setting) Layered() bool { return st.layers != nil }
 
 // Rule is the default of a setting under a method, procedure or sampler.
 type Rule struct {
@@ -57,6 +70,7 @@ const (
 	DataGroup     Group = "data"
 	ModelGroup    Group = "model"
 	TrainingGroup Group = "training"
+	DeepGroup     Group = "deep"
 	EvalGroup     Group = "evaluation"
 )
 
@@ -127,22 +141,66 @@ func Format(v any) string {
 		return ""
 	case float64:
 		return FormatFloat(v)
+	case []any: // a grid file's list inside a list: a deep model's stack
+		items := make([]string, len(v))
+		for i, it := range v {
+			items[i] = Format(it)
+		}
+		return strings.Join(items, ",")
 	}
 	return fmt.Sprint(v)
 }
 
-// Value is the setting's value in spec, printed as a flag takes it.
+// Value is the setting's value in spec, printed as a flag takes it (a
+// layered setting's: its values, comma-separated).
 func (st Setting) Value(spec Spec) string {
-	return Format(reflect.ValueOf(st.field(&spec)).Elem().Interface())
+	v := Format(reflect.ValueOf(st.field(&spec)).Elem().Interface())
+	if st.layers != nil {
+		up := reflect.ValueOf(st.layers(&spec)).Elem()
+		for i := range up.Len() {
+			v += "," + Format(up.Index(i).Interface())
+		}
+	}
+	return v
 }
 
 // Kind is the kind of the setting's value.
 func (st Setting) Kind() reflect.Kind { return reflect.TypeOf(st.field(&Spec{})).Elem().Kind() }
 
-// set parses text into the setting's field of s.
+// set parses text into the setting's field of s (a layered setting's
+// comma list: its first value into the field, the others into its
+// layers).
 func (st *Setting) set(s *Spec, text string) error {
 	f := reflect.ValueOf(st.field(s)).Elem()
-	if u, ok := st.field(s).(encoding.TextUnmarshaler); ok { // a type with its own names
+	if st.layers == nil {
+		return st.parse(f, text)
+	}
+	items, err := SplitList(text)
+	if err != nil {
+		return fmt.Errorf("-%s: %w", st.Name, err)
+	}
+	if len(items) > engine.MaxStackLayers { // before a slice of that length is made
+		return fmt.Errorf("-%s: %d values, at most %d (one per layer of a deep model)", st.Name, len(items), engine.MaxStackLayers)
+	}
+	if err := st.parse(f, items[0]); err != nil {
+		return err
+	}
+	up := reflect.ValueOf(st.layers(s)).Elem()
+	up.SetZero()
+	if len(items) > 1 {
+		up.Set(reflect.MakeSlice(up.Type(), len(items)-1, len(items)-1))
+		for i, it := range items[1:] {
+			if err := st.parse(up.Index(i), it); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// parse parses text into f, a value of the setting's type.
+func (st *Setting) parse(f reflect.Value, text string) error {
+	if u, ok := f.Addr().Interface().(encoding.TextUnmarshaler); ok { // a type with its own names
 		if err := u.UnmarshalText([]byte(text)); err != nil {
 			return fmt.Errorf("-%s: %w", st.Name, err)
 		}
@@ -182,7 +240,7 @@ func (st *Setting) set(s *Spec, text string) error {
 }
 
 // assign sets the setting's field of s to v, a value of the field's type
-// (the table's defaults).
+// (the table's defaults); a layered setting's layers keep theirs.
 func (st *Setting) assign(s *Spec, v any) {
 	if v == nil {
 		v = reflect.Zero(reflect.TypeOf(st.field(s)).Elem()).Interface()
@@ -196,16 +254,30 @@ func (st *Setting) isZero(s *Spec) bool {
 }
 
 // Check parses text as a value of the setting (a list for a sweep axis
-// when list is set), reporting an error that names the flag.
+// when list is set), reporting an error that names the flag. A layered
+// setting's list may be of either form a sweep takes (Settings): its
+// values separated by ':', each a comma list.
 func (st Setting) Check(text string, list bool) error {
 	vals := []string{text}
 	if list {
 		var err error
-		if vals, err = st.list(text); err != nil {
+		if vals, err = st.list(text, st.layers != nil); err != nil {
 			return err
 		}
 	}
 	for _, v := range vals {
+		if list && st.layers != nil { // each value alone: an RBM sweep's comma list may be long
+			items, err := SplitList(v)
+			if err != nil {
+				return fmt.Errorf("-%s: %w", st.Name, err)
+			}
+			for _, it := range items {
+				if err := st.parse(reflect.New(reflect.TypeOf(st.field(&Spec{})).Elem()).Elem(), it); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		if err := st.set(&Spec{}, v); err != nil {
 			return err
 		}
@@ -213,8 +285,17 @@ func (st Setting) Check(text string, list bool) error {
 	return nil
 }
 
-// list splits a comma list of the setting's values (seeds: also ranges).
-func (st *Setting) list(text string) ([]string, error) {
+// list splits a comma list of the setting's values (seeds: also ranges),
+// or, for a layered setting in a sweep of deep models (stacks), a list of
+// comma lists separated by ':'.
+func (st *Setting) list(text string, stacks bool) ([]string, error) {
+	if stacks && st.layers != nil {
+		items, err := splitOn(text, ":")
+		if err != nil {
+			return nil, fmt.Errorf("-%s: %w", st.Name, err)
+		}
+		return items, nil
+	}
 	if st.Name == "seed" {
 		seeds, err := ParseSeeds(text)
 		if err != nil {

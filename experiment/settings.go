@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/ncg-rbm/ncg/data"
@@ -45,13 +46,16 @@ var settings = []*Setting{
 		field: func(s *Spec) any { return &s.DataSeed }},
 
 	// Model.
+	{Name: "model", Key: "deep.kind", Group: ModelGroup, Arg: "rbm|dbn|dbm", Axis: "model",
+		Usage: "model: an RBM, or a stack of RBMs, one per -hidden layer: dbn, a deep belief network, or dbm, a deep Boltzmann machine, each RBM pre-trained with the settings of an RBM (-method one per weight matrix, the others shared) (default rbm)",
+		field: func(s *Spec) any { return &s.Deep.Kind }},
 	{Name: "method", Required: true, Key: "engine.method", Group: ModelGroup, Arg: "M", Axis: "method",
-		Usage: "connectivity method: " + names(engine.Methods()),
-		field: func(s *Spec) any { return &s.Engine.Method }},
+		Usage: "connectivity method: " + names(engine.Methods()) + "; a deep model's: one for every weight matrix, or a comma list, one per matrix, the bottom one first",
+		field: func(s *Spec) any { return &s.Engine.Method }, layers: func(s *Spec) any { return &s.Deep.Methods }, layersKey: "deep.methods"},
 	{Name: "hidden", Required: true, Key: "engine.hidden", Group: ModelGroup, Arg: "H", Axis: "h",
 		PerData: map[string]any{"bas": 16, "mushrooms": 100, "connect-4": 100},
-		Usage:   "hidden units",
-		field:   func(s *Spec) any { return &s.Engine.Hidden }},
+		Usage:   "hidden units; a deep model's: a comma list, one per hidden layer, the bottom one first",
+		field:   func(s *Spec) any { return &s.Engine.Hidden }, layers: func(s *Spec) any { return &s.Deep.Hidden }, layersKey: "deep.hidden"},
 	{Name: "p", Key: "engine.p", Group: ModelGroup, Arg: "P", Axis: "p",
 		Usage: "NCG: initial connection density", Uses: method(engine.NCG), UsedBy: "-method ncg",
 		field: func(s *Spec) any { return &s.Engine.P }},
@@ -106,7 +110,7 @@ var settings = []*Setting{
 		Uses:  learnSigma, UsedBy: "-learn-sigma",
 		field: func(s *Spec) any { return &s.Engine.MinSigma }},
 	{Name: "centre", Key: "engine.centre", Group: TrainingGroup, Arg: "",
-		Usage: "centred training: the gradient with visible units offset by the data mean, hidden units by a running mean (Melchior, Fischer & Wiskott 2016)",
+		Usage: "centred training: the gradient with visible units offset by the data mean, hidden units by a running mean (Melchior, Fischer & Wiskott 2016); a deep model's every RBM, and a DBM's joint training with every layer offset by a running mean of its mean field",
 		field: func(s *Spec) any { return &s.Engine.Centre }},
 
 	// Training.
@@ -166,9 +170,36 @@ var settings = []*Setting{
 		Usage: "step schedule: factor of α at each step", Uses: schedule(engine.Step), UsedBy: "-lr-schedule step",
 		field: func(s *Spec) any { return &s.Engine.LRStepFactor }},
 
+	// Deep models: a DBM's joint training.
+	{Name: "joint-epochs", Key: "deep.joint.epochs", Group: DeepGroup, Arg: "N",
+		Usage: "DBM: epochs of joint training after every RBM's pre-training (0: none)", Uses: dbm, UsedBy: "-model dbm",
+		field: func(s *Spec) any { return &s.Deep.Joint.Epochs }},
+	{Name: "joint-batch", Required: true, Key: "deep.joint.batch", Group: DeepGroup, Arg: "B",
+		Usage: "DBM: data rows per update of joint training", Uses: dbm, UsedBy: "-model dbm",
+		field: func(s *Spec) any { return &s.Deep.Joint.Batch }},
+	{Name: "chains", Key: "deep.joint.chains", Group: DeepGroup, Arg: "N",
+		Usage: "DBM: persistent Gibbs chains of joint training's negative phase (0: -joint-batch)", Uses: dbm, UsedBy: "-model dbm",
+		field: func(s *Spec) any { return &s.Deep.Joint.Chains }},
+	{Name: "mean-field", Required: true, Key: "deep.joint.mean_field", Group: DeepGroup, Arg: "N",
+		Usage: "DBM: mean-field iterations of joint training's positive phase, after its bottom-up pass", Uses: dbm, UsedBy: "-model dbm",
+		field: func(s *Spec) any { return &s.Deep.Joint.MeanField }},
+	{Name: "gibbs", Required: true, Key: "deep.joint.gibbs", Group: DeepGroup, Arg: "N",
+		Usage: "DBM: Gibbs sweeps of every chain per update (odd layers given the even, then the even given the odd)", Uses: dbm, UsedBy: "-model dbm",
+		field: func(s *Spec) any { return &s.Deep.Joint.Gibbs }},
+	{Name: "joint-lr", Key: "deep.joint.lr", Group: DeepGroup, Arg: "α",
+		Usage: "DBM: learning rate of the weights and biases in joint training", Uses: dbm, UsedBy: "-model dbm",
+		field: func(s *Spec) any { return &s.Deep.Joint.LR }},
+	{Name: "joint-momentum", Key: "deep.joint.momentum", Group: DeepGroup, Arg: "μ",
+		Usage: "DBM: momentum of the weights and biases in joint training (never of NCG's A′)", Uses: dbm, UsedBy: "-model dbm",
+		field: func(s *Spec) any { return &s.Deep.Joint.Momentum }},
+	{Name: "joint-l2", Key: "deep.joint.l2", Group: DeepGroup, Arg: "λ₂",
+		Usage: "DBM: L2 weight decay of W in joint training (never of the biases)", Uses: dbm, UsedBy: "-model dbm",
+		field: func(s *Spec) any { return &s.Deep.Joint.L2 }},
+
 	// Evaluation.
 	{Name: "classify", Key: "classify", Group: EvalGroup, Arg: "", Eval: true, Default: false,
 		PerData: map[string]any{"mushrooms": true, "connect-4": true},
+		Rules:   []Rule{{When: "-model dbn or dbm", Applies: deep, Value: func(Spec) any { return false }}},
 		Usage:   "classification mode: one-hot label units, accuracy reported",
 		field:   func(s *Spec) any { return &s.Classify }},
 	{Name: "eval-every", Key: "eval_every", Group: EvalGroup, Arg: "N", Default: 0,
@@ -195,11 +226,12 @@ var settings = []*Setting{
 
 // init gives each setting of engine.Config without a Default of its own
 // the value engine.DefaultConfig gives it (none for a Required setting
-// that is zero there: its rules decide).
+// that is zero there: its rules decide), and each of a DBM's joint
+// training engine.DefaultJoint's.
 func init() {
-	def := Spec{Engine: engine.DefaultConfig()}
+	def := Spec{Engine: engine.DefaultConfig(), Deep: Deep{Joint: engine.DefaultJoint()}}
 	for _, st := range settings {
-		if !strings.HasPrefix(st.Key, "engine.") || st.Default != nil {
+		if !strings.HasPrefix(st.Key, "engine.") && !strings.HasPrefix(st.Key, "deep.joint.") || st.Default != nil {
 			continue
 		}
 		if v := reflect.ValueOf(st.field(&def)).Elem(); !(st.Required && v.IsZero()) {
@@ -224,8 +256,9 @@ func names[T ~string](values []T) string {
 	return strings.Join(s, ", ")
 }
 
+// method: a run with a weight matrix of method m.
 func method(m engine.Method) func(Spec) bool {
-	return func(s Spec) bool { return s.Engine.Method == m }
+	return func(s Spec) bool { return slices.Contains(s.Methods(), m) }
 }
 
 func schedule(c engine.Schedule) func(Spec) bool {

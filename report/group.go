@@ -106,7 +106,7 @@ type Group struct {
 	// TestAcc, TrainAcc and Density are then those runs' values at that
 	// epoch (long runs, such as SET's 480 epochs, report as they go).
 	SoFar           int
-	Epochs          int     // epochs of the finished runs (the spec's)
+	Epochs          int     // epochs of the finished runs (the spec's TotalEpochs)
 	SecondsPerEpoch float64 // mean training time of an epoch over all rows of all runs
 }
 
@@ -123,8 +123,8 @@ func key(s experiment.Spec) experiment.Spec {
 }
 
 // GroupRuns groups runs by configuration (see key) and names the groups.
-// Groups come sorted by data label, method (in engine.Methods' order) and
-// name.
+// Groups come sorted by data label, model (RBMs, then DBNs, then DBMs),
+// method (in engine.Methods' order) and name.
 func GroupRuns(runs []Run) []Group {
 	index := map[string]int{}
 	var groups []Group
@@ -148,6 +148,10 @@ func GroupRuns(runs []Run) []Group {
 	for i, m := range engine.Methods() {
 		order[m] = i
 	}
+	kinds := map[string]int{}
+	for i, k := range experiment.ModelKinds() {
+		kinds[string(k)] = i
+	}
 	sort.SliceStable(groups, func(a, b int) bool {
 		ga, gb := &groups[a], &groups[b]
 		if ga.DataLabel != gb.DataLabel {
@@ -155,6 +159,9 @@ func GroupRuns(runs []Run) []Group {
 		}
 		if ga.Spec.Classify != gb.Spec.Classify {
 			return !ga.Spec.Classify
+		}
+		if ka, kb := kinds[ga.kind()], kinds[gb.kind()]; ka != kb {
+			return ka < kb
 		}
 		if oa, ob := order[ga.Spec.Engine.Method], order[gb.Spec.Engine.Method]; oa != ob {
 			return oa < ob
@@ -201,7 +208,7 @@ func (g *Group) summarise() {
 	}
 	g.NLL, g.TestAcc, g.TrainAcc = NewStat(nll), NewStat(test), NewStat(train)
 	g.Density, g.InitDensity = NewStat(dens), NewStat(init)
-	g.Epochs = g.Spec.Engine.Epochs
+	g.Epochs = g.Spec.TotalEpochs()
 	g.SecondsPerEpoch = math.NaN()
 	if rows > 0 {
 		g.SecondsPerEpoch = secs / float64(rows)
@@ -260,6 +267,29 @@ func methodLabel(c engine.Config) string {
 	return string(c.Method)
 }
 
+// modelLabel is methodLabel of an RBM's method; for a deep model its kind
+// and each weight matrix's method label, bottom first, a method repeated
+// above the matrix below once ("DBM NCG p=0.5 γ=0.5 / dense").
+func modelLabel(s experiment.Spec) string {
+	if !s.IsDeep() {
+		return methodLabel(s.Engine)
+	}
+	var labels []string
+	for _, m := range s.Methods() {
+		c := s.Engine
+		c.Method = m
+		if l := methodLabel(c); len(labels) == 0 || labels[len(labels)-1] != l {
+			labels = append(labels, l)
+		}
+	}
+	return strings.ToUpper(string(s.Deep.Kind)) + " " + strings.Join(labels, " / ")
+}
+
+// Bound reports whether the group's NLL is a bound (a deep model's: the
+// variational bound of its rows, an upper bound on the NLL with the exact
+// log Z, an estimate of that bound with AIS's log Ẑ).
+func (g *Group) Bound() bool { return g.Spec.IsDeep() }
+
 func fnum(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 
 // inLabels are the settings that a group's name shows by other means than
@@ -268,7 +298,7 @@ func fnum(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 // groups leave out (key).
 var inLabels = map[string]bool{
 	"method": true, "p": true, "gamma": true, "v": true, "density": true, "epsilon": true, "zeta": true,
-	"set-procedure": true, "visible": true, "learn-sigma": true, "seed": true, "eval-every": true,
+	"set-procedure": true, "visible": true, "learn-sigma": true, "seed": true, "eval-every": true, "model": true,
 }
 
 // settingLabels are the short names groups show some settings by (every
@@ -356,7 +386,7 @@ func nameGroups(groups []Group) {
 	}
 	for i := range groups {
 		g := &groups[i]
-		parts := []string{methodLabel(g.Spec.Engine)}
+		parts := []string{modelLabel(g.Spec)}
 		if v := visibleLabel(g.Spec.Engine); v != "" {
 			parts = append(parts, v)
 		}

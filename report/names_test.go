@@ -20,11 +20,12 @@ func TestGroupNamesTellEverySettingApart(t *testing.T) {
 		{"data": "bas", "sampler": "pt"}, {"data": "bas", "lr-schedule": "linear"},
 		{"data": "bas", "lr-schedule": "step", "lr-step-every": "2", "lr-step-factor": "0.5"},
 		{"data": "x.csv", "visible": "gaussian"}, {"data": "x.csv", "visible": "gaussian", "learn-sigma": "true"}, {"data": "a.libsvm"},
+		{"data": "bas", "model": "dbm"},
 	}
 	// Another value of each kind of setting; strings by name.
 	other := map[string]string{"data": "bas2", "test-data": "t.libsvm", "format": "libsvm", "real": "unit", "method": "dense",
 		"set-procedure": "mocanu", "init": "normal", "visible": "gaussian", "sampler": "pcd", "lr-schedule": "linear", "likelihood": "exact",
-		"categories": "3"}
+		"categories": "3", "model": "dbm"}
 	for _, st := range experiment.Table() {
 		if st.Name == "seed" || st.Name == "eval-every" {
 			continue

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/ncg-rbm/ncg/experiment"
 )
 
 // fmtStat writes "mean ± sd" with prec decimals ("mean" alone for one
@@ -45,7 +47,7 @@ func WriteMarkdown(w io.Writer, groups []Group) error {
 	var b strings.Builder
 	b.WriteString("| data | model | epochs | runs | NLL | test acc. % | density | initial density | time/epoch |\n")
 	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	unbounded, fired, mixed, density := false, false, false, false
+	unbounded, fired, mixed, density, bound := false, false, false, false, false
 	for i := range groups {
 		g := &groups[i]
 		runs := runsCell(g)
@@ -55,6 +57,10 @@ func WriteMarkdown(w io.Writer, groups []Group) error {
 		}
 		spe := fmtSeconds(g.SecondsPerEpoch)
 		nll := fmtStat(g.NLL, 2, 1)
+		if g.Bound() && g.NLL.N > 0 {
+			nll = "≤ " + nll
+			bound = true
+		}
 		if g.AISUnbounded > 0 {
 			nll += fmt.Sprintf(" † (%d of %d)", g.AISUnbounded, g.Finished)
 			unbounded = true
@@ -81,6 +87,12 @@ func WriteMarkdown(w io.Writer, groups []Group) error {
 			"outside its ±3σ interval, or AIS along another route found mass well above it. The NLL is\n" +
 			"too low by about the verdict's disagreement (result.json's checks). Evaluate with a longer\n" +
 			"schedule (`ncgbench eval -ais-max-betas N`), or exactly where the model is small enough.\n")
+	}
+	if bound {
+		b.WriteString("\n≤ Deep models (DBN, DBM): the NLL is the mean over rows of minus the variational lower\n" +
+			"bound on log p(v), a DBM's mean-field bound or a DBN's bound through its top RBM: with the\n" +
+			"exact log Z an upper bound on the NLL, with AIS's log Ẑ an estimate of that bound (CSV column\n" +
+			"and JSON field `nll_bound`).\n")
 	}
 	if density {
 		b.WriteString("\n§ Gaussian visible units: the NLL is a negative log density of the data as scaled\n" +
@@ -127,15 +139,31 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // nll is a negative log density of the data scaled as real says: unit,
 // standardise, or empty for values as read). nll_ais_unbounded and
 // nll_verdict_fired count the finished runs whose final AIS had no lower
-// bound, and whose checks' verdict fired.
+// bound, and whose checks' verdict fired. kind is rbm, dbn or dbm, and
+// nll_bound true where nll is a deep model's bound (Group.Bound).
 var CSVColumns = []string{"data", "model", "method", "epochs", "runs", "unfinished",
 	"nll_mean", "nll_sd", "test_acc_mean", "test_acc_sd", "train_acc_mean", "train_acc_sd",
 	"density_mean", "density_sd", "initial_density_mean", "initial_density_sd", "seconds_per_epoch",
-	"nll_ais_unbounded", "values_at_epoch", "visible", "real", "nll_verdict_fired"}
+	"nll_ais_unbounded", "values_at_epoch", "visible", "real", "nll_verdict_fired", "kind", "nll_bound"}
 
 // visible is the group's visible units for CSV and JSON: binary,
 // gaussian or categorical.
 func (g *Group) visible() string { return g.Spec.Engine.Visible.Name() }
+
+// kind is the group's model for CSV and JSON: rbm, dbn or dbm.
+func (g *Group) kind() string {
+	if g.Spec.IsDeep() {
+		return string(g.Spec.Deep.Kind)
+	}
+	return string(experiment.RBM)
+}
+
+// method is the group's method for CSV and JSON: a deep model's one per
+// weight matrix, comma-separated, where they differ.
+func (g *Group) method() string {
+	st, _ := experiment.Lookup("method")
+	return st.Value(g.Spec)
+}
 
 // WriteCSV writes the table of groups as CSV (accuracies as fractions).
 func WriteCSV(w io.Writer, groups []Group) error {
@@ -149,7 +177,7 @@ func WriteCSV(w io.Writer, groups []Group) error {
 	}
 	for i := range groups {
 		g := &groups[i]
-		row := []string{g.Data, g.Model, string(g.Spec.Engine.Method), strconv.Itoa(g.Epochs),
+		row := []string{g.Data, g.Model, g.method(), strconv.Itoa(g.Epochs),
 			strconv.Itoa(g.Finished), strconv.Itoa(len(g.Runs) - g.Finished)}
 		for _, s := range []Stat{g.NLL, g.TestAcc, g.TrainAcc, g.Density, g.InitDensity} {
 			row = append(row, f(s.Mean), f(s.SD))
@@ -158,7 +186,8 @@ func WriteCSV(w io.Writer, groups []Group) error {
 		if g.SoFar > 0 {
 			soFar = strconv.Itoa(g.SoFar)
 		}
-		row = append(row, f(g.SecondsPerEpoch), strconv.Itoa(g.AISUnbounded), soFar, g.visible(), string(g.Spec.Real), strconv.Itoa(g.VerdictFired))
+		row = append(row, f(g.SecondsPerEpoch), strconv.Itoa(g.AISUnbounded), soFar, g.visible(), string(g.Spec.Real), strconv.Itoa(g.VerdictFired),
+			g.kind(), strconv.FormatBool(g.Bound()))
 		cw.Write(row)
 	}
 	cw.Flush()
@@ -171,6 +200,8 @@ type TableRow struct {
 	Data            string   `json:"data"`
 	Model           string   `json:"model"`
 	Method          string   `json:"method"`
+	Kind            string   `json:"kind"`      // rbm, dbn or dbm
+	NLLBound        bool     `json:"nll_bound"` // nll is a deep model's bound (Group.Bound)
 	Epochs          int      `json:"epochs"`
 	Runs            int      `json:"runs"`
 	Unfinished      int      `json:"unfinished"`
@@ -194,7 +225,7 @@ func Table(groups []Group) []TableRow {
 	out := make([]TableRow, 0, len(groups))
 	for i := range groups {
 		g := &groups[i]
-		r := TableRow{Name: g.Name, Data: g.Data, Model: g.Model, Method: string(g.Spec.Engine.Method), Epochs: g.Epochs,
+		r := TableRow{Name: g.Name, Data: g.Data, Model: g.Model, Method: g.method(), Epochs: g.Epochs, Kind: g.kind(), NLLBound: g.Bound(),
 			Runs: g.Finished, Unfinished: len(g.Runs) - g.Finished, Failed: g.Failed, NLL: g.NLL, TestAcc: g.TestAcc, TrainAcc: g.TrainAcc,
 			Density: g.Density, InitDensity: g.InitDensity, SecondsPerEpoch: num(g.SecondsPerEpoch),
 			AISUnbounded: g.AISUnbounded, VerdictFired: g.VerdictFired, ValuesAtEpoch: g.SoFar, Visible: g.visible(), Real: string(g.Spec.Real)}

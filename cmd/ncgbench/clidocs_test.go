@@ -28,8 +28,8 @@ func TestCLIDocsTables(t *testing.T) {
 		sub := block.FindStringSubmatch(m)
 		return sub[1] + settingsMarkdown(sub[2]) + sub[3]
 	})
-	if n != 5 {
-		t.Fatalf("%s: %d generated tables, want 5 (data, model, training, evaluation, per-data-set)", path, n)
+	if n != 6 {
+		t.Fatalf("%s: %d generated tables, want 6 (data, model, training, deep, evaluation, per-data-set)", path, n)
 	}
 	if got == string(b) {
 		return

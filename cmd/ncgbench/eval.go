@@ -221,6 +221,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if f.setName == "test" && test == nil {
 		return usagef("-set test: data %s has no test set (give -test-data, or -set train for the training rows)", spec.Data)
 	}
+	if at.Stack {
+		return f.evalStack(at, spec, train, test, stdout, stderr)
+	}
 	m, err := f.load(at, train)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/ncg-rbm/ncg/engine"
 	"github.com/ncg-rbm/ncg/eval"
 	"github.com/ncg-rbm/ncg/experiment"
 )
@@ -53,6 +54,13 @@ type evalResult struct {
 	// Checks: the evidence with an AIS estimate and its verdict, and
 	// BDMC's bounds (null: none ran).
 	Checks *eval.Checks `json:"checks"`
+	// A deep model's: its kind (dbn, dbm) and the units of every layer,
+	// the visible layer first (X and H are its bottom RBM's); NLLBound
+	// says nll is the rows' variational bound (with an exact log Z, an
+	// upper bound on the NLL; with AIS's, an estimate of it).
+	Kind     engine.StackKind `json:"kind,omitempty"`
+	Sizes    []int            `json:"sizes,omitempty"`
+	NLLBound bool             `json:"nll_bound,omitempty"`
 }
 
 func finite(v float64) *float64 {
@@ -94,7 +102,11 @@ func newEvalResult(f *evalFlags, spec experiment.Spec, m *eval.Model, L int, mt 
 
 // print writes the result as lines of text.
 func (res evalResult) print(stdout io.Writer, mt *eval.Metrics, classified bool) {
-	fmt.Fprintf(stdout, "%s: X %d (%d label units), H %d\n", res.Model, res.X, res.LabelUnits, res.H)
+	if res.Kind != "" {
+		fmt.Fprintf(stdout, "%s: %s of layers %s (visible first)\n", res.Model, res.Kind, layersText(res.Sizes))
+	} else {
+		fmt.Fprintf(stdout, "%s: X %d (%d label units), H %d\n", res.Model, res.X, res.LabelUnits, res.H)
+	}
 	fmt.Fprintf(stdout, "data %s, %s set: %d rows\n", res.Data, res.Set, res.Rows)
 	switch res.Likelihood {
 	case eval.LikelihoodExact:
@@ -104,10 +116,20 @@ func (res evalResult) print(stdout io.Writer, mt *eval.Metrics, classified bool)
 	}
 	if res.Likelihood != eval.LikelihoodNone {
 		what := "NLL"
-		if res.LabelUnits > 0 {
+		switch {
+		case res.LabelUnits > 0:
 			what = "joint NLL (data and label units)"
+		case res.NLLBound:
+			what = "NLL ≤"
 		}
-		fmt.Fprintf(stdout, "%s %.6f nats\n", what, mt.NLL)
+		fmt.Fprintf(stdout, "%s %.6f nats", what, mt.NLL)
+		switch {
+		case res.NLLBound && res.Likelihood == eval.LikelihoodExact:
+			fmt.Fprintf(stdout, " (%s)", boundName(res.Kind))
+		case res.NLLBound:
+			fmt.Fprintf(stdout, " (%s, an estimate of it with AIS's log Ẑ)", boundName(res.Kind))
+		}
+		fmt.Fprintln(stdout)
 	}
 	if res.NLLInput != nil && res.NLLInput != res.NLL {
 		fmt.Fprintf(stdout, "NLL %.6f nats as the density of the data in their input scale (the scaled data's NLL + Σ log scale)\n", *res.NLLInput)

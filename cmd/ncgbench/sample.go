@@ -74,9 +74,26 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if at.Dir {
 		npzPath = at.Run.ModelPath()
 	}
-	m, err := at.Load(nil, 0)
-	if err != nil {
+	// A deep model's chains are fresh chains of the saved model, its
+	// bottom RBM the visible layer's (the tiles, -masks).
+	var stack *engine.Stack
+	var m *engine.Model
+	hidden := 0
+	if at.Stack {
+		if stack, _, err = at.LoadStack(nil, 0); err != nil {
+			return err
+		}
+		m = stack.RBMs[0]
+		if at.Dir {
+			npzPath = at.Run.StackPath()
+		}
+		for _, l := range stack.RBMs {
+			hidden += l.H
+		}
+	} else if m, err = at.Load(nil, 0); err != nil {
 		return err
+	} else {
+		hidden = m.H
 	}
 	if m.Visible.Continuous() && m.X != m.DataUnits {
 		return fmt.Errorf("%s has %s visible units and %d label units: label units need binary or categorical units", npzPath, m.Visible.Name(), m.X-m.DataUnits)
@@ -118,7 +135,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s has %d data units, the model %d", spec.Data, set.D, m.DataUnits)
 	}
 	lay := newLayout(m.DataUnits, *scale)
-	if err := sampleFits(m, *n, lay, *scale, *masks != ""); err != nil {
+	if err := sampleFits(m, hidden, *n, lay, *scale, *masks != ""); err != nil {
 		return err
 	}
 	start := make([]float32, *n*m.X)
@@ -137,7 +154,12 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
-	probs, err := engine.Gibbs(ctx, m, start, *n, *steps, *seed)
+	var probs []float32
+	if stack != nil {
+		probs, err = engine.GibbsStack(ctx, stack, start, *n, *steps, *seed)
+	} else {
+		probs, err = engine.Gibbs(ctx, m, start, *n, *steps, *seed)
+	}
 	if err != nil {
 		return errInterrupted
 	}
@@ -156,6 +178,13 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	}
 	img := lay.grid(*n, func(c, j int) color.Color { return color.Gray{Y: grey(c*m.X + j)} })
 	caption := fmt.Sprintf("%d chains of %d Gibbs steps %s", *n, *steps, shown)
+	switch {
+	case stack == nil:
+	case stack.Kind == engine.DBM:
+		caption = fmt.Sprintf("%d fresh chains of the DBM of layers %s, %d Gibbs sweeps of every layer, %s", *n, layersText(stack.Sizes()), *steps, shown)
+	default:
+		caption = fmt.Sprintf("%d fresh chains of the DBN of layers %s, %d Gibbs steps of its top RBM, then down through the layers below, %s", *n, layersText(stack.Sizes()), *steps, shown)
+	}
 	if err := writePNG(*out, withCaption(img, caption)); err != nil {
 		return err
 	}
@@ -209,9 +238,10 @@ func withCaption(img *image.RGBA, text string) *image.RGBA {
 const maxImageSide = 1 << 16
 
 // sampleFits refuses, before anything is allocated, samples whose chains
-// or images cannot fit in memory, or images wider or taller than
+// (of the model m, whose hidden layers have hidden units in all) or images
+// cannot fit in memory, or images wider or taller than
 // maxImageSide, naming -n, or -scale when it is above the automatic one.
-func sampleFits(m *engine.Model, n int, lay layout, scale int, masks bool) error {
+func sampleFits(m *engine.Model, hidden, n int, lay layout, scale int, masks bool) error {
 	w, h := lay.sizeFloat(n)
 	blame := func() (string, int) {
 		if scale > newLayout(m.DataUnits, 0).scale { // a scale above the automatic one
@@ -223,7 +253,7 @@ func sampleFits(m *engine.Model, n int, lay layout, scale int, masks bool) error
 		name, v := blame()
 		return usagef("-%s %d: the image would be %.0f × %.0f pixels; at most %d on a side", name, v, w, h, maxImageSide)
 	}
-	x, hid, chains := float64(m.X), float64(m.H), float64(n)
+	x, hid, chains := float64(m.X), float64(hidden), float64(n)
 	vecs := 4.0 // start, states, probabilities or means, pre-activations
 	if m.Visible.Continuous() {
 		vecs++ // v/σ²

@@ -109,9 +109,16 @@ func printResult(w io.Writer, r *experiment.Result) {
 	if r.Skipped {
 		note = " (finished earlier; delete the directory or change -out to train again)"
 	}
-	fmt.Fprintf(w, "%s: %s on %s, seed %d, %d epochs%s\n", r.Dir, r.Spec.Engine.Method, r.Spec.Data, r.Spec.Engine.Seed, f.Epoch, note)
+	fmt.Fprintf(w, "%s: %s on %s, seed %d, %d epochs%s\n", r.Dir, modelName(r.Spec), r.Spec.Data, r.Spec.Engine.Seed, f.Epoch, note)
 	if !math.IsNaN(f.NLL) {
-		fmt.Fprintf(w, "  NLL %.4f nats (log Z %.4f", f.NLL, f.LogZ)
+		switch {
+		case !r.Spec.IsDeep():
+			fmt.Fprintf(w, "  NLL %.4f nats (log Z %.4f", f.NLL, f.LogZ)
+		case f.LogZLo == f.LogZHi:
+			fmt.Fprintf(w, "  NLL ≤ %.4f nats (%s; log Z %.4f", f.NLL, boundName(r.Spec.Deep.Kind), f.LogZ)
+		default:
+			fmt.Fprintf(w, "  NLL ≤ %.4f nats (%s, an estimate of it with AIS's log Ẑ %.4f", f.NLL, boundName(r.Spec.Deep.Kind), f.LogZ)
+		}
 		if f.LogZLo != f.LogZHi {
 			fmt.Fprintf(w, ", ±3σ %.4f…%.4f", f.LogZLo, f.LogZHi)
 		}
@@ -123,6 +130,25 @@ func printResult(w io.Writer, r *experiment.Result) {
 	}
 	fmt.Fprintf(w, "  density %.4f (start %.4f), hidden degree min/mean/max %d/%.1f/%d, %.1f s\n",
 		f.Density, r.InitDensity, f.DegreeMin, f.DegreeMean, f.DegreeMax, r.TotalSeconds)
+}
+
+// modelName names the model of a run: its method, or a deep model's kind,
+// layers and methods ("dbm 500,1000 ncg,dense").
+func modelName(s experiment.Spec) string {
+	method, _ := experiment.Lookup("method")
+	if !s.IsDeep() {
+		return method.Value(s)
+	}
+	hidden, _ := experiment.Lookup("hidden")
+	return fmt.Sprintf("%s %s %s", s.Deep.Kind, hidden.Value(s), method.Value(s))
+}
+
+// boundName names the bound on the NLL a deep model's evaluation gives.
+func boundName(k engine.StackKind) string {
+	if k == engine.DBN {
+		return "the DBN's variational bound"
+	}
+	return "the mean-field bound"
 }
 
 // plotRun draws the learning curve, degree and density figures of one run
