@@ -358,8 +358,10 @@ func foreign(what string, theirs, ours json.RawMessage) error {
 	if len(diff) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s belongs to another configuration (there vs this run: %s); choose another -out, or move it away to start this run over",
-		what, strings.Join(diff, ", "))
+	// Bad usage (the flags and the directory disagree), found before
+	// anything is written: a ConfigError, exit status 2.
+	return &ConfigError{fmt.Errorf("%s belongs to another configuration (there vs this run: %s); choose another -out, or move it away to start this run over",
+		what, strings.Join(diff, ", "))}
 }
 
 // CheckAll checks each Spec against its data and the machine as Run does

@@ -196,8 +196,8 @@ func TestForeignCheckpointRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errb, code := ncgbench(t, dir, args("1", "r1")...)
-	if code != 1 || !strings.Contains(errb, "another configuration") || !strings.Contains(errb, "-seed: 2 vs 1") {
-		t.Errorf("foreign checkpoint: exit %d, %s; want exit 1 naming -seed: 2 vs 1", code, errb)
+	if code != 2 || !strings.Contains(errb, "another configuration") || !strings.Contains(errb, "-seed: 2 vs 1") {
+		t.Errorf("foreign checkpoint: exit %d, %s; want exit 2 naming -seed: 2 vs 1", code, errb)
 	}
 	// A corrupt checkpoint: the error says what to do.
 	os.Remove(filepath.Join(dir, "r1", "result.json"))
