@@ -447,3 +447,23 @@ func editStack(t *testing.T, dir string, edit func(*StackFile)) {
 		t.Fatal(err)
 	}
 }
+
+// TestStackEvaluatesWholeModels: with -eval-every 1 a DBM is measured in
+// joint training only and a DBN during its top RBM's training only; the
+// epochs before have no NLL (the stack there is not the model the run
+// makes).
+func TestStackEvaluatesWholeModels(t *testing.T) {
+	for _, kind := range []string{"dbm", "dbn"} {
+		spec := tinyStack(t, kind, Settings{"eval-every": 1})
+		dir := filepath.Join(t.TempDir(), kind)
+		if _, err := Run(context.Background(), spec, dir, Options{Workers: 2}); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range metricsBits(t, dir) {
+			whole := m.Layer == 0 || (kind == "dbn" && m.Layer == 2)
+			if whole != !math.IsNaN(m.NLL) {
+				t.Errorf("%s: epoch %d (layer %d) has NLL %v", kind, m.Epoch, m.Layer, m.NLL)
+			}
+		}
+	}
+}

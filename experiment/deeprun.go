@@ -76,7 +76,11 @@ func (r *run) stack(ctx context.Context) (*Result, error) {
 			}
 			m := Metrics{Epoch: n, Layer: rec.Layer, Seconds: rec.Seconds, NLL: nan, LogZ: nan, LogZLo: nan, LogZHi: nan, TrainAcc: nan, TestAcc: nan,
 				Density: rec.Density, DegreeMin: rec.DegreeMin, DegreeMean: rec.DegreeMean, DegreeMax: rec.DegreeMax, Recon: rec.ReconError}
-			evaluated := n < total && clk.due(n)
+			// Only a whole model is measured: a DBM in joint training, a
+			// DBN while its top RBM trains (before, the stack is not yet
+			// the model the run makes).
+			whole := rec.Layer == 0 || (spec.Deep.Kind == engine.DBN && rec.Layer == len(spec.Methods()))
+			evaluated := n < total && whole && clk.due(n)
 			if evaluated {
 				ev, err := evaluate(n)
 				if err != nil {
