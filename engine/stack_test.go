@@ -110,6 +110,37 @@ func TestStackResume(t *testing.T) {
 		}
 		sameBits(t, "resumed", want, stackBits(re))
 	}
+	// Cancelled at the end of the bottom RBM's last epoch: the next RBM's
+	// data are not drawn, and the checkpoint holds the finished RBM.
+	{
+		path := filepath.Join(t.TempDir(), "ckpt")
+		tr, err := NewStack(cfg, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		err = tr.Train(ctx, StackOptions{Checkpoint: path, OnEpoch: func(r StackRecord) error {
+			if r.Layer == 1 && r.Epoch == cfg.Layers[0].Epochs {
+				cancel()
+			}
+			return nil
+		}})
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled between RBMs: %v", err)
+		}
+		re, err := ResumeStack(path, d, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l, e := re.Position(); l != 1 || e != cfg.Layers[0].Epochs {
+			t.Fatalf("resumed at layer %d epoch %d, want 1, %d", l, e, cfg.Layers[0].Epochs)
+		}
+		if err := re.Train(context.Background(), StackOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, "resumed between RBMs", want, stackBits(re))
+	}
 	// Cancelled inside a joint epoch: the checkpoint holds the position.
 	path := filepath.Join(t.TempDir(), "ckpt")
 	tr, err := NewStack(cfg, d)

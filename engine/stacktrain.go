@@ -193,6 +193,11 @@ func (t *StackTrainer) Train(ctx context.Context, opts StackOptions) error {
 			return err
 		}
 		if err := t.nextLayer(ctx); err != nil {
+			if ctx.Err() != nil && opts.Checkpoint != "" {
+				if cerr := t.SaveCheckpoint(opts.Checkpoint); cerr != nil {
+					return errors.Join(err, cerr)
+				}
+			}
 			return err
 		}
 		if opts.Checkpoint != "" {
@@ -250,23 +255,30 @@ func (t *StackTrainer) trainLayer(ctx context.Context, opts StackOptions) error 
 // nextLayer ends the current RBM's pre-training: the next RBM starts on
 // its hidden states, or, after the top RBM, a DBM's joint training
 // starts.
+//
+// The next RBM's data are drawn before the trainer changes, so that a
+// cancellation while they are drawn leaves it at the end of the RBM just
+// trained, which a checkpoint records.
 func (t *StackTrainer) nextLayer(ctx context.Context) error {
 	m := t.cur.Model()
-	t.cur.Close()
-	t.cur = nil
-	t.layer++
-	if t.layer < len(t.cfg.Layers) {
+	if t.layer+1 < len(t.cfg.Layers) {
 		factor := float32(1)
 		if t.cfg.Kind == DBM {
 			factor = 2 // RBMs below the top were trained with doubled up passes
 		}
-		d, err := upperData(ctx, m, t.below, factor, t.cfg.Seed, t.layer, t.cfg.Workers)
+		d, err := upperData(ctx, m, t.below, factor, t.cfg.Seed, t.layer+1, t.cfg.Workers)
 		if err != nil {
-			return err
+			return fmt.Errorf("layer %d's data: %w", t.layer+2, err)
 		}
+		t.cur.Close()
+		t.cur = nil
+		t.layer++
 		t.below = d
 		return t.startLayer()
 	}
+	t.cur.Close()
+	t.cur = nil
+	t.layer++
 	t.below = nil
 	if t.cfg.Kind == DBM {
 		foldBiases(t.rbms)

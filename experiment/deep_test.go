@@ -118,12 +118,9 @@ func TestStackRunResumes(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Stopped after a pre-training phase's last epoch, training
-			// stops while it draws the next RBM's data, before that
-			// phase's checkpoint: it resumes from the epoch before.
+			// stops before it draws the next RBM's data, with the
+			// checkpoint of that epoch.
 			wantAt := stop
-			if stop%spec.Engine.Epochs == 0 && stop <= spec.Engine.Epochs*len(spec.Methods()) {
-				wantAt--
-			}
 			if resumedAt != wantAt || res.ResumedAt != wantAt {
 				t.Errorf("%s stopped after epoch %d: resumed at %d (result: %d), want %d", c.kind, stop, resumedAt, res.ResumedAt, wantAt)
 			}
