@@ -74,7 +74,8 @@ type dbmJoint struct {
 	// The mean field's products run on column tiles of a layer (mfTile
 	// units), all the minibatch's rows at once, so that a tile of C is
 	// read from memory once a sweep, not once a block of rows. upPk[k]
-	// holds C^k (n[k]×n[k+1]) and downPk[k] its transpose (n[k+1]×n[k])
+	// holds C^k (n[k]×n[k+1]; k ≥ 1, the bottom layer's input from below
+	// being in1) and downPk[k] its transpose (n[k+1]×n[k])
 	// as consecutive column tiles, each tile's rows contiguous; packFn
 	// refreshes them (after the update), tileFn runs a tile of the layer
 	// and sweep that mfLayer, mfFactor and mfAbove name.
@@ -94,6 +95,18 @@ type dbmJoint struct {
 // mfTile is the width of a mean-field column tile: 64 floats, the width
 // the dense product's kernels keep in registers for each of their rows.
 const mfTile = 64
+
+// newDBMScratch returns the scratch of n block tasks, for layers of at
+// most wide units and x visible units.
+func newDBMScratch(n, wide, x int) []dbmScratch {
+	s := make([]dbmScratch, n)
+	for i := range s {
+		s[i] = dbmScratch{pre: make([]float32, blockSize*wide), tmp: make([]float32, blockSize*wide),
+			prob: make([]float32, blockSize*wide), in: make([]float32, blockSize*x),
+			idx: make([]int32, blockSize*wide), cnt: make([]int32, blockSize)}
+	}
+	return s
+}
 
 // dbmScratch is one block task's scratch.
 type dbmScratch struct {
@@ -180,16 +193,7 @@ func (t *dbmJoint) alloc() {
 	for c := range t.streams {
 		t.streams[c] = kernel.NewStream(t.seed, keyJointChain+uint64(c))
 	}
-	newScratch := func(n int) []dbmScratch {
-		s := make([]dbmScratch, n)
-		for i := range s {
-			s[i] = dbmScratch{pre: make([]float32, blockSize*wide), tmp: make([]float32, blockSize*wide),
-				prob: make([]float32, blockSize*wide), in: make([]float32, blockSize*t.n[0]),
-				idx: make([]int32, blockSize*wide), cnt: make([]int32, blockSize)}
-		}
-		return s
-	}
-	t.mfSc, t.chainSc = newScratch((B+blockSize-1)/blockSize), newScratch((M+blockSize-1)/blockSize)
+	t.mfSc, t.chainSc = newDBMScratch((B+blockSize-1)/blockSize, wide, t.n[0]), newDBMScratch((M+blockSize-1)/blockSize, wide, t.n[0])
 	// Row chunks, larger matrices first (small tasks last even out the
 	// phase's end), and the bias chunks after them.
 	for k := L - 1; k >= 0; k-- {
@@ -211,7 +215,10 @@ func (t *dbmJoint) alloc() {
 	t.mfChainFn, t.gradFn = t.mfChainTask, t.gradTask
 	t.upPk, t.downPk = make([][]float32, L), make([][]float32, L)
 	for k := range t.rbms {
-		t.upPk[k], t.downPk[k] = make([]float32, t.n[k]*t.n[k+1]), make([]float32, t.n[k]*t.n[k+1])
+		if k > 0 { // the bottom layer's input from below is in1
+			t.upPk[k] = make([]float32, t.n[k]*t.n[k+1])
+		}
+		t.downPk[k] = make([]float32, t.n[k]*t.n[k+1])
 	}
 	t.tileOff = make([]int, L+2)
 	for l := 1; l <= L; l++ {

@@ -10,12 +10,12 @@ import "github.com/ncg-rbm/ncg/kernel"
 // either.
 
 // packTask refreshes tile i of the packed copies: the up tiles of every
-// matrix over its upper layer's units, then the down tiles over its
-// lower layer's.
+// matrix but the bottom one over its upper layer's units, then the down
+// tiles over its lower layer's.
 func (j *dbmJoint) packTask(i int) {
 	for k, m := range j.rbms {
 		nin, nout := j.n[k], j.n[k+1]
-		up := (nout + mfTile - 1) / mfTile
+		up := j.upTiles(k)
 		if i < up {
 			o0 := i * mfTile
 			w := min(mfTile, nout-o0)
@@ -41,9 +41,17 @@ func (j *dbmJoint) packTask(i int) {
 func (j *dbmJoint) packTasks() int {
 	n := 0
 	for k := range j.rbms {
-		n += (j.n[k+1]+mfTile-1)/mfTile + (j.n[k]+mfTile-1)/mfTile
+		n += j.upTiles(k) + (j.n[k]+mfTile-1)/mfTile
 	}
 	return n
+}
+
+// upTiles is the number of up tiles of matrix k: none for the bottom one.
+func (j *dbmJoint) upTiles(k int) int {
+	if k == 0 {
+		return 0
+	}
+	return (j.n[k+1] + mfTile - 1) / mfTile
 }
 
 // tileTask sets tile i of layer j.mfLayer's mean field for every row:

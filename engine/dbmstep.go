@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"time"
 
 	"github.com/ncg-rbm/ncg/kernel"
@@ -16,11 +15,7 @@ import (
 // trainJoint runs a DBM's joint training epochs.
 func (t *StackTrainer) trainJoint(ctx context.Context, opts StackOptions) error {
 	j := t.joint
-	workers := t.cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	j.pool = newPool(workers)
+	j.pool = newPool(t.cfg.workers())
 	defer func() { j.pool.close(); j.pool = nil }()
 	defer j.sync()
 	lastSave := time.Now()
@@ -115,11 +110,7 @@ func (t *StackTrainer) Step(rows []int32) error {
 		return errors.New("engine: Step is joint training's; this stack is in pre-training or is a DBN")
 	}
 	if j.pool == nil {
-		w := t.cfg.Workers
-		if w <= 0 {
-			w = runtime.GOMAXPROCS(0)
-		}
-		j.pool = newPool(w)
+		j.pool = newPool(t.cfg.workers())
 	}
 	return j.minibatch(rows)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/ncg-rbm/ncg/unit"
 )
@@ -86,6 +87,14 @@ type JointConfig struct {
 // with α = 0.001.
 func DefaultJoint() JointConfig {
 	return JointConfig{Epochs: 10, Batch: 100, MeanField: 10, Gibbs: 1, LR: 0.001}
+}
+
+// workers returns the number of goroutines (Workers, or GOMAXPROCS).
+func (c StackConfig) workers() int {
+	if c.Workers > 0 {
+		return c.Workers
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // chains returns the number of persistent chains.

@@ -96,12 +96,7 @@ func newChains(s *Stack, n int, seed uint64) *dbmJoint {
 		wide = max(wide, size)
 		j.s[l] = make([]float32, n*size)
 	}
-	j.chainSc = make([]dbmScratch, (n+blockSize-1)/blockSize)
-	for i := range j.chainSc {
-		j.chainSc[i] = dbmScratch{pre: make([]float32, blockSize*wide), tmp: make([]float32, blockSize*wide),
-			prob: make([]float32, blockSize*wide), in: make([]float32, blockSize*j.n[0]),
-			idx: make([]int32, blockSize*wide), cnt: make([]int32, blockSize)}
-	}
+	j.chainSc = newDBMScratch((n+blockSize-1)/blockSize, wide, j.n[0])
 	j.streams = make([]kernel.Stream, n)
 	for c := range j.streams {
 		j.streams[c] = kernel.NewStream(seed, uint64(c))
