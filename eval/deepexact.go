@@ -58,14 +58,22 @@ func DBMExactUnits(d *DBM) (n, parity int, err error) {
 	if err := d.Validate(); err != nil {
 		return 0, 0, err
 	}
+	n, parity = DBMExactSide(d.Layers[0].Visible, stackSizes(d.Layers))
+	return n, parity, nil
+}
+
+// DBMExactSide is DBMExactUnits for a DBM of the given layer sizes
+// (visible first) and visible unit type, before there is a model: the
+// one rule of which side the exact sum enumerates.
+func DBMExactSide(visible unit.Type, sizes []int) (n, parity int) {
 	var side [2]int
-	for l, s := range stackSizes(d.Layers) {
+	for l, s := range sizes {
 		side[l%2] += s
 	}
-	if d.Layers[0].Visible != unit.Binary || side[1] <= side[0] {
-		return side[1], 1, nil
+	if visible != unit.Binary || side[1] <= side[0] {
+		return side[1], 1
 	}
-	return side[0], 0, nil
+	return side[0], 0
 }
 
 // dbmSum is the exact sum of a DBM (exactTerms): the enumerated units are

@@ -44,14 +44,8 @@ func StackExactUnits(kind engine.StackKind, visible unit.Type, sizes []int) int 
 		}
 		return top.ExactLayer(sizes[L-1], sizes[L])
 	}
-	var side [2]int
-	for l, n := range sizes {
-		side[l%2] += n
-	}
-	if visible != unit.Binary || side[1] <= side[0] {
-		return side[1]
-	}
-	return side[0]
+	n, _ := eval.DBMExactSide(visible, sizes)
+	return n
 }
 
 // resolveStack is how the evaluation of a deep model finds log Z: l
