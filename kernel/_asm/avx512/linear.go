@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -216,10 +218,13 @@ const affineChains = 6
 
 // affine6: k ≤ 6 chains at once, in tiles of 64 outputs: 6 chains × 4
 // vectors = 24 accumulators (Z0-Z23; chain c owns Z4c..Z4c+3), the tile's
-// row of m in Z24-Z27 (masked by K1-K4), broadcast inputs in Z28/Z29.
-// Chains c ≥ k are skipped by a branch after chain k−1 (taken the same way
-// on every row, so predicted): without it a call for 2 chains cost as much
-// as one for 6.
+// row of m in Z24-Z27, broadcast inputs in Z28/Z29. Each tile runs one of
+// twelve row loops, chosen once per tile: one per chain count k (no test
+// of k inside the loop: each would take an issue slot of the FMA ports),
+// with plain loads of m for a full tile and loads masked by K1-K4 for the
+// last, narrower one (a masked load adds a vector uop). Chains past k read
+// chain 0's row when the tile starts and their accumulators are not
+// stored.
 func affine6() {
 	text("affine6AVX512", "func(out, bias, in, m []float32, k, nin, nout int)",
 		"affine6AVX512 computes 1 ≤ k ≤ 6 chains of the dense product:",
@@ -268,28 +273,52 @@ func affine6() {
 	XORQ(RAX, RAX) // AX: input index j
 	CMPQ(RAX, arg("nin"))
 	JGE(LabelRef("afstore"))
-
-	Label("afrow")
-	for v, r := range row {
-		VMOVUPS_Z(atd(RSI, 64*v), masks[v], r)
+	// The row loop for k chains, a full tile (unmasked loads: a masked
+	// load costs a vector uop beside its load) or the last, narrower one.
+	CMPQ(arg("nout"), imm(64))
+	JL(LabelRef("afmasked"))
+	MOVQ(RDX, RCX)
+	SUBQ(RDI, RCX)
+	CMPQ(RCX, imm(256))
+	JL(LabelRef("afmasked"))
+	for c := affineChains; c > 1; c-- {
+		CMPQ(RBX, imm(c))
+		JGE(LabelRef(fmt.Sprintf("affull%d", c)))
 	}
-	for c := 0; c < affineChains; c++ {
-		if c > 0 {
-			CMPQ(RBX, imm(c))
-			JLE(LabelRef("afrowend"))
-		}
-		in := []VecPhysical{Z28, Z29}[c%2]
-		VBROADCASTSS(ixd(rows[c], RAX, 4, 0), in)
-		for v, r := range row {
-			VFMADD231PS(r, in, zmm(4*c+v))
+	JMP(LabelRef("affull1"))
+	Label("afmasked")
+	for c := affineChains; c > 1; c-- {
+		CMPQ(RBX, imm(c))
+		JGE(LabelRef(fmt.Sprintf("afrow%d", c)))
+	}
+	for _, full := range []bool{true, false} {
+		for kc := 1; kc <= affineChains; kc++ {
+			name := fmt.Sprintf("afrow%d", kc)
+			if full {
+				name = fmt.Sprintf("affull%d", kc)
+			}
+			Label(name)
+			for v, r := range row {
+				if full {
+					VMOVUPS(atd(RSI, 64*v), r)
+				} else {
+					VMOVUPS_Z(atd(RSI, 64*v), masks[v], r)
+				}
+			}
+			for c := 0; c < kc; c++ {
+				in := []VecPhysical{Z28, Z29}[c%2]
+				VBROADCASTSS(ixd(rows[c], RAX, 4, 0), in)
+				for v, r := range row {
+					VFMADD231PS(r, in, zmm(4*c+v))
+				}
+			}
+			ADDQ(RDX, RSI)
+			INCQ(RAX)
+			CMPQ(RAX, arg("nin"))
+			JLT(LabelRef(name))
+			JMP(LabelRef("afstore"))
 		}
 	}
-
-	Label("afrowend")
-	ADDQ(RDX, RSI)
-	INCQ(RAX)
-	CMPQ(RAX, arg("nin"))
-	JLT(LabelRef("afrow"))
 
 	Label("afstore")
 	Load(Param("out").Base(), RSI)
