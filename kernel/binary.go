@@ -258,11 +258,7 @@ func AffineBinaryStride(out, bias, in, m []float32, ldm, nc, nin, nout int, idx,
 	if nout <= 0 {
 		return total
 	}
-	threshold := denseThreshold
-	if cur.sumRowsBlocked != nil {
-		threshold = denseThresholdBlocked
-	}
-	if ldm == nout && float64(total) > threshold*float64(nc*nin) {
+	if ldm == nout && binaryDense(total, nc*nin) {
 		cur.affine(out[:nc*nout], bias, in[:nc*nin], m[:nin*nout], nc, nin, nout)
 		return total
 	}
