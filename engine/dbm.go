@@ -67,19 +67,21 @@ type dbmJoint struct {
 	step    kernel.Step
 	pool    *pool
 
-	mfChainFn, gradFn func(int) // the phases' tasks, bound once
-	biasSumFn         func(int)
-	ctr               *dbmCentring // centred training, or nil
+	loadFn, gradFn func(int) // the phases' tasks, bound once
+	biasSumFn      func(int)
+	ctr            *dbmCentring // centred training, or nil
 
 	// The mean field's products run on column tiles of a layer (mfTile
 	// units), all the minibatch's rows at once, so that a tile of C is
-	// read from memory once a sweep, not once a block of rows. upPk[k]
-	// holds C^k (n[k]×n[k+1]; k ≥ 1, the bottom layer's input from below
-	// being in1) and downPk[k] its transpose (n[k+1]×n[k])
-	// as consecutive column tiles, each tile's rows contiguous; packFn
-	// refreshes them (after the update), tileFn runs a tile of the layer
-	// and sweep that mfLayer, mfFactor and mfAbove name.
+	// read from memory once a sweep, not once a block of rows; so do the
+	// chains' (dbmchain.go). upPk[k] holds C^k (n[k]×n[k+1]) and
+	// downPk[k] its transpose (n[k+1]×n[k]) as consecutive column tiles,
+	// each tile's rows contiguous: the update's row tasks rewrite their
+	// rows of them, packFn packs a row chunk when C changed otherwise
+	// (packed false); tileFn runs a tile of the layer and sweep that
+	// mfLayer, mfFactor and mfAbove name.
 	upPk, downPk   [][]float32
+	packed         bool       // the tiles hold the current C
 	tiles          []dbmChunk // per layer l ≥ 1, its tiles: k = l
 	tileOff        []int      // layer l's tiles start at tiles[tileOff[l]]
 	tileSc         [][]float32
@@ -90,6 +92,19 @@ type dbmJoint struct {
 	reconFn        func(int)
 	visTiles       []dbmChunk
 	vpre, vprob    []float32 // B×n[0]: the reconstruction's input and mean
+
+	// The chains' sweeps (dbmchain.go): per layer, the chains' input and
+	// the lists of their ones (nil for real-valued states); the visible
+	// states scaled by 1/σ² (Gaussian units with σ ≠ 1); the tile tasks of
+	// each half-sweep (by the parity of the layers drawn) and their
+	// scratch.
+	chPre                [][]float32
+	chOnes               []*kernel.Ones
+	chIn0                []float32
+	chTiles              [2][]dbmChunk
+	chTileSc             [][]float32
+	chParity             int
+	chainFn, chainTileFn func(int)
 }
 
 // mfTile is the width of a mean-field column tile: 64 floats, the width
@@ -194,13 +209,8 @@ func (t *dbmJoint) alloc() {
 		t.streams[c] = kernel.NewStream(t.seed, keyJointChain+uint64(c))
 	}
 	t.mfSc, t.chainSc = newDBMScratch((B+blockSize-1)/blockSize, wide, t.n[0]), newDBMScratch((M+blockSize-1)/blockSize, wide, t.n[0])
-	// Row chunks, larger matrices first (small tasks last even out the
-	// phase's end), and the bias chunks after them.
-	for k := L - 1; k >= 0; k-- {
-		for j := 0; j < t.n[k]; j += rowChunk {
-			t.chunks = append(t.chunks, dbmChunk{k, j, min(j+rowChunk, t.n[k])})
-		}
-	}
+	t.allocChains()
+	// The bias chunks (the row chunks are allocChains').
 	for l, n := range t.n {
 		for j := 0; j < n; j += biasChunk {
 			t.biasTsk = append(t.biasTsk, dbmChunk{l, j, min(j+biasChunk, n)})
@@ -212,14 +222,7 @@ func (t *dbmJoint) alloc() {
 		n := t.n[ch.k+1]
 		t.rowSc[i] = rowScratch{neg: make([]float32, rowChunk*n), idx: make([]int32, rowChunk*max(B, M)), cnt: make([]int32, rowChunk)}
 	}
-	t.mfChainFn, t.gradFn = t.mfChainTask, t.gradTask
-	t.upPk, t.downPk = make([][]float32, L), make([][]float32, L)
-	for k := range t.rbms {
-		if k > 0 { // the bottom layer's input from below is in1
-			t.upPk[k] = make([]float32, t.n[k]*t.n[k+1])
-		}
-		t.downPk[k] = make([]float32, t.n[k]*t.n[k+1])
-	}
+	t.loadFn, t.gradFn = t.loadBlock, t.gradTask
 	t.tileOff = make([]int, L+2)
 	for l := 1; l <= L; l++ {
 		t.tileOff[l] = len(t.tiles)
@@ -236,7 +239,7 @@ func (t *dbmJoint) alloc() {
 	for i := range t.tileSc {
 		t.tileSc[i] = make([]float32, 3*B*mfTile)
 	}
-	t.packFn, t.tileFn, t.reconFn = t.packTask, t.tileTask, t.reconTask
+	t.tileFn, t.reconFn = t.tileTask, t.reconTask
 	t.biasSumFn = t.biasSum
 	t.allocCentre()
 }
@@ -317,20 +320,4 @@ func (t *dbmJoint) upInput(sc *dbmScratch, l int, states []float32, c0, c1 int, 
 	}
 	kernel.AffineBinary(pre, nil, in, m.c, nc, nin, nout, sc.idx[:nc*nin], sc.cnt[:nc])
 	return pre
-}
-
-// downInput adds to out (rows of n[l]) the input of layer l from the layer
-// above for rows c0…c1−1 of states (rows of n[l+1]): states · C^lᵀ.
-// binary says the states are 0 and 1.
-func (t *dbmJoint) downInput(sc *dbmScratch, out []float32, l int, states []float32, c0, c1 int, binary bool) {
-	m := t.rbms[l]
-	nin, nout, nc := t.n[l+1], t.n[l], c1-c0
-	tmp := sc.tmp[:nc*nout]
-	in := states[c0*nin : c1*nin]
-	if binary {
-		kernel.AffineBinary(tmp, nil, in, m.ch, nc, nin, nout, sc.idx[:nc*nin], sc.cnt[:nc])
-	} else {
-		kernel.Affine(tmp, nil, in, m.ch, nc, nin, nout)
-	}
-	kernel.Axpy(out, 1, tmp)
 }

@@ -9,49 +9,41 @@ import "github.com/ncg-rbm/ncg/kernel"
 // units below or above in order), so the result does not depend on them
 // either.
 
-// packTask refreshes tile i of the packed copies: the up tiles of every
-// matrix but the bottom one over its upper layer's units, then the down
-// tiles over its lower layer's.
+// The packed tiles follow C: every update's row tasks rewrite their rows
+// of them (packRows), and the first minibatch after C changed otherwise
+// (the start, a resume, SET's rewiring) packs them whole (pack).
+
+// packRows copies rows j0…j1−1 of C^k into its up tiles, and their
+// transpose into its down tiles. The rows lie in one down tile: a row
+// chunk starts at a multiple of rowChunk, which divides mfTile.
+func (j *dbmJoint) packRows(k, j0, j1 int) {
+	nin, nout, c := j.n[k], j.n[k+1], j.rbms[k].c
+	for o0 := 0; o0 < nout; o0 += mfTile {
+		w := min(mfTile, nout-o0)
+		dst := j.upPk[k][o0*nin : o0*nin+nin*w]
+		for r := j0; r < j1; r++ {
+			copy(dst[r*w:(r+1)*w], c[r*nout+o0:r*nout+o0+w])
+		}
+	}
+	o0 := j0 / mfTile * mfTile
+	w := min(mfTile, nin-o0)
+	kernel.TransposeStrided(j.downPk[k][o0*nout+j0-o0:], w, c[j0*nout:], nout, j1-j0, nout)
+}
+
+var _ = [1]int{}[mfTile%rowChunk] // rowChunk divides mfTile
+
+// packTask packs the rows of chunk i of the gradient's row chunks.
 func (j *dbmJoint) packTask(i int) {
-	for k, m := range j.rbms {
-		nin, nout := j.n[k], j.n[k+1]
-		up := j.upTiles(k)
-		if i < up {
-			o0 := i * mfTile
-			w := min(mfTile, nout-o0)
-			dst := j.upPk[k][o0*nin : o0*nin+nin*w]
-			for r := 0; r < nin; r++ {
-				copy(dst[r*w:(r+1)*w], m.c[r*nout+o0:r*nout+o0+w])
-			}
-			return
-		}
-		i -= up
-		down := (nin + mfTile - 1) / mfTile
-		if i < down {
-			o0 := i * mfTile
-			w := min(mfTile, nin-o0)
-			kernel.TransposeStrided(j.downPk[k][o0*nout:], w, m.c[o0*nout:], nout, w, nout)
-			return
-		}
-		i -= down
-	}
+	ch := j.chunks[i]
+	j.packRows(ch.k, ch.j0, ch.j1)
 }
 
-// packTasks is the number of packTask's tasks.
-func (j *dbmJoint) packTasks() int {
-	n := 0
-	for k := range j.rbms {
-		n += j.upTiles(k) + (j.n[k]+mfTile-1)/mfTile
+// pack packs every matrix whole, unless the tiles are up to date.
+func (j *dbmJoint) pack() {
+	if !j.packed {
+		j.pool.run(len(j.chunks), j.packFn, nil)
+		j.packed = true
 	}
-	return n
-}
-
-// upTiles is the number of up tiles of matrix k: none for the bottom one.
-func (j *dbmJoint) upTiles(k int) int {
-	if k == 0 {
-		return 0
-	}
-	return (j.n[k+1] + mfTile - 1) / mfTile
 }
 
 // tileTask sets tile i of layer j.mfLayer's mean field for every row:
@@ -78,8 +70,12 @@ func (j *dbmJoint) tileTask(i int) {
 	b, f := j.bias[l][o0:o0+w], j.mfFactor
 	for r := 0; r < nb; r++ {
 		p := below[r*w : (r+1)*w]
-		for k := range p {
-			p[k] = b[k] + f*p[k]
+		if f == 1 {
+			kernel.Axpy(p, 1, b) // b + p, the same sum
+		} else {
+			for k := range p {
+				p[k] = b[k] + f*p[k]
+			}
 		}
 		if withAbove {
 			kernel.Axpy(p, 1, above[r*w:(r+1)*w])

@@ -77,7 +77,7 @@ func (j *dbmJoint) rowTask(i int) bool {
 	default:
 		ok = kernel.UpdateMomentum(w, a, c, g, v[lo:hi], j.step)
 	}
-	kernel.TransposeStrided(m.ch[j0:], m.X, c, nout, rows, nout)
+	j.packRows(k, j0, j1)
 	if j.ctr != nil {
 		j.centreShift(i)
 	}

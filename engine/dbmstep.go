@@ -46,10 +46,11 @@ func (t *StackTrainer) trainJoint(ctx context.Context, opts StackOptions) error 
 	return nil
 }
 
-// sync brings every model's copies of C up to date (the joint updates
-// keep C and its hidden-major copy, not the padded one).
+// sync brings every model's copies of C up to date: the joint updates
+// keep C and the packed tiles, not the hidden-major and padded copies.
 func (j *dbmJoint) sync() {
 	for _, m := range j.rbms {
+		kernel.Transpose(m.ch, m.c, m.X, m.H)
 		m.padC(0, m.X)
 	}
 }
@@ -85,6 +86,7 @@ func (j *dbmJoint) runEpoch(ctx context.Context, onBatch func(layer, epoch, done
 			}
 			m := j.rbms[k]
 			m.rewireSET(lc.Zeta, lc.InitScale, true, lc.Init == Normal, rand.New(rand.NewPCG(j.seed, keyJointSET+uint64(k)<<24+uint64(j.epoch))))
+			j.packed = false
 			if v := j.vel[k]; v != nil {
 				for i, a := range m.A {
 					if a == 0 {
@@ -132,10 +134,9 @@ func (j *dbmJoint) minibatch(rows []int32) error {
 	M := j.cfg.chains()
 	j.alpha = float32(j.cfg.LR / float64(j.nb))
 	j.step = kernel.Step{LR: float32(j.cfg.LR), InvB: 1 / float32(j.nb), Mu: float32(j.cfg.Momentum), L2: float32(j.cfg.L2)}
-	mfBlocks := (j.nb + blockSize - 1) / blockSize
-	chainBlocks := (M + blockSize - 1) / blockSize
-	j.pool.run(j.packTasks(), j.packFn, nil)
-	j.pool.run(mfBlocks+chainBlocks, j.mfChainFn, nil)
+	j.pack()
+	j.pool.run((j.nb+blockSize-1)/blockSize, j.loadFn, nil)
+	j.gibbs(j.cfg.Gibbs)
 	j.meanField()
 	// Transposes for the gradient's row tasks.
 	for l := range j.muT {
@@ -163,17 +164,6 @@ func (j *dbmJoint) minibatch(rows []int32) error {
 		return &NumericalError{j.epoch + 1, j.batch + 1, "mean-field reconstruction"}
 	}
 	return nil
-}
-
-// mfChainTask runs mean-field block i, or, past them, chain block i −
-// mean-field blocks.
-func (j *dbmJoint) mfChainTask(i int) {
-	mf := (j.nb + blockSize - 1) / blockSize
-	if i < mf {
-		j.loadBlock(i)
-		return
-	}
-	j.chainBlock(i - mf)
 }
 
 // loadBlock loads rows blk·blockSize… of the minibatch and their bottom
@@ -204,55 +194,4 @@ func (j *dbmJoint) visibleMean(dst, pre []float32, nc int) []float32 {
 	}
 	kernel.Sigmoid(dst, pre)
 	return dst
-}
-
-// chainBlock runs the Gibbs sweeps of chain block blk.
-func (j *dbmJoint) chainBlock(blk int) {
-	M := j.cfg.chains()
-	c0, c1 := blk*blockSize, min((blk+1)*blockSize, M)
-	sc := &j.chainSc[blk]
-	L := len(j.rbms)
-	for sweep := 0; sweep < j.cfg.Gibbs; sweep++ {
-		for _, parity := range [2]int{1, 0} {
-			for l := parity; l <= L; l += 2 {
-				j.drawLayer(sc, l, c0, c1)
-			}
-		}
-	}
-}
-
-// drawLayer draws layer l of chains c0…c1−1 given its neighbours.
-func (j *dbmJoint) drawLayer(sc *dbmScratch, l, c0, c1 int) {
-	n, nc, L := j.n[l], c1-c0, len(j.rbms)
-	var pre []float32
-	if l == 0 {
-		pre = sc.pre[:nc*n]
-		for c := 0; c < nc; c++ {
-			copy(pre[c*n:(c+1)*n], j.bias[0])
-		}
-	} else {
-		pre = j.upInput(sc, l, j.s[l-1], c0, c1, l == 1 && !j.binaryVisible())
-		b := j.bias[l]
-		for c := 0; c < nc; c++ {
-			p := pre[c*n : (c+1)*n]
-			for i := range p {
-				p[i] += b[i]
-			}
-		}
-	}
-	if l < L {
-		j.downInput(sc, pre, l, j.s[l+1], c0, c1, true)
-	}
-	states := j.s[l][c0*n : c1*n]
-	for c := 0; c < nc; c++ {
-		p, st, s := pre[c*n:(c+1)*n], states[c*n:(c+1)*n], &j.streams[c0+c]
-		switch {
-		case l > 0 || j.vis == unit.Binary:
-			kernel.SigmoidBernoulli(sc.prob[:n], st, p, s)
-		case j.vis == unit.Categorical:
-			kernel.SoftmaxSample(sc.prob[:n], st, p, j.groups, s)
-		default:
-			kernel.GaussianSample(st, p, j.sigma, s)
-		}
-	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"github.com/ncg-rbm/ncg/kernel"
 )
@@ -53,18 +54,14 @@ func GibbsStack(ctx context.Context, s *Stack, v []float32, n, steps int, seed u
 		c1 := min(c0+blockSize, n)
 		j.drawUp(c0, c1, L)
 	}
+	j.pool = newPool(runtime.GOMAXPROCS(0))
+	defer j.pool.close()
+	j.pack()
 	for step := 0; step < steps; step++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		for c0 := 0; c0 < n; c0 += blockSize {
-			c1, sc := min(c0+blockSize, n), &j.chainSc[c0/blockSize]
-			for _, parity := range [2]int{1, 0} {
-				for l := parity; l <= L; l += 2 {
-					j.drawLayer(sc, l, c0, c1)
-				}
-			}
-		}
+		j.gibbs(1)
 	}
 	copy(v, j.s[0])
 	return j.visibleMeans(), nil
@@ -101,6 +98,7 @@ func newChains(s *Stack, n int, seed uint64) *dbmJoint {
 	for c := range j.streams {
 		j.streams[c] = kernel.NewStream(seed, uint64(c))
 	}
+	j.allocChains()
 	return j
 }
 
