@@ -167,6 +167,44 @@ func TestStackResume(t *testing.T) {
 	sameBits(t, "resumed mid-epoch", want, stackBits(re))
 }
 
+// TestDBMResumeAfterRewire stops a DBM whose upper matrix is SET after
+// its first joint epoch, whose end rewired that matrix, and resumes: the
+// run that was not stopped must repack the tiles of C its products read,
+// as the resumed run packs them from the checkpoint.
+func TestDBMResumeAfterRewire(t *testing.T) {
+	d := randomData(5, 60, 30, 0)
+	cfg := smallStack(DBM)
+	cfg.Layers[1].Method, cfg.Layers[1].Zeta = SET, 0.3
+	cfg.Joint.Centre = false
+	want := stackBits(trainStack(t, cfg, d))
+	path := filepath.Join(t.TempDir(), "ckpt")
+	tr, err := NewStack(cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop")
+	err = tr.Train(context.Background(), StackOptions{OnEpoch: func(r StackRecord) error {
+		if r.Layer == 0 && r.Epoch == 1 {
+			if err := tr.SaveCheckpoint(path); err != nil {
+				return err
+			}
+			return stop
+		}
+		return nil
+	}})
+	if !errors.Is(err, stop) {
+		t.Fatalf("stop after the first joint epoch: %v", err)
+	}
+	re, err := ResumeStack(path, d, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := re.Train(context.Background(), StackOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "resumed after the rewiring", want, stackBits(re))
+}
+
 func TestStackEveryMethod(t *testing.T) {
 	d := randomData(7, 40, 30, 0)
 	for _, m := range allMethods {
