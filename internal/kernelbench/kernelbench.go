@@ -162,6 +162,12 @@ func Cases() []Case {
 			kernel.Affine(out, bias, probs, m, nc, X, H)
 		})
 	}
+	// A column tile of a DBM's mean field: 100 rows of 1000 real inputs
+	// (the upper layer's means) times a packed 1000×64 tile of C.
+	tileIn, tile, tileOut := RandSlice(r, 100*1000, 0, 1), RandSlice(r, 1000*64, -1, 1), make([]float32, 100*64)
+	perTier("dense", "tile-x1000-h64-c100", 2.0*100*1000*64, Flops, false, func() {
+		kernel.Affine(tileOut, nil, tileIn, tile, 100, 1000, 64)
+	})
 
 	// The binary-state product at 13% ones, the same shapes; the work is
 	// the dense-equivalent flops, so it compares directly with the dense
