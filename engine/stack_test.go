@@ -72,6 +72,21 @@ func TestStackSameResultAnyWorkers(t *testing.T) {
 	}
 }
 
+// resumeAndFinish resumes the checkpoint at path with workers, trains it
+// to the end and compares every parameter and chain with want.
+func resumeAndFinish(t *testing.T, what, path string, d *Data, workers int, want [][]float32) *StackTrainer {
+	t.Helper()
+	re, err := ResumeStack(path, d, workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := re.Train(context.Background(), StackOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, what, want, stackBits(re))
+	return re
+}
+
 // TestStackResume stops a DBM in the second RBM's pre-training and in
 // joint training, resumes each from its checkpoint and compares with the
 // run that was not stopped.
@@ -157,14 +172,7 @@ func TestStackResume(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled joint training: %v", err)
 	}
-	re, err := ResumeStack(path, d, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := re.Train(context.Background(), StackOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	sameBits(t, "resumed mid-epoch", want, stackBits(re))
+	resumeAndFinish(t, "resumed mid-epoch", path, d, 1, want)
 }
 
 // TestDBMResumeAfterRewire stops a DBM whose upper matrix is SET after
@@ -195,14 +203,7 @@ func TestDBMResumeAfterRewire(t *testing.T) {
 	if !errors.Is(err, stop) {
 		t.Fatalf("stop after the first joint epoch: %v", err)
 	}
-	re, err := ResumeStack(path, d, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := re.Train(context.Background(), StackOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	sameBits(t, "resumed after the rewiring", want, stackBits(re))
+	resumeAndFinish(t, "resumed after the rewiring", path, d, 2, want)
 }
 
 func TestStackEveryMethod(t *testing.T) {
