@@ -54,6 +54,53 @@ func BenchmarkDBMStep(b *testing.B) {
 	}
 }
 
+// BenchmarkDBMMeanField is the positive phase of one joint minibatch of
+// the MNIST DBM (bottom-up pass, 10 sweeps, the reconstruction) on its
+// own, with the speed of its dense products: beside BenchmarkKernel's
+// dense/<tier>/tile-x1000-h64-c100 (one tile alone) it shows what the
+// products lose inside the phase.
+func BenchmarkDBMMeanField(b *testing.B) {
+	d := loadMNIST(b)
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers%d", w), func(b *testing.B) {
+			cfg := mnistDBM(Dense)
+			cfg.Workers = w
+			cfg.Joint.Epochs = 0
+			t, err := NewStack(cfg, d)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := t.Train(context.Background(), StackOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			defer t.Close()
+			rows := make([]int32, cfg.Joint.Batch)
+			for k := range rows {
+				rows[k] = int32(k)
+			}
+			if err := t.Step(rows); err != nil { // loads the rows, packs C
+				b.Fatal(err)
+			}
+			j := t.joint
+			// Multiply-adds: the bottom-up pass above the bottom layer, each
+			// sweep's inputs from below and above, the reconstruction.
+			n, macs := j.n, 0
+			for l := 2; l < len(n); l++ {
+				macs += n[l-1] * n[l] * (1 + cfg.Joint.MeanField)
+			}
+			for l := 1; l+1 < len(n); l++ {
+				macs += n[l] * n[l+1] * cfg.Joint.MeanField
+			}
+			macs = (macs + n[0]*n[1]) * j.nb
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				j.meanField()
+			}
+			b.ReportMetric(2*float64(macs)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
 // BenchmarkDBMEpoch is one joint-training epoch of the MNIST DBM (600
 // minibatches), the figure bench's epoch/mnist-dbm and its NumPy peer
 // compare.
