@@ -21,6 +21,23 @@ func mnistDBM(method Method) StackConfig {
 	return StackConfig{Kind: DBM, Layers: []Config{a, b}, Seed: 1, Joint: j}
 }
 
+// jointMNIST returns the MNIST DBM of method on d with workers, set up
+// for joint training (Train with no joint epochs sets up its state).
+func jointMNIST(b *testing.B, d *Data, m Method, workers int) *StackTrainer {
+	b.Helper()
+	cfg := mnistDBM(m)
+	cfg.Workers = workers
+	cfg.Joint.Epochs = 0
+	t, err := NewStack(cfg, d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := t.Train(context.Background(), StackOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	return t
+}
+
 // BenchmarkDBMStep is one joint-training minibatch of the MNIST DBM,
 // dense and NCG, in steady state.
 func BenchmarkDBMStep(b *testing.B) {
@@ -28,18 +45,9 @@ func BenchmarkDBMStep(b *testing.B) {
 	for _, m := range []Method{Dense, NCG} {
 		for _, w := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/workers%d", m, w), func(b *testing.B) {
-				cfg := mnistDBM(m)
-				cfg.Workers = w
-				cfg.Joint.Epochs = 0 // Train sets up the joint state only
-				t, err := NewStack(cfg, d)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := t.Train(context.Background(), StackOptions{}); err != nil {
-					b.Fatal(err)
-				}
+				t := jointMNIST(b, d, m, w)
 				defer t.Close()
-				rows := make([]int32, cfg.Joint.Batch)
+				rows := make([]int32, t.cfg.Joint.Batch)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					for k := range rows {
@@ -63,17 +71,9 @@ func BenchmarkDBMMeanField(b *testing.B) {
 	d := loadMNIST(b)
 	for _, w := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers%d", w), func(b *testing.B) {
-			cfg := mnistDBM(Dense)
-			cfg.Workers = w
-			cfg.Joint.Epochs = 0
-			t, err := NewStack(cfg, d)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := t.Train(context.Background(), StackOptions{}); err != nil {
-				b.Fatal(err)
-			}
+			t := jointMNIST(b, d, Dense, w)
 			defer t.Close()
+			cfg := t.cfg
 			rows := make([]int32, cfg.Joint.Batch)
 			for k := range rows {
 				rows[k] = int32(k)
