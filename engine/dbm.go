@@ -116,8 +116,8 @@ const mfTile = 64
 func newDBMScratch(n, wide, x int) []dbmScratch {
 	s := make([]dbmScratch, n)
 	for i := range s {
-		s[i] = dbmScratch{pre: make([]float32, blockSize*wide), tmp: make([]float32, blockSize*wide),
-			prob: make([]float32, blockSize*wide), in: make([]float32, blockSize*x),
+		s[i] = dbmScratch{pre: make([]float32, blockSize*wide), prob: make([]float32, blockSize*wide),
+			in:  make([]float32, blockSize*x),
 			idx: make([]int32, blockSize*wide), cnt: make([]int32, blockSize)}
 	}
 	return s
@@ -125,10 +125,10 @@ func newDBMScratch(n, wide, x int) []dbmScratch {
 
 // dbmScratch is one block task's scratch.
 type dbmScratch struct {
-	pre, tmp, prob []float32 // blockSize × the widest layer
-	in             []float32 // blockSize × n[0]: a visible input
-	idx            []int32   // blockSize × the widest layer
-	cnt            []int32
+	pre, prob []float32 // blockSize × the widest layer
+	in        []float32 // blockSize × n[0]: a visible input
+	idx       []int32   // blockSize × the widest layer
+	cnt       []int32
 }
 
 // dbmChunk is rows j0…j1−1 of matrix k (the gradient phase) or units
