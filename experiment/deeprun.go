@@ -74,8 +74,7 @@ func (r *run) stack(ctx context.Context) (*Result, error) {
 			if n != len(rows)+1 {
 				return fmt.Errorf("experiment: layer %d's epoch %d is the run's epoch %d, after %d recorded", rec.Layer, rec.Epoch, n, len(rows))
 			}
-			m := Metrics{Epoch: n, Layer: rec.Layer, Seconds: rec.Seconds, NLL: nan, LogZ: nan, LogZLo: nan, LogZHi: nan, TrainAcc: nan, TestAcc: nan,
-				Density: rec.Density, DegreeMin: rec.DegreeMin, DegreeMean: rec.DegreeMean, DegreeMax: rec.DegreeMax, Recon: rec.ReconError}
+			m := trainedRow(n, rec.Layer, rec.Record)
 			// Only a whole model is measured: a DBM in joint training, a
 			// DBN while its top RBM trains (before, the stack is not yet
 			// the model the run makes).

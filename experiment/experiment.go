@@ -284,8 +284,7 @@ func Run(ctx context.Context, spec Spec, dir string, opts Options) (*Result, err
 		Checkpoint:      ckpt,
 		CheckpointEvery: checkpointEvery(opts.CheckpointEvery),
 		OnEpoch: func(r engine.Record) error {
-			m := Metrics{Epoch: r.Epoch, Seconds: r.Seconds, NLL: nan, LogZ: nan, LogZLo: nan, LogZHi: nan, TrainAcc: nan, TestAcc: nan,
-				Density: r.Density, DegreeMin: r.DegreeMin, DegreeMean: r.DegreeMean, DegreeMax: r.DegreeMax, Recon: r.ReconError}
+			m := trainedRow(r.Epoch, 0, r)
 			// Every due evaluation but the last's, which comes after the
 			// checkpoint and model.npz, below.
 			evaluated := r.Epoch < spec.Engine.Epochs && clk.due(r.Epoch)

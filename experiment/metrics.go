@@ -36,6 +36,14 @@ type Metrics struct {
 	Recon                     float64
 }
 
+// trainedRow is the row of run epoch n (phase layer) that the engine's
+// record of it gives: its time, connectivity and reconstruction error,
+// nothing evaluated yet.
+func trainedRow(n, layer int, r engine.Record) Metrics {
+	return Metrics{Epoch: n, Layer: layer, Seconds: r.Seconds, NLL: nan, LogZ: nan, LogZLo: nan, LogZHi: nan, TrainAcc: nan, TestAcc: nan,
+		Density: r.Density, DegreeMin: r.DegreeMin, DegreeMean: r.DegreeMean, DegreeMax: r.DegreeMax, Recon: r.ReconError}
+}
+
 // Columns of metrics.csv, in order. A deep model's metrics.csv has one
 // more, LayerColumn, last.
 var Columns = []string{"epoch", "seconds", "nll", "log_z", "log_z_lo", "log_z_hi", "train_acc", "test_acc",
