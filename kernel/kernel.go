@@ -56,6 +56,44 @@ func Affine(out, bias, in, m []float32, nc, nin, nout int) {
 	cur.affine(out[:nc*nout], bias, in[:nc*nin], m[:nin*nout], nc, nin, nout)
 }
 
+// AffineSigmoid is a layer's mean-field step on the dense product:
+//
+//	for c < nc, o < nout: out[c*ldo+o] = σ(add[c*lda+o] + Σ_{j<nin} in[c*nin+j] * m[j*nout+o])
+//
+// with the sums Affine computes (from 0, no bias) and σ as Sigmoid, in one
+// pass on the tiers with a fused kernel (AVX-512): the same bits as Affine
+// into tmp, Axpy(tmp row, 1, add row) and Sigmoid into out's row, which is
+// what the other tiers do (tmp, nc·nout floats, is their scratch). out's
+// rows lie ldo ≥ nout floats apart, add's lda apart; lda = 0 adds one row
+// (a bias) to every chain. Only the first nout floats of each row of out
+// are written.
+func AffineSigmoid(out []float32, ldo int, add []float32, lda int, in, m, tmp []float32, nc, nin, nout int) {
+	if nc <= 0 || nout <= 0 {
+		return
+	}
+	if ldo < nout || (lda != 0 && lda < nout) {
+		panic(fmt.Sprintf("kernel: AffineSigmoid strides ldo %d, lda %d below nout %d", ldo, lda, nout))
+	}
+	need("out", len(out), (nc-1)*ldo+nout)
+	need("add", len(add), (nc-1)*lda+nout)
+	need("in", len(in), nc*nin)
+	need("m", len(m), nin*nout)
+	need("tmp", len(tmp), nc*nout)
+	cur.affineSigmoid(out, ldo, add, lda, in[:nc*nin], m[:nin*nout], tmp, nc, nin, nout)
+}
+
+// affineSigmoidVia is AffineSigmoid from t's affine, axpy and sigmoid.
+func affineSigmoidVia(t *impl) func(out []float32, ldo int, add []float32, lda int, in, m, tmp []float32, nc, nin, nout int) {
+	return func(out []float32, ldo int, add []float32, lda int, in, m, tmp []float32, nc, nin, nout int) {
+		t.affine(tmp[:nc*nout], nil, in, m, nc, nin, nout)
+		for c := 0; c < nc; c++ {
+			p := tmp[c*nout : (c+1)*nout]
+			t.axpy(p, 1, add[c*lda:c*lda+nout])
+			t.sigmoid(out[c*ldo:c*ldo+nout], p)
+		}
+	}
+}
+
 // SumRows adds the rows of m named by idx to out:
 //
 //	for o < n: out[o] += Σ_{j ∈ idx} m[j*stride+o]

@@ -11,6 +11,7 @@ package kernel
 var avx512Kernels = &impl{
 	name:                "avx512",
 	affine:              affineAVX512,
+	affineSigmoid:       affineSigmoidAVX512,
 	sumRows:             sumRowsAVX512,
 	sumRowsBlocked:      sumRowsBlockedAVX512,
 	indices:             indicesAVX512,
@@ -69,6 +70,22 @@ func affineAVX512(out, bias, in, m []float32, nc, nin, nout int) {
 	for g, c := 0, 0; g < groups; g++ {
 		k := (nc - c) / (groups - g)
 		affine6AVX512(out[c*nout:], bias, in[c*nin:], m, k, nin, nout)
+		c += k
+	}
+}
+
+// affineSigmoidAVX512 splits the chains into affineAVX512's groups for
+// affineSigmoid6AVX512 (tmp is not needed). AffineSigmoid has checked the
+// lengths; the index expressions keep a wrong call from the assembly.
+func affineSigmoidAVX512(out []float32, ldo int, add []float32, lda int, in, m, _ []float32, nc, nin, nout int) {
+	_, _ = out[(nc-1)*ldo+nout-1], add[(nc-1)*lda+nout-1]
+	if nin > 0 {
+		_, _ = in[nc*nin-1], m[nin*nout-1]
+	}
+	groups := (nc + affineChainsAVX512 - 1) / affineChainsAVX512
+	for g, c := 0, 0; g < groups; g++ {
+		k := (nc - c) / (groups - g)
+		affineSigmoid6AVX512(out[c*ldo:], add[c*lda:], in[c*nin:], m, k, nin, nout, ldo, lda)
 		c += k
 	}
 }

@@ -88,6 +88,16 @@ func sumRowsAVX512(out []float32, m []float32, stride int, idx []int32, n int)
 //go:noescape
 func affine6AVX512(out []float32, bias []float32, in []float32, m []float32, k int, nin int, nout int)
 
+// affineSigmoid6AVX512 computes 1 ≤ k ≤ 6 chains of
+//
+//	for c < k, o < nout: out[c*ldo+o] = sigmoidAVX512(add[c*lda+o] + Σ_{j<nin} in[c*nin+j] * m[j*nout+o])
+//
+// with the sums of affine6AVX512 (no bias). nout ≥ 1; in and m are not
+// read when nin == 0.
+//
+//go:noescape
+func affineSigmoid6AVX512(out []float32, add []float32, in []float32, m []float32, k int, nin int, nout int, ldo int, lda int)
+
 // axpyAVX512: for i < len(x): y[i] += a * x[i]. len(y) ≥ len(x).
 //
 //go:noescape

@@ -12,6 +12,9 @@ type impl struct {
 	name string
 	// affine: out[c*nout+o] = bias[o] + Σ_j in[c*nin+j]·m[j*nout+o].
 	affine func(out, bias, in, m []float32, nc, nin, nout int)
+	// affineSigmoid: see AffineSigmoid (lengths checked). A tier without
+	// it composes its affine, axpy and sigmoid (affineSigmoidVia).
+	affineSigmoid func(out []float32, ldo int, add []float32, lda int, in, m, tmp []float32, nc, nin, nout int)
 	// sumRows: out[o] += Σ_{j∈idx} m[j*stride+o] for o < n.
 	sumRows func(out, m []float32, stride int, idx []int32, n int)
 	// sumRowsBlocked: the row sums of one or two lists in row blocks (see
@@ -130,6 +133,7 @@ func detectTiers() []*impl {
 		fillGeneric(t)
 		ts = append(ts, t)
 	}
+	generic.affineSigmoid = affineSigmoidVia(generic)
 	return append(ts, generic)
 }
 
@@ -220,6 +224,9 @@ func fillGeneric(t *impl) {
 	}
 	if t.sparseBinary == nil {
 		t.sparseBinary = sparseBinaryVia(t)
+	}
+	if t.affineSigmoid == nil {
+		t.affineSigmoid = affineSigmoidVia(t) // after axpy and sigmoid
 	}
 }
 

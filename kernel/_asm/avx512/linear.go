@@ -232,6 +232,30 @@ func affine6() {
 		"\tfor c < k, o < nout: out[c*nout+o] = bias[o] (0 if bias == nil) + Σ_{j<nin} in[c*nin+j] * m[j*nout+o]",
 		"",
 		"nout ≥ 1; in and m are not read when nin == 0.")
+	affineTiles("af", false)
+}
+
+// affineSigmoid6 is affine6 with the mean field's step in the tile's
+// store: each chain's sums, from 0 as affine6's, plus its row of add, go
+// through the sigmoid of sigmoidAVX512 (the same instructions, hence the
+// same bits as affine6AVX512, axpyAVX512 and sigmoidAVX512 in turn) into
+// rows of out ldo floats apart. The sums are stored first and read back
+// from L1: the sigmoid's constants and temporaries need the registers the
+// accumulators hold.
+func affineSigmoid6() {
+	text("affineSigmoid6AVX512", "func(out, add, in, m []float32, k, nin, nout, ldo, lda int)",
+		"affineSigmoid6AVX512 computes 1 ≤ k ≤ 6 chains of",
+		"",
+		"\tfor c < k, o < nout: out[c*ldo+o] = sigmoidAVX512(add[c*lda+o] + Σ_{j<nin} in[c*nin+j] * m[j*nout+o])",
+		"",
+		"with the sums of affine6AVX512 (no bias). nout ≥ 1; in and m are not",
+		"read when nin == 0.")
+	affineTiles("as", true)
+}
+
+// affineTiles emits affine6's tile loop (labels prefixed p); with sig, the
+// store of affineSigmoid6.
+func affineTiles(p string, sig bool) {
 	rows := []GPPhysical{R8, R9, R10, R11, R12, R13} // input rows of chains 0..5
 	Load(Param("in").Base(), R8)
 	Load(Param("k"), RBX)
@@ -243,10 +267,10 @@ func affine6() {
 		CMOVQLE(R8, rows[c]) // chains past k read chain 0's row
 	}
 	Load(Param("nout"), RDX)
-	SHLQ(imm(2), RDX) // DX: bytes per row of m and of out
+	SHLQ(imm(2), RDX) // DX: bytes per row of m (and of out, without sig)
 	XORQ(RDI, RDI)    // DI: byte offset of the tile
 
-	Label("aftile")
+	Label(p + "tile")
 	MOVQ(RDX, RSI)
 	SUBQ(RDI, RSI)
 	SHRQ(imm(2), RSI) // SI: columns left (≥ 1)
@@ -255,14 +279,15 @@ func affine6() {
 	for _, r := range row {
 		VPXORD(r, r, r)
 	}
-	Load(Param("bias").Base(), RSI)
-	TESTQ(RSI, RSI)
-	JZ(LabelRef("afinit"))
-	for v, r := range row {
-		VMOVUPS_Z(ixd(RSI, RDI, 1, 64*v), masks[v], r)
+	if !sig {
+		Load(Param("bias").Base(), RSI)
+		TESTQ(RSI, RSI)
+		JZ(LabelRef(p + "init"))
+		for v, r := range row {
+			VMOVUPS_Z(ixd(RSI, RDI, 1, 64*v), masks[v], r)
+		}
+		Label(p + "init")
 	}
-
-	Label("afinit")
 	for c := 0; c < affineChains; c++ {
 		for v, r := range row {
 			VMOVAPS(r, zmm(4*c+v))
@@ -272,30 +297,30 @@ func affine6() {
 	ADDQ(RDI, RSI) // SI: row 0 of m, this tile
 	XORQ(RAX, RAX) // AX: input index j
 	CMPQ(RAX, arg("nin"))
-	JGE(LabelRef("afstore"))
+	JGE(LabelRef(p + "store"))
 	// The row loop for k chains, a full tile (unmasked loads: a masked
 	// load costs a vector uop beside its load) or the last, narrower one.
 	CMPQ(arg("nout"), imm(64))
-	JL(LabelRef("afmasked"))
+	JL(LabelRef(p + "masked"))
 	MOVQ(RDX, RCX)
 	SUBQ(RDI, RCX)
 	CMPQ(RCX, imm(256))
-	JL(LabelRef("afmasked"))
+	JL(LabelRef(p + "masked"))
 	for c := affineChains; c > 1; c-- {
 		CMPQ(RBX, imm(c))
-		JGE(LabelRef(fmt.Sprintf("affull%d", c)))
+		JGE(LabelRef(fmt.Sprintf("%sfull%d", p, c)))
 	}
-	JMP(LabelRef("affull1"))
-	Label("afmasked")
+	JMP(LabelRef(p + "full1"))
+	Label(p + "masked")
 	for c := affineChains; c > 1; c-- {
 		CMPQ(RBX, imm(c))
-		JGE(LabelRef(fmt.Sprintf("afrow%d", c)))
+		JGE(LabelRef(fmt.Sprintf("%srow%d", p, c)))
 	}
 	for _, full := range []bool{true, false} {
 		for kc := 1; kc <= affineChains; kc++ {
-			name := fmt.Sprintf("afrow%d", kc)
+			name := fmt.Sprintf("%srow%d", p, kc)
 			if full {
-				name = fmt.Sprintf("affull%d", kc)
+				name = fmt.Sprintf("%sfull%d", p, kc)
 			}
 			Label(name)
 			for v, r := range row {
@@ -316,28 +341,62 @@ func affine6() {
 			INCQ(RAX)
 			CMPQ(RAX, arg("nin"))
 			JLT(LabelRef(name))
-			JMP(LabelRef("afstore"))
+			JMP(LabelRef(p + "store"))
 		}
 	}
 
-	Label("afstore")
+	Label(p + "store")
 	Load(Param("out").Base(), RSI)
 	ADDQ(RDI, RSI) // SI: chain 0's output, this tile
+	ldo := RDX
+	if sig {
+		ldo = RCX
+		Load(Param("ldo"), RCX)
+		SHLQ(imm(2), RCX) // CX: bytes per row of out
+	}
 	for c := 0; c < affineChains; c++ {
 		if c > 0 {
 			CMPQ(RBX, imm(c))
-			JLE(LabelRef("afnext"))
-			ADDQ(RDX, RSI)
+			JLE(LabelRef(p + "stored"))
+			ADDQ(ldo, RSI)
 		}
 		for v := range row {
 			VMOVUPS(zmm(4*c+v), masks[v], atd(RSI, 64*v))
 		}
 	}
+	Label(p + "stored")
+	if sig {
+		// out = σ(sums + add), chain by chain, on the tile's lanes (the
+		// sigmoid on every lane under K5, stores under K1-K4).
+		expConsts()
+		KXNORW(K5, K5, K5)
+		Load(Param("out").Base(), RSI)
+		ADDQ(RDI, RSI)
+		Load(Param("add").Base(), RAX)
+		ADDQ(RDI, RAX) // AX: chain 0's row of add, this tile
+		Load(Param("lda"), R14)
+		SHLQ(imm(2), R14) // R14: bytes per row of add (0: one row for all)
+		for c := 0; c < affineChains; c++ {
+			if c > 0 {
+				CMPQ(RBX, imm(c))
+				JLE(LabelRef(p + "next"))
+				ADDQ(RCX, RSI)
+				ADDQ(R14, RAX)
+			}
+			for v := range row {
+				VMOVUPS_Z(atd(RSI, 64*v), masks[v], Z0)
+				VMOVUPS_Z(atd(RAX, 64*v), masks[v], Z1)
+				VADDPS(Z1, Z0, Z0)
+				sigmoidVK(Z0, Z1, Z2, Z3, Z4, K5, K6)
+				VMOVUPS(Z1, masks[v], atd(RSI, 64*v))
+			}
+		}
+	}
 
-	Label("afnext")
+	Label(p + "next")
 	ADDQ(imm(256), RDI)
 	CMPQ(RDI, RDX)
-	JLT(LabelRef("aftile"))
+	JLT(LabelRef(p + "tile"))
 	vzeroRet()
 }
 

@@ -61,6 +61,7 @@ func main() {
 	indices()
 	sumRows()
 	affine6()
+	affineSigmoid6()
 	axpy()
 	updateNCG()
 	updateMasked()

@@ -64,14 +64,18 @@ func expV(x, n, r, p Op) {
 // is NaN, which propagates), and s = 0 elsewhere. exp's argument -x is
 // clamped to [-88, 88]: σ is then exactly 1 for x ≥ 88 (and +Inf). Uses K2
 // and the temporaries n, r, p.
-func sigmoidV(x, s, n, r, p Op) {
+func sigmoidV(x, s, n, r, p Op) { sigmoidVK(x, s, n, r, p, K1, K2) }
+
+// sigmoidVK is sigmoidV on the lanes of mask register k, with kt (not k)
+// in place of K2.
+func sigmoidVK(x, s, n, r, p, k, kt Op) {
 	VPXORD(cSIGN, x, s)
 	VMAXPS(s, cLO, s)
 	VMINPS(s, cHI, s)
 	expV(s, n, r, p)
 	VADDPS(cONE, s, s)
-	VCMPPS(imm(0x15), cLO, x, K1, K2) // NLT_UQ: x ≥ -88 or NaN
-	VDIVPS_Z(s, cONE, K2, s)
+	VCMPPS(imm(0x15), cLO, x, k, kt) // NLT_UQ: x ≥ -88 or NaN
+	VDIVPS_Z(s, cONE, kt, s)
 }
 
 // logV sets m = log(u) for normal u > 0 (Cephes logf). u = mant·2^k with
