@@ -99,6 +99,13 @@ func TestDBMStepMatchesReference(t *testing.T) {
 		method := c.method
 		j := JointConfig{Batch: 5, Chains: 7, MeanField: 3, Gibbs: 2, LR: 0.3, Centre: c.centre}
 		tr := jointOnly(t, d, n, method, j)
+		// Biases away from their start at 0, so that every layer's counts.
+		brng := rand.New(rand.NewPCG(7, 8))
+		for l := range n {
+			for u := range tr.joint.bias[l] {
+				tr.joint.bias[l][u] = brng.Float32() - 0.5
+			}
+		}
 		if c.centre {
 			// Offsets away from their start, so that every term counts.
 			rng := rand.New(rand.NewPCG(5, 6))

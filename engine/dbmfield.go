@@ -47,13 +47,24 @@ func (j *dbmJoint) pack() {
 }
 
 // tileTask sets tile i of layer j.mfLayer's mean field for every row:
-// μ = σ(b + f·(input from below) [+ input from above]).
+// μ = σ(b + f·(input from below) [+ input from above]). The last product
+// of a tile runs in kernel.AffineSigmoid, which adds the rest and applies
+// σ on the way out: (b + below) + above, or below + b at the top, the
+// same sums as one after the other.
 func (j *dbmJoint) tileTask(i int) {
 	l, L, nb := j.mfLayer, len(j.rbms), j.nb
 	tc := j.tiles[j.tileOff[l]+i]
 	o0, w, n := tc.j0, tc.j1-tc.j0, j.n[l]
 	sc := j.tileSc[i]
-	below, above := sc[:nb*w], sc[nb*mfTile:nb*mfTile+nb*w]
+	below, tmp := sc[:nb*w], sc[nb*mfTile:nb*mfTile+nb*w]
+	mu := j.mu[l][o0 : (nb-1)*n+o0+w]
+	b, f := j.bias[l][o0:o0+w], j.mfFactor
+	withAbove := j.mfAbove && l < L
+	if l > 1 && !withAbove && f == 1 {
+		nin := j.n[l-1]
+		kernel.AffineSigmoid(mu, n, b, 0, j.mu[l-1][:nb*nin], j.upPk[l-1][o0*nin:o0*nin+nin*w], tmp, nb, nin, w)
+		return
+	}
 	if l == 1 {
 		for r := 0; r < nb; r++ {
 			copy(below[r*w:(r+1)*w], j.in1[r*n+o0:r*n+o0+w])
@@ -62,12 +73,6 @@ func (j *dbmJoint) tileTask(i int) {
 		nin := j.n[l-1]
 		kernel.Affine(below, nil, j.mu[l-1][:nb*nin], j.upPk[l-1][o0*nin:o0*nin+nin*w], nb, nin, w)
 	}
-	withAbove := j.mfAbove && l < L
-	if withAbove {
-		nin := j.n[l+1]
-		kernel.Affine(above, nil, j.mu[l+1][:nb*nin], j.downPk[l][o0*nin:o0*nin+nin*w], nb, nin, w)
-	}
-	b, f := j.bias[l][o0:o0+w], j.mfFactor
 	for r := 0; r < nb; r++ {
 		p := below[r*w : (r+1)*w]
 		if f == 1 {
@@ -77,10 +82,14 @@ func (j *dbmJoint) tileTask(i int) {
 				p[k] = b[k] + f*p[k]
 			}
 		}
-		if withAbove {
-			kernel.Axpy(p, 1, above[r*w:(r+1)*w])
-		}
-		kernel.Sigmoid(j.mu[l][r*n+o0:r*n+o0+w], p)
+	}
+	if withAbove {
+		nin := j.n[l+1]
+		kernel.AffineSigmoid(mu, n, below, w, j.mu[l+1][:nb*nin], j.downPk[l][o0*nin:o0*nin+nin*w], tmp, nb, nin, w)
+		return
+	}
+	for r := 0; r < nb; r++ {
+		kernel.Sigmoid(mu[r*n:r*n+w], below[r*w:(r+1)*w])
 	}
 }
 
