@@ -62,7 +62,7 @@ func (j *dbmJoint) tileTask(i int) {
 	withAbove := j.mfAbove && l < L
 	if l > 1 && !withAbove && f == 1 {
 		nin := j.n[l-1]
-		kernel.AffineSigmoid(mu, n, b, 0, j.mu[l-1][:nb*nin], j.upPk[l-1][o0*nin:o0*nin+nin*w], tmp, nb, nin, w)
+		kernel.AffineSigmoid(mu, n, b, 0, j.mu[l-1][:nb*nin], j.upPk[l-1][o0*nin:o0*nin+nin*w], j.nextTile(l-1, j.upPk, i), tmp, nb, nin, w)
 		return
 	}
 	if l == 1 {
@@ -85,12 +85,25 @@ func (j *dbmJoint) tileTask(i int) {
 	}
 	if withAbove {
 		nin := j.n[l+1]
-		kernel.AffineSigmoid(mu, n, below, w, j.mu[l+1][:nb*nin], j.downPk[l][o0*nin:o0*nin+nin*w], tmp, nb, nin, w)
+		kernel.AffineSigmoid(mu, n, below, w, j.mu[l+1][:nb*nin], j.downPk[l][o0*nin:o0*nin+nin*w], j.nextTile(l, j.downPk, i), tmp, nb, nin, w)
 		return
 	}
 	for r := 0; r < nb; r++ {
 		kernel.Sigmoid(mu[r*n:r*n+w], below[r*w:(r+1)*w])
 	}
+}
+
+// nextTile returns the packed tile of matrix k after tile i of layer
+// j.mfLayer (pk: upPk or downPk), which this worker likely computes next
+// (a worker's tasks are consecutive), or nil after the last.
+func (j *dbmJoint) nextTile(k int, pk [][]float32, i int) []float32 {
+	l := j.mfLayer
+	if j.tileOff[l]+i+1 >= j.tileOff[l+1] {
+		return nil
+	}
+	tc := j.tiles[j.tileOff[l]+i+1]
+	nin := len(pk[k]) / j.n[l]
+	return pk[k][tc.j0*nin : tc.j1*nin]
 }
 
 // reconTask sets tile i of the visible units' input d + C⁰μ¹ of every

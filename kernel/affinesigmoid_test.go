@@ -36,7 +36,11 @@ func TestAffineSigmoid(t *testing.T) {
 						n := (nc-1)*ldo + nout
 						got, check := padded(t, r, n, 1, func(*rand.Rand) float32 { return guard })
 						tmp := make([]float32, nc*nout)
-						AffineSigmoid(got, ldo, add, lda, in, m, tmp, nc, nin, nout)
+						var next []float32 // nothing, or a slice to prefetch
+						if ldo != nout {
+							next = m
+						}
+						AffineSigmoid(got, ldo, add, lda, in, m, next, tmp, nc, nin, nout)
 						check(what)
 						// The tier's own kernels in turn.
 						same := make([]float32, nc*nout)
@@ -80,13 +84,13 @@ func TestAffineSigmoidChecks(t *testing.T) {
 		return make([]float32, 5+4), make([]float32, 4), make([]float32, 2*3), make([]float32, 3*4), make([]float32, 2*4)
 	}
 	for name, call := range map[string]func(){
-		"ldo": func() { out, add, in, m, tmp := ok(); AffineSigmoid(out, 3, add, 0, in, m, tmp, 2, 3, 4) },
-		"lda": func() { out, add, in, m, tmp := ok(); AffineSigmoid(out, 5, add, 2, in, m, tmp, 2, 3, 4) },
-		"out": func() { out, add, in, m, tmp := ok(); AffineSigmoid(out[:8], 5, add, 0, in, m, tmp, 2, 3, 4) },
-		"add": func() { out, add, in, m, tmp := ok(); AffineSigmoid(out, 5, add, 4, in, m, tmp, 2, 3, 4) },
-		"in":  func() { out, add, in, m, tmp := ok(); AffineSigmoid(out, 5, add, 0, in[:5], m, tmp, 2, 3, 4) },
-		"m":   func() { out, add, in, m, tmp := ok(); AffineSigmoid(out, 5, add, 0, in, m[:11], tmp, 2, 3, 4) },
-		"tmp": func() { out, add, in, m, tmp := ok(); AffineSigmoid(out, 5, add, 0, in, m, tmp[:7], 2, 3, 4) },
+		"ldo": func() { out, add, in, m, tmp := ok(); AffineSigmoid(out, 3, add, 0, in, m, nil, tmp, 2, 3, 4) },
+		"lda": func() { out, add, in, m, tmp := ok(); AffineSigmoid(out, 5, add, 2, in, m, nil, tmp, 2, 3, 4) },
+		"out": func() { out, add, in, m, tmp := ok(); AffineSigmoid(out[:8], 5, add, 0, in, m, nil, tmp, 2, 3, 4) },
+		"add": func() { out, add, in, m, tmp := ok(); AffineSigmoid(out, 5, add, 4, in, m, nil, tmp, 2, 3, 4) },
+		"in":  func() { out, add, in, m, tmp := ok(); AffineSigmoid(out, 5, add, 0, in[:5], m, nil, tmp, 2, 3, 4) },
+		"m":   func() { out, add, in, m, tmp := ok(); AffineSigmoid(out, 5, add, 0, in, m[:11], nil, tmp, 2, 3, 4) },
+		"tmp": func() { out, add, in, m, tmp := ok(); AffineSigmoid(out, 5, add, 0, in, m, nil, tmp[:7], 2, 3, 4) },
 	} {
 		func() {
 			defer func() {
@@ -98,5 +102,5 @@ func TestAffineSigmoidChecks(t *testing.T) {
 		}()
 	}
 	out, add, in, m, tmp := ok()
-	AffineSigmoid(out, 5, add, 0, in, m, tmp, 2, 3, 4) // the valid call does not panic
+	AffineSigmoid(out, 5, add, 0, in, m, nil, tmp, 2, 3, 4) // the valid call does not panic
 }

@@ -66,8 +66,9 @@ func Affine(out, bias, in, m []float32, nc, nin, nout int) {
 // what the other tiers do (tmp, nc·nout floats, is their scratch). out's
 // rows lie ldo ≥ nout floats apart, add's lda apart; lda = 0 adds one row
 // (a bias) to every chain. Only the first nout floats of each row of out
-// are written.
-func AffineSigmoid(out []float32, ldo int, add []float32, lda int, in, m, tmp []float32, nc, nin, nout int) {
+// are written. next, if not nil, is what the caller reads next (the next
+// tile's m): the fused kernel prefetches it into L2 as it goes.
+func AffineSigmoid(out []float32, ldo int, add []float32, lda int, in, m, next, tmp []float32, nc, nin, nout int) {
 	if nc <= 0 || nout <= 0 {
 		return
 	}
@@ -79,12 +80,12 @@ func AffineSigmoid(out []float32, ldo int, add []float32, lda int, in, m, tmp []
 	need("in", len(in), nc*nin)
 	need("m", len(m), nin*nout)
 	need("tmp", len(tmp), nc*nout)
-	cur.affineSigmoid(out, ldo, add, lda, in[:nc*nin], m[:nin*nout], tmp, nc, nin, nout)
+	cur.affineSigmoid(out, ldo, add, lda, in[:nc*nin], m[:nin*nout], next, tmp, nc, nin, nout)
 }
 
 // affineSigmoidVia is AffineSigmoid from t's affine, axpy and sigmoid.
-func affineSigmoidVia(t *impl) func(out []float32, ldo int, add []float32, lda int, in, m, tmp []float32, nc, nin, nout int) {
-	return func(out []float32, ldo int, add []float32, lda int, in, m, tmp []float32, nc, nin, nout int) {
+func affineSigmoidVia(t *impl) func(out []float32, ldo int, add []float32, lda int, in, m, next, tmp []float32, nc, nin, nout int) {
+	return func(out []float32, ldo int, add []float32, lda int, in, m, _, tmp []float32, nc, nin, nout int) {
 		t.affine(tmp[:nc*nout], nil, in, m, nc, nin, nout)
 		for c := 0; c < nc; c++ {
 			p := tmp[c*nout : (c+1)*nout]

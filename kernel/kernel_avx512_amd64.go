@@ -75,9 +75,10 @@ func affineAVX512(out, bias, in, m []float32, nc, nin, nout int) {
 }
 
 // affineSigmoidAVX512 splits the chains into affineAVX512's groups for
-// affineSigmoid6AVX512 (tmp is not needed). AffineSigmoid has checked the
-// lengths; the index expressions keep a wrong call from the assembly.
-func affineSigmoidAVX512(out []float32, ldo int, add []float32, lda int, in, m, _ []float32, nc, nin, nout int) {
+// affineSigmoid6AVX512, each group prefetching its share of next (tmp is
+// not needed). AffineSigmoid has checked the lengths; the index
+// expressions keep a wrong call from the assembly.
+func affineSigmoidAVX512(out []float32, ldo int, add []float32, lda int, in, m, next, _ []float32, nc, nin, nout int) {
 	_, _ = out[(nc-1)*ldo+nout-1], add[(nc-1)*lda+nout-1]
 	if nin > 0 {
 		_, _ = in[nc*nin-1], m[nin*nout-1]
@@ -85,7 +86,11 @@ func affineSigmoidAVX512(out []float32, ldo int, add []float32, lda int, in, m, 
 	groups := (nc + affineChainsAVX512 - 1) / affineChainsAVX512
 	for g, c := 0, 0; g < groups; g++ {
 		k := (nc - c) / (groups - g)
-		affineSigmoid6AVX512(out[c*ldo:], add[c*lda:], in[c*nin:], m, k, nin, nout, ldo, lda)
+		pf := next[g*len(next)/groups : (g+1)*len(next)/groups]
+		if len(pf) == 0 {
+			pf = out[c*ldo : c*ldo+1] // a line the group writes anyway
+		}
+		affineSigmoid6AVX512(out[c*ldo:], add[c*lda:], in[c*nin:], m, pf, k, nin, nout, ldo, lda)
 		c += k
 	}
 }

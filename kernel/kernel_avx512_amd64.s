@@ -2436,12 +2436,12 @@ afstored:
 	VZEROUPPER
 	RET
 
-// func affineSigmoid6AVX512(out []float32, add []float32, in []float32, m []float32, k int, nin int, nout int, ldo int, lda int)
-// Requires: AVX, AVX512F, CMOV
-TEXT ·affineSigmoid6AVX512(SB), NOSPLIT|NOFRAME, $0-136
+// func affineSigmoid6AVX512(out []float32, add []float32, in []float32, m []float32, pf []float32, k int, nin int, nout int, ldo int, lda int)
+// Requires: AVX, AVX512F, CMOV, MMX+
+TEXT ·affineSigmoid6AVX512(SB), NOSPLIT|NOFRAME, $0-160
 	MOVQ    in_base+48(FP), R8
-	MOVQ    k+96(FP), BX
-	MOVQ    nin+104(FP), AX
+	MOVQ    k+120(FP), BX
+	MOVQ    nin+128(FP), AX
 	SHLQ    $+2, AX
 	LEAQ    (R8)(AX*1), R9
 	CMPQ    BX, $+1
@@ -2458,9 +2458,19 @@ TEXT ·affineSigmoid6AVX512(SB), NOSPLIT|NOFRAME, $0-136
 	LEAQ    (R12)(AX*1), R13
 	CMPQ    BX, $+5
 	CMOVQLE R8, R13
-	MOVQ    nout+112(FP), DX
+	MOVQ    nout+136(FP), DX
 	SHLQ    $+2, DX
 	XORQ    DI, DI
+	MOVQ    ldo+144(FP), CX
+	SHLQ    $+2, CX
+	MOVQ    CX, ldo+144(FP)
+	MOVQ    lda+152(FP), CX
+	SHLQ    $+2, CX
+	MOVQ    CX, lda+152(FP)
+	MOVQ    pf_base+96(FP), R14
+	MOVQ    pf_len+104(FP), CX
+	LEAQ    -4(R14)(CX*4), CX
+	MOVQ    CX, pf_cap+112(FP)
 
 astile:
 	MOVQ    DX, SI
@@ -2541,9 +2551,9 @@ astile:
 	MOVQ    m_base+72(FP), SI
 	ADDQ    DI, SI
 	XORQ    AX, AX
-	CMPQ    AX, nin+104(FP)
+	CMPQ    AX, nin+128(FP)
 	JGE     asstore
-	CMPQ    nout+112(FP), $+64
+	CMPQ    nout+136(FP), $+64
 	JL      asmasked
 	MOVQ    DX, CX
 	SUBQ    DI, CX
@@ -2583,9 +2593,13 @@ asfull1:
 	VFMADD231PS  Z25, Z28, Z1
 	VFMADD231PS  Z26, Z28, Z2
 	VFMADD231PS  Z27, Z28, Z3
+	PREFETCHT1   (R14)
+	ADDQ         $+64, R14
+	CMPQ         R14, pf_cap+112(FP)
+	CMOVQHI      pf_cap+112(FP), R14
 	ADDQ         DX, SI
 	INCQ         AX
-	CMPQ         AX, nin+104(FP)
+	CMPQ         AX, nin+128(FP)
 	JLT          asfull1
 	JMP          asstore
 
@@ -2604,9 +2618,13 @@ asfull2:
 	VFMADD231PS  Z25, Z29, Z5
 	VFMADD231PS  Z26, Z29, Z6
 	VFMADD231PS  Z27, Z29, Z7
+	PREFETCHT1   (R14)
+	ADDQ         $+64, R14
+	CMPQ         R14, pf_cap+112(FP)
+	CMOVQHI      pf_cap+112(FP), R14
 	ADDQ         DX, SI
 	INCQ         AX
-	CMPQ         AX, nin+104(FP)
+	CMPQ         AX, nin+128(FP)
 	JLT          asfull2
 	JMP          asstore
 
@@ -2630,9 +2648,13 @@ asfull3:
 	VFMADD231PS  Z25, Z28, Z9
 	VFMADD231PS  Z26, Z28, Z10
 	VFMADD231PS  Z27, Z28, Z11
+	PREFETCHT1   (R14)
+	ADDQ         $+64, R14
+	CMPQ         R14, pf_cap+112(FP)
+	CMOVQHI      pf_cap+112(FP), R14
 	ADDQ         DX, SI
 	INCQ         AX
-	CMPQ         AX, nin+104(FP)
+	CMPQ         AX, nin+128(FP)
 	JLT          asfull3
 	JMP          asstore
 
@@ -2661,9 +2683,13 @@ asfull4:
 	VFMADD231PS  Z25, Z29, Z13
 	VFMADD231PS  Z26, Z29, Z14
 	VFMADD231PS  Z27, Z29, Z15
+	PREFETCHT1   (R14)
+	ADDQ         $+64, R14
+	CMPQ         R14, pf_cap+112(FP)
+	CMOVQHI      pf_cap+112(FP), R14
 	ADDQ         DX, SI
 	INCQ         AX
-	CMPQ         AX, nin+104(FP)
+	CMPQ         AX, nin+128(FP)
 	JLT          asfull4
 	JMP          asstore
 
@@ -2697,9 +2723,13 @@ asfull5:
 	VFMADD231PS  Z25, Z28, Z17
 	VFMADD231PS  Z26, Z28, Z18
 	VFMADD231PS  Z27, Z28, Z19
+	PREFETCHT1   (R14)
+	ADDQ         $+64, R14
+	CMPQ         R14, pf_cap+112(FP)
+	CMOVQHI      pf_cap+112(FP), R14
 	ADDQ         DX, SI
 	INCQ         AX
-	CMPQ         AX, nin+104(FP)
+	CMPQ         AX, nin+128(FP)
 	JLT          asfull5
 	JMP          asstore
 
@@ -2738,9 +2768,13 @@ asfull6:
 	VFMADD231PS  Z25, Z29, Z21
 	VFMADD231PS  Z26, Z29, Z22
 	VFMADD231PS  Z27, Z29, Z23
+	PREFETCHT1   (R14)
+	ADDQ         $+64, R14
+	CMPQ         R14, pf_cap+112(FP)
+	CMOVQHI      pf_cap+112(FP), R14
 	ADDQ         DX, SI
 	INCQ         AX
-	CMPQ         AX, nin+104(FP)
+	CMPQ         AX, nin+128(FP)
 	JLT          asfull6
 	JMP          asstore
 
@@ -2754,9 +2788,13 @@ asrow1:
 	VFMADD231PS  Z25, Z28, Z1
 	VFMADD231PS  Z26, Z28, Z2
 	VFMADD231PS  Z27, Z28, Z3
+	PREFETCHT1   (R14)
+	ADDQ         $+64, R14
+	CMPQ         R14, pf_cap+112(FP)
+	CMOVQHI      pf_cap+112(FP), R14
 	ADDQ         DX, SI
 	INCQ         AX
-	CMPQ         AX, nin+104(FP)
+	CMPQ         AX, nin+128(FP)
 	JLT          asrow1
 	JMP          asstore
 
@@ -2775,9 +2813,13 @@ asrow2:
 	VFMADD231PS  Z25, Z29, Z5
 	VFMADD231PS  Z26, Z29, Z6
 	VFMADD231PS  Z27, Z29, Z7
+	PREFETCHT1   (R14)
+	ADDQ         $+64, R14
+	CMPQ         R14, pf_cap+112(FP)
+	CMOVQHI      pf_cap+112(FP), R14
 	ADDQ         DX, SI
 	INCQ         AX
-	CMPQ         AX, nin+104(FP)
+	CMPQ         AX, nin+128(FP)
 	JLT          asrow2
 	JMP          asstore
 
@@ -2801,9 +2843,13 @@ asrow3:
 	VFMADD231PS  Z25, Z28, Z9
 	VFMADD231PS  Z26, Z28, Z10
 	VFMADD231PS  Z27, Z28, Z11
+	PREFETCHT1   (R14)
+	ADDQ         $+64, R14
+	CMPQ         R14, pf_cap+112(FP)
+	CMOVQHI      pf_cap+112(FP), R14
 	ADDQ         DX, SI
 	INCQ         AX
-	CMPQ         AX, nin+104(FP)
+	CMPQ         AX, nin+128(FP)
 	JLT          asrow3
 	JMP          asstore
 
@@ -2832,9 +2878,13 @@ asrow4:
 	VFMADD231PS  Z25, Z29, Z13
 	VFMADD231PS  Z26, Z29, Z14
 	VFMADD231PS  Z27, Z29, Z15
+	PREFETCHT1   (R14)
+	ADDQ         $+64, R14
+	CMPQ         R14, pf_cap+112(FP)
+	CMOVQHI      pf_cap+112(FP), R14
 	ADDQ         DX, SI
 	INCQ         AX
-	CMPQ         AX, nin+104(FP)
+	CMPQ         AX, nin+128(FP)
 	JLT          asrow4
 	JMP          asstore
 
@@ -2868,9 +2918,13 @@ asrow5:
 	VFMADD231PS  Z25, Z28, Z17
 	VFMADD231PS  Z26, Z28, Z18
 	VFMADD231PS  Z27, Z28, Z19
+	PREFETCHT1   (R14)
+	ADDQ         $+64, R14
+	CMPQ         R14, pf_cap+112(FP)
+	CMOVQHI      pf_cap+112(FP), R14
 	ADDQ         DX, SI
 	INCQ         AX
-	CMPQ         AX, nin+104(FP)
+	CMPQ         AX, nin+128(FP)
 	JLT          asrow5
 	JMP          asstore
 
@@ -2909,51 +2963,53 @@ asrow6:
 	VFMADD231PS  Z25, Z29, Z21
 	VFMADD231PS  Z26, Z29, Z22
 	VFMADD231PS  Z27, Z29, Z23
+	PREFETCHT1   (R14)
+	ADDQ         $+64, R14
+	CMPQ         R14, pf_cap+112(FP)
+	CMOVQHI      pf_cap+112(FP), R14
 	ADDQ         DX, SI
 	INCQ         AX
-	CMPQ         AX, nin+104(FP)
+	CMPQ         AX, nin+128(FP)
 	JLT          asrow6
 
 asstore:
 	MOVQ    out_base+0(FP), SI
 	ADDQ    DI, SI
-	MOVQ    ldo+120(FP), CX
-	SHLQ    $+2, CX
 	VMOVUPS Z0, K1, (SI)
 	VMOVUPS Z1, K2, 64(SI)
 	VMOVUPS Z2, K3, 128(SI)
 	VMOVUPS Z3, K4, 192(SI)
 	CMPQ    BX, $+1
 	JLE     asstored
-	ADDQ    CX, SI
+	ADDQ    ldo+144(FP), SI
 	VMOVUPS Z4, K1, (SI)
 	VMOVUPS Z5, K2, 64(SI)
 	VMOVUPS Z6, K3, 128(SI)
 	VMOVUPS Z7, K4, 192(SI)
 	CMPQ    BX, $+2
 	JLE     asstored
-	ADDQ    CX, SI
+	ADDQ    ldo+144(FP), SI
 	VMOVUPS Z8, K1, (SI)
 	VMOVUPS Z9, K2, 64(SI)
 	VMOVUPS Z10, K3, 128(SI)
 	VMOVUPS Z11, K4, 192(SI)
 	CMPQ    BX, $+3
 	JLE     asstored
-	ADDQ    CX, SI
+	ADDQ    ldo+144(FP), SI
 	VMOVUPS Z12, K1, (SI)
 	VMOVUPS Z13, K2, 64(SI)
 	VMOVUPS Z14, K3, 128(SI)
 	VMOVUPS Z15, K4, 192(SI)
 	CMPQ    BX, $+4
 	JLE     asstored
-	ADDQ    CX, SI
+	ADDQ    ldo+144(FP), SI
 	VMOVUPS Z16, K1, (SI)
 	VMOVUPS Z17, K2, 64(SI)
 	VMOVUPS Z18, K3, 128(SI)
 	VMOVUPS Z19, K4, 192(SI)
 	CMPQ    BX, $+5
 	JLE     asstored
-	ADDQ    CX, SI
+	ADDQ    ldo+144(FP), SI
 	VMOVUPS Z20, K1, (SI)
 	VMOVUPS Z21, K2, 64(SI)
 	VMOVUPS Z22, K3, 128(SI)
@@ -2991,8 +3047,6 @@ asstored:
 	ADDQ         DI, SI
 	MOVQ         add_base+24(FP), AX
 	ADDQ         DI, AX
-	MOVQ         lda+128(FP), R14
-	SHLQ         $+2, R14
 	VMOVUPS.Z    (SI), K1, Z0
 	VMOVUPS.Z    (AX), K1, Z1
 	VADDPS       Z1, Z0, Z0
@@ -3095,8 +3149,8 @@ asstored:
 	VMOVUPS      Z1, K4, 192(SI)
 	CMPQ         BX, $+1
 	JLE          asnext
-	ADDQ         CX, SI
-	ADDQ         R14, AX
+	ADDQ         ldo+144(FP), SI
+	ADDQ         lda+152(FP), AX
 	VMOVUPS.Z    (SI), K1, Z0
 	VMOVUPS.Z    (AX), K1, Z1
 	VADDPS       Z1, Z0, Z0
@@ -3199,8 +3253,8 @@ asstored:
 	VMOVUPS      Z1, K4, 192(SI)
 	CMPQ         BX, $+2
 	JLE          asnext
-	ADDQ         CX, SI
-	ADDQ         R14, AX
+	ADDQ         ldo+144(FP), SI
+	ADDQ         lda+152(FP), AX
 	VMOVUPS.Z    (SI), K1, Z0
 	VMOVUPS.Z    (AX), K1, Z1
 	VADDPS       Z1, Z0, Z0
@@ -3303,8 +3357,8 @@ asstored:
 	VMOVUPS      Z1, K4, 192(SI)
 	CMPQ         BX, $+3
 	JLE          asnext
-	ADDQ         CX, SI
-	ADDQ         R14, AX
+	ADDQ         ldo+144(FP), SI
+	ADDQ         lda+152(FP), AX
 	VMOVUPS.Z    (SI), K1, Z0
 	VMOVUPS.Z    (AX), K1, Z1
 	VADDPS       Z1, Z0, Z0
@@ -3407,8 +3461,8 @@ asstored:
 	VMOVUPS      Z1, K4, 192(SI)
 	CMPQ         BX, $+4
 	JLE          asnext
-	ADDQ         CX, SI
-	ADDQ         R14, AX
+	ADDQ         ldo+144(FP), SI
+	ADDQ         lda+152(FP), AX
 	VMOVUPS.Z    (SI), K1, Z0
 	VMOVUPS.Z    (AX), K1, Z1
 	VADDPS       Z1, Z0, Z0
@@ -3511,8 +3565,8 @@ asstored:
 	VMOVUPS      Z1, K4, 192(SI)
 	CMPQ         BX, $+5
 	JLE          asnext
-	ADDQ         CX, SI
-	ADDQ         R14, AX
+	ADDQ         ldo+144(FP), SI
+	ADDQ         lda+152(FP), AX
 	VMOVUPS.Z    (SI), K1, Z0
 	VMOVUPS.Z    (AX), K1, Z1
 	VADDPS       Z1, Z0, Z0

@@ -92,11 +92,12 @@ func affine6AVX512(out []float32, bias []float32, in []float32, m []float32, k i
 //
 //	for c < k, o < nout: out[c*ldo+o] = sigmoidAVX512(add[c*lda+o] + Σ_{j<nin} in[c*nin+j] * m[j*nout+o])
 //
-// with the sums of affine6AVX512 (no bias). nout ≥ 1; in and m are not
-// read when nin == 0.
+// with the sums of affine6AVX512 (no bias), prefetching pf (len ≥ 1) into
+// L2. nout ≥ 1; in and m are not read when nin == 0. Overwrites its
+// arguments ldo, lda (bytes) and pf's cap (pf's last float's address).
 //
 //go:noescape
-func affineSigmoid6AVX512(out []float32, add []float32, in []float32, m []float32, k int, nin int, nout int, ldo int, lda int)
+func affineSigmoid6AVX512(out []float32, add []float32, in []float32, m []float32, pf []float32, k int, nin int, nout int, ldo int, lda int)
 
 // axpyAVX512: for i < len(x): y[i] += a * x[i]. len(y) ≥ len(x).
 //

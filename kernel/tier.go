@@ -14,7 +14,7 @@ type impl struct {
 	affine func(out, bias, in, m []float32, nc, nin, nout int)
 	// affineSigmoid: see AffineSigmoid (lengths checked). A tier without
 	// it composes its affine, axpy and sigmoid (affineSigmoidVia).
-	affineSigmoid func(out []float32, ldo int, add []float32, lda int, in, m, tmp []float32, nc, nin, nout int)
+	affineSigmoid func(out []float32, ldo int, add []float32, lda int, in, m, next, tmp []float32, nc, nin, nout int)
 	// sumRows: out[o] += Σ_{j∈idx} m[j*stride+o] for o < n.
 	sumRows func(out, m []float32, stride int, idx []int32, n int)
 	// sumRowsBlocked: the row sums of one or two lists in row blocks (see

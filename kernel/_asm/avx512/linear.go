@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/mmcloughlin/avo/gotypes"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -241,16 +243,28 @@ func affine6() {
 // same bits as affine6AVX512, axpyAVX512 and sigmoidAVX512 in turn) into
 // rows of out ldo floats apart. The sums are stored first and read back
 // from L1: the sigmoid's constants and temporaries need the registers the
-// accumulators hold.
+// accumulators hold. Each step of the row loop also prefetches one line
+// of pf into L2 (R14, then its last line again once past it): the next
+// tile's weights arrive while this one computes.
 func affineSigmoid6() {
-	text("affineSigmoid6AVX512", "func(out, add, in, m []float32, k, nin, nout, ldo, lda int)",
+	text("affineSigmoid6AVX512", "func(out, add, in, m, pf []float32, k, nin, nout, ldo, lda int)",
 		"affineSigmoid6AVX512 computes 1 ≤ k ≤ 6 chains of",
 		"",
 		"\tfor c < k, o < nout: out[c*ldo+o] = sigmoidAVX512(add[c*lda+o] + Σ_{j<nin} in[c*nin+j] * m[j*nout+o])",
 		"",
-		"with the sums of affine6AVX512 (no bias). nout ≥ 1; in and m are not",
-		"read when nin == 0.")
+		"with the sums of affine6AVX512 (no bias), prefetching pf (len ≥ 1) into",
+		"L2. nout ≥ 1; in and m are not read when nin == 0. Overwrites its",
+		"arguments ldo, lda (bytes) and pf's cap (pf's last float's address).")
 	affineTiles("as", true)
+}
+
+// slot is the stack slot of a component of a parameter.
+func slot(c gotypes.Component) Mem {
+	b, err := c.Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
 }
 
 // affineTiles emits affine6's tile loop (labels prefixed p); with sig, the
@@ -269,6 +283,17 @@ func affineTiles(p string, sig bool) {
 	Load(Param("nout"), RDX)
 	SHLQ(imm(2), RDX) // DX: bytes per row of m (and of out, without sig)
 	XORQ(RDI, RDI)    // DI: byte offset of the tile
+	if sig {
+		for _, ld := range []string{"ldo", "lda"} {
+			Load(Param(ld), RCX)
+			SHLQ(imm(2), RCX)
+			MOVQ(RCX, arg(ld)) // in bytes from here on
+		}
+		Load(Param("pf").Base(), R14) // R14: the next line to prefetch
+		Load(Param("pf").Len(), RCX)
+		LEAQ(Mem{Base: R14, Index: RCX, Scale: 4, Disp: -4}, RCX)
+		MOVQ(RCX, slot(Param("pf").Cap())) // the address of pf's last float
+	}
 
 	Label(p + "tile")
 	MOVQ(RDX, RSI)
@@ -337,6 +362,13 @@ func affineTiles(p string, sig bool) {
 					VFMADD231PS(r, in, zmm(4*c+v))
 				}
 			}
+			if sig {
+				pfLast := slot(Param("pf").Cap())
+				PREFETCHT1(at(R14))
+				ADDQ(imm(64), R14)
+				CMPQ(R14, pfLast)
+				CMOVQHI(pfLast, R14)
+			}
 			ADDQ(RDX, RSI)
 			INCQ(RAX)
 			CMPQ(RAX, arg("nin"))
@@ -348,17 +380,15 @@ func affineTiles(p string, sig bool) {
 	Label(p + "store")
 	Load(Param("out").Base(), RSI)
 	ADDQ(RDI, RSI) // SI: chain 0's output, this tile
-	ldo := RDX
-	if sig {
-		ldo = RCX
-		Load(Param("ldo"), RCX)
-		SHLQ(imm(2), RCX) // CX: bytes per row of out
-	}
 	for c := 0; c < affineChains; c++ {
 		if c > 0 {
 			CMPQ(RBX, imm(c))
 			JLE(LabelRef(p + "stored"))
-			ADDQ(ldo, RSI)
+			if sig {
+				ADDQ(arg("ldo"), RSI)
+			} else {
+				ADDQ(RDX, RSI)
+			}
 		}
 		for v := range row {
 			VMOVUPS(zmm(4*c+v), masks[v], atd(RSI, 64*v))
@@ -374,14 +404,12 @@ func affineTiles(p string, sig bool) {
 		ADDQ(RDI, RSI)
 		Load(Param("add").Base(), RAX)
 		ADDQ(RDI, RAX) // AX: chain 0's row of add, this tile
-		Load(Param("lda"), R14)
-		SHLQ(imm(2), R14) // R14: bytes per row of add (0: one row for all)
 		for c := 0; c < affineChains; c++ {
 			if c > 0 {
 				CMPQ(RBX, imm(c))
 				JLE(LabelRef(p + "next"))
-				ADDQ(RCX, RSI)
-				ADDQ(R14, RAX)
+				ADDQ(arg("ldo"), RSI)
+				ADDQ(arg("lda"), RAX) // 0: one row of add for all
 			}
 			for v := range row {
 				VMOVUPS_Z(atd(RSI, 64*v), masks[v], Z0)
