@@ -3675,6 +3675,105 @@ asnext:
 	VZEROUPPER
 	RET
 
+// func bothOnAVX512(out []float32, a []uint64, lda int, b []uint64, ldb int, words int, ni int, no int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, AVX512VPOPCNTDQ, CMOV
+TEXT ·bothOnAVX512(SB), NOSPLIT|NOFRAME, $0-112
+	MOVQ out_base+0(FP), R9
+	MOVQ a_base+24(FP), R8
+	MOVQ ni+96(FP), R11
+	MOVQ lda+48(FP), DX
+	SHLQ $+3, DX
+	MOVQ ldb+80(FP), SI
+	SHLQ $+3, SI
+
+bounit:
+	XORQ R12, R12
+
+bostep:
+	MOVQ   no+104(FP), CX
+	SUBQ   R12, CX
+	CMPQ   CX, $+16
+	JL     botail
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	MOVQ   b_base+56(FP), R10
+	LEAQ   (R10)(R12*8), R10
+	MOVQ   R8, AX
+	MOVQ   words+88(FP), R13
+
+bofullword:
+	VPBROADCASTQ (AX), Z2
+	VPANDQ       (R10), Z2, Z3
+	VPANDQ       64(R10), Z2, Z4
+	VPOPCNTQ     Z3, Z3
+	VPOPCNTQ     Z4, Z4
+	VPADDQ       Z3, Z0, Z0
+	VPADDQ       Z4, Z1, Z1
+	ADDQ         DX, AX
+	ADDQ         SI, R10
+	DECQ         R13
+	JNZ          bofullword
+	VCVTQQ2PS    Z0, Y0
+	VCVTQQ2PS    Z1, Y1
+	VMOVUPS      Y0, (R9)(R12*4)
+	VMOVUPS      Y1, 32(R9)(R12*4)
+	ADDQ         $+16, R12
+	JMP          bostep
+
+botail:
+	MOVQ    CX, BX
+	XORL    AX, AX
+	CMPQ    CX, AX
+	CMOVQLT AX, CX
+	MOVQ    $0x00000010, AX
+	CMPQ    CX, AX
+	CMOVQGT AX, CX
+	MOVL    $0x00000001, AX
+	SHLL    CL, AX
+	DECL    AX
+	KMOVW   AX, K1
+	LEAQ    -8(BX), CX
+	XORL    AX, AX
+	CMPQ    CX, AX
+	CMOVQLT AX, CX
+	MOVQ    $0x00000010, AX
+	CMPQ    CX, AX
+	CMOVQGT AX, CX
+	MOVL    $0x00000001, AX
+	SHLL    CL, AX
+	DECL    AX
+	KMOVW   AX, K2
+	VPXORQ  Z0, Z0, Z0
+	VPXORQ  Z1, Z1, Z1
+	MOVQ    b_base+56(FP), R10
+	LEAQ    (R10)(R12*8), R10
+	MOVQ    R8, AX
+	MOVQ    words+88(FP), R13
+
+bomaskword:
+	VPBROADCASTQ (AX), Z2
+	VPANDQ.Z     (R10), Z2, K1, Z3
+	VPANDQ.Z     64(R10), Z2, K2, Z4
+	VPOPCNTQ     Z3, Z3
+	VPOPCNTQ     Z4, Z4
+	VPADDQ       Z3, Z0, Z0
+	VPADDQ       Z4, Z1, Z1
+	ADDQ         DX, AX
+	ADDQ         SI, R10
+	DECQ         R13
+	JNZ          bomaskword
+	VCVTQQ2PS    Z0, Y0
+	VCVTQQ2PS    Z1, Y1
+	VMOVUPS      Y0, K1, (R9)(R12*4)
+	VMOVUPS      Y1, K2, 32(R9)(R12*4)
+	MOVQ         no+104(FP), CX
+	LEAQ         (R9)(CX*4), R9
+	ADDQ         $+8, R8
+	DECQ         R11
+	JNZ          bounit
+	VZEROUPPER
+	RET
+
 // func axpyAVX512(y []float32, a float32, x []float32)
 // Requires: AVX, AVX512F, CMOV
 TEXT ·axpyAVX512(SB), NOSPLIT|NOFRAME, $0-56

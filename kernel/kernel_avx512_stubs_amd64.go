@@ -99,6 +99,12 @@ func affine6AVX512(out []float32, bias []float32, in []float32, m []float32, k i
 //go:noescape
 func affineSigmoid6AVX512(out []float32, add []float32, in []float32, m []float32, pf []float32, k int, nin int, nout int, ldo int, lda int)
 
+// bothOnAVX512: for i < ni, o < no: out[i*no+o] = Σ_{w<words} popcount(a[w*lda+i] & b[w*ldb+o]).
+// ni, no, words ≥ 1.
+//
+//go:noescape
+func bothOnAVX512(out []float32, a []uint64, lda int, b []uint64, ldb int, words int, ni int, no int)
+
 // axpyAVX512: for i < len(x): y[i] += a * x[i]. len(y) ≥ len(x).
 //
 //go:noescape

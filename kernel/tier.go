@@ -15,6 +15,8 @@ type impl struct {
 	// affineSigmoid: see AffineSigmoid (lengths checked). A tier without
 	// it composes its affine, axpy and sigmoid (affineSigmoidVia).
 	affineSigmoid func(out []float32, ldo int, add []float32, lda int, in, m, next, tmp []float32, nc, nin, nout int)
+	// bothOn: see BothOn (lengths checked, ni, no, words ≥ 1).
+	bothOn func(out []float32, a []uint64, lda int, b []uint64, ldb, words, ni, no int)
 	// sumRows: out[o] += Σ_{j∈idx} m[j*stride+o] for o < n.
 	sumRows func(out, m []float32, stride int, idx []int32, n int)
 	// sumRowsBlocked: the row sums of one or two lists in row blocks (see
@@ -84,6 +86,7 @@ var (
 	generic = &impl{
 		name:             "generic",
 		affine:           affineGeneric,
+		bothOn:           bothOnGeneric,
 		sumRows:          sumRowsGeneric,
 		sumRowsBlocked:   sumRowsBlockedGeneric,
 		indices:          indicesGeneric,
@@ -140,6 +143,9 @@ func detectTiers() []*impl {
 func fillGeneric(t *impl) {
 	if t.affine == nil {
 		t.affine = generic.affine
+	}
+	if t.bothOn == nil {
+		t.bothOn = generic.bothOn
 	}
 	if t.sumRows == nil {
 		t.sumRows = generic.sumRows

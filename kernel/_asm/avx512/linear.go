@@ -553,3 +553,80 @@ func sumRowsBlock() {
 	Label("sbdone")
 	vzeroRet()
 }
+
+// bothOn: for each unit i of a, the counts of its chains' bits in common
+// with each unit of b, 16 units of b a step (two vectors of 8 words), one
+// VPOPCNTQ per word, converted to float32 (exact: counts < 2²⁴). Registers:
+// R8 a (unit i, word 0), R9 out's row, R10 b at the step, R11 i left, R12
+// j, R13 words left; Z0/Z1 the counts, Z2 the broadcast word of a.
+func bothOn() {
+	text("bothOnAVX512", "func(out []float32, a []uint64, lda int, b []uint64, ldb, words, ni, no int)",
+		"bothOnAVX512: for i < ni, o < no: out[i*no+o] = Σ_{w<words} popcount(a[w*lda+i] & b[w*ldb+o]).",
+		"ni, no, words ≥ 1.")
+	Load(Param("out").Base(), R9)
+	Load(Param("a").Base(), R8)
+	Load(Param("ni"), R11)
+	Load(Param("lda"), RDX)
+	SHLQ(imm(3), RDX) // DX: bytes between a's words of a unit
+	Load(Param("ldb"), RSI)
+	SHLQ(imm(3), RSI) // SI: bytes between b's words of a unit
+	Label("bounit")
+	XORQ(R12, R12) // j
+	Label("bostep")
+	Load(Param("no"), RCX)
+	SUBQ(R12, RCX) // CX: units of b left
+	CMPQ(RCX, imm(16))
+	JL(LabelRef("botail"))
+	for _, full := range []bool{true, false} {
+		p := "bofull"
+		if !full {
+			Label("botail")
+			MOVQ(RCX, RBX)
+			tailMask(K1) // units j…j+7 (low 8 bits of the 16)
+			LEAQ(Mem{Base: RBX, Disp: -8}, RCX)
+			tailMask(K2) // units j+8…j+15
+			p = "bomask"
+		}
+		VPXORQ(Z0, Z0, Z0)
+		VPXORQ(Z1, Z1, Z1)
+		Load(Param("b").Base(), R10)
+		LEAQ(ix(R10, R12, 8), R10)
+		MOVQ(R8, RAX)
+		Load(Param("words"), R13)
+		Label(p + "word")
+		VPBROADCASTQ(at(RAX), Z2)
+		if full {
+			VPANDQ(at(R10), Z2, Z3)
+			VPANDQ(atd(R10, 64), Z2, Z4)
+		} else {
+			VPANDQ_Z(at(R10), Z2, K1, Z3)
+			VPANDQ_Z(atd(R10, 64), Z2, K2, Z4)
+		}
+		VPOPCNTQ(Z3, Z3)
+		VPOPCNTQ(Z4, Z4)
+		VPADDQ(Z3, Z0, Z0)
+		VPADDQ(Z4, Z1, Z1)
+		ADDQ(RDX, RAX)
+		ADDQ(RSI, R10)
+		DECQ(R13)
+		JNZ(LabelRef(p + "word"))
+		VCVTQQ2PS(Z0, Y0)
+		VCVTQQ2PS(Z1, Y1)
+		if full {
+			VMOVUPS(Y0, ix(R9, R12, 4))
+			VMOVUPS(Y1, Mem{Base: R9, Index: R12, Scale: 4, Disp: 32})
+			ADDQ(imm(16), R12)
+			JMP(LabelRef("bostep"))
+		} else {
+			VMOVUPS(Y0, K1, ix(R9, R12, 4))
+			VMOVUPS(Y1, K2, Mem{Base: R9, Index: R12, Scale: 4, Disp: 32})
+		}
+	}
+	// The unit's row is done (the tail step, possibly empty, is the last).
+	Load(Param("no"), RCX)
+	LEAQ(ix(R9, RCX, 4), R9)
+	ADDQ(imm(8), R8)
+	DECQ(R11)
+	JNZ(LabelRef("bounit"))
+	vzeroRet()
+}

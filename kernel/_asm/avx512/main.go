@@ -62,6 +62,7 @@ func main() {
 	sumRows()
 	affine6()
 	affineSigmoid6()
+	bothOn()
 	axpy()
 	updateNCG()
 	updateMasked()
