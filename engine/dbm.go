@@ -48,13 +48,21 @@ type dbmJoint struct {
 	rows         []int32
 	nb           int
 
-	mu, s   [][]float32 // per layer: mean field (B rows), chain states (M)
-	in1     []float32   // B×n[1]: C⁰ᵀv, the bottom layer's fixed input
-	muT, sT [][]float32 // per layer below the top: mu and s transposed
-	streams []kernel.Stream
-	g, gb   [][]float32 // gradients: per matrix, per layer
-	vel     [][]float32 // per matrix (momentum)
-	velB    [][]float32 // per layer (momentum)
+	mu, s [][]float32 // per layer: mean field (B rows), chain states (M)
+	in1   []float32   // B×n[1]: C⁰ᵀv, the bottom layer's fixed input
+	muT   [][]float32 // per layer below the top: mu transposed
+	s0T   []float32   // n[0]×M: the visible chain states transposed
+	// The hidden layers' chain states packed into bits (kernel.PackBits),
+	// for the negative statistics between two hidden layers (kernel.BothOn,
+	// one AND and population count per 64 chains): per layer l ≥ 1 when
+	// there are two or more, and the packing tasks (units j0…j1 of k).
+	bits     [][]uint64
+	bitTasks []dbmChunk
+	bitsFn   func(int)
+	streams  []kernel.Stream
+	g, gb    [][]float32 // gradients: per matrix, per layer
+	vel      [][]float32 // per matrix (momentum)
+	velB     [][]float32 // per layer (momentum)
 
 	mfSc    []dbmScratch // per mean-field block
 	chainSc []dbmScratch // per chain block
@@ -180,17 +188,28 @@ func (t *dbmJoint) alloc() {
 	t.perm = make([]int32, t.data.N)
 	wide := 0
 	t.mu, t.s = make([][]float32, L+1), make([][]float32, L+1)
-	t.muT, t.sT = make([][]float32, L), make([][]float32, L)
+	t.muT = make([][]float32, L)
 	t.gb, t.velB = make([][]float32, L+1), make([][]float32, L+1)
 	for l, n := range t.n {
 		wide = max(wide, n)
 		t.mu[l], t.s[l] = make([]float32, B*n), make([]float32, M*n)
 		t.gb[l] = make([]float32, n)
 		if l < L {
-			t.muT[l], t.sT[l] = make([]float32, n*B), make([]float32, n*M)
+			t.muT[l] = make([]float32, n*B)
 		}
 	}
 	t.in1 = make([]float32, B*t.n[1])
+	t.s0T = make([]float32, t.n[0]*M)
+	if L >= 2 {
+		t.bits = make([][]uint64, L+1)
+		for l := 1; l <= L; l++ {
+			t.bits[l] = make([]uint64, kernel.BitWords(M)*t.n[l])
+			for j := 0; j < t.n[l]; j += bitsChunk {
+				t.bitTasks = append(t.bitTasks, dbmChunk{l, j, min(j+bitsChunk, t.n[l])})
+			}
+		}
+	}
+	t.bitsFn = t.packBits
 	t.g, t.vel = make([][]float32, L), make([][]float32, L)
 	momentum := t.cfg.Momentum != 0 || t.cfg.L2 != 0
 	for k, m := range t.rbms {

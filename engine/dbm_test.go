@@ -91,7 +91,7 @@ func refMeanField(rbms []*Model, bias [][]float64, v []float64, iters int) [][]f
 // the NCG update of each matrix.
 func TestDBMStepMatchesReference(t *testing.T) {
 	d := randomData(3, 40, 9, 0)
-	n := []int{9, 6, 5, 4}
+	n := []int{9, 6, 21, 4}
 	for _, c := range []struct {
 		method Method
 		centre bool

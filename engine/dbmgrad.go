@@ -40,11 +40,14 @@ func (j *dbmJoint) rowTask(i int) bool {
 	}
 	// − (B/M) Σ s^k s^{k+1}ᵀ over the chains, whose states are 0 and 1
 	// (but Gaussian visible units).
-	neg, negIn := sc.neg[:rows*nout], j.sT[k][j0*M:j1*M]
-	if realVisible {
-		kernel.Affine(neg, nil, negIn, j.s[1], rows, M, nout)
-	} else {
-		kernel.AffineBinary(neg, nil, negIn, j.s[k+1], rows, M, nout, sc.idx[:rows*M], sc.cnt[:rows])
+	neg := sc.neg[:rows*nout]
+	switch {
+	case k > 0:
+		kernel.BothOn(neg, j.bits[k][j0:], j.n[k], j.bits[k+1], nout, kernel.BitWords(M), rows, nout)
+	case realVisible:
+		kernel.Affine(neg, nil, j.s0T[j0*M:j1*M], j.s[1], rows, M, nout)
+	default:
+		kernel.AffineBinary(neg, nil, j.s0T[j0*M:j1*M], j.s[1], rows, M, nout, sc.idx[:rows*M], sc.cnt[:rows])
 	}
 	kernel.Axpy(g, -j.negScale(), neg)
 	if realVisible && j.scale != nil {
@@ -82,6 +85,15 @@ func (j *dbmJoint) rowTask(i int) bool {
 		j.centreShift(i)
 	}
 	return ok
+}
+
+// bitsChunk is the number of units a packing task packs.
+const bitsChunk = 256
+
+// packBits packs the chains' states of bit task i's units.
+func (j *dbmJoint) packBits(i int) {
+	t, n := j.bitTasks[i], j.n[j.bitTasks[i].k]
+	kernel.PackBits(j.bits[t.k][t.j0:], n, j.s[t.k][t.j0:], n, j.cfg.chains(), t.j1-t.j0)
 }
 
 // biasTask sums and steps bias chunk i.

@@ -138,12 +138,13 @@ func (j *dbmJoint) minibatch(rows []int32) error {
 	j.pool.run((j.nb+blockSize-1)/blockSize, j.loadFn, nil)
 	j.gibbs(j.cfg.Gibbs)
 	j.meanField()
-	// Transposes for the gradient's row tasks.
+	// Transposes and bits for the gradient's row tasks.
 	for l := range j.muT {
 		n := j.n[l]
 		kernel.Transpose(j.muT[l][:n*j.nb], j.mu[l][:j.nb*n], j.nb, n)
-		kernel.Transpose(j.sT[l], j.s[l], M, n)
 	}
+	kernel.Transpose(j.s0T, j.s[0], M, j.n[0])
+	j.pool.run(len(j.bitTasks), j.bitsFn, nil)
 	if j.ctr != nil {
 		j.centredGradient()
 	} else {
