@@ -18,8 +18,9 @@ func BitWords(nc int) int { return (nc + 63) / 64 }
 //
 //	for c < nc, u < n: bit c%64 of bits[(c/64)*ldb+u] = (s[c*lds+u] != 0)
 //
-// and the bits of chains past nc in the last word are 0. The states are
-// read as 0 and not 0, whatever their values.
+// and the bits of chains past nc in the last word are 0. A state is on
+// unless it is ±0, whatever its value (NaN is on). AVX-512 packs 16
+// units a step.
 func PackBits(bits []uint64, ldb int, s []float32, lds, nc, n int) {
 	if nc <= 0 || n <= 0 {
 		return
@@ -30,7 +31,11 @@ func PackBits(bits []uint64, ldb int, s []float32, lds, nc, n int) {
 	words := BitWords(nc)
 	need("bits", len(bits), (words-1)*ldb+n)
 	need("s", len(s), (nc-1)*lds+n)
-	for w := 0; w < words; w++ {
+	cur.packBits64(bits, ldb, s, lds, nc, n)
+}
+
+func packBits64Generic(bits []uint64, ldb int, s []float32, lds, nc, n int) {
+	for w := 0; w < BitWords(nc); w++ {
 		row := bits[w*ldb : w*ldb+n]
 		clear(row)
 		for c := w * 64; c < min(nc, (w+1)*64); c++ {

@@ -6,48 +6,54 @@ import (
 	"testing"
 )
 
-// TestPackBits checks the word-major bits against the states bit by bit,
-// with the strides and the unused bits of the last word.
+// TestPackBits checks every tier's word-major bits against the states
+// bit by bit, with the strides and the unused bits of the last word.
 func TestPackBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(81, 82))
-	for _, nc := range []int{1, 63, 64, 65, 100, 130} {
-		for _, n := range []int{1, 17, 40} {
-			lds, ldb := n+3, n+5
-			s := make([]float32, (nc-1)*lds+n)
-			for i := range s {
-				switch r.IntN(4) {
-				case 0:
-					s[i] = 1
-				case 1:
-					s[i] = -2.5 // any value but ±0 is on
-				case 2:
-					s[i] = float32(math.Copysign(0, -1))
-				}
-			}
-			words := BitWords(nc)
-			bits := make([]uint64, (words-1)*ldb+n)
-			for i := range bits {
-				bits[i] = ^uint64(0) // PackBits sets every bit of its units
-			}
-			PackBits(bits, ldb, s, lds, nc, n)
-			for w := 0; w < words; w++ {
-				for u := 0; u < n; u++ {
-					for k := 0; k < 64; k++ {
-						c := w*64 + k
-						want := c < nc && s[c*lds+u] != 0
-						if got := bits[w*ldb+u]>>k&1 == 1; got != want {
-							t.Fatalf("nc=%d n=%d: chain %d unit %d: bit %v, want %v", nc, n, c, u, got, want)
+	forEachTier(t, withGeneric, func(im *impl) {
+		for _, nc := range []int{1, 63, 64, 65, 100, 130} {
+			for _, n := range []int{1, 15, 16, 17, 40} {
+				lds, ldb := n+3, n+5
+				s := make([]float32, (nc-1)*lds+n)
+				for i := range s {
+					switch r.IntN(4) {
+					case 0:
+						s[i] = 1
+					case 1:
+						s[i] = -2.5 // any value but ±0 is on
+					case 2:
+						s[i] = float32(math.Copysign(0, -1))
+					case 3:
+						if r.IntN(4) == 0 {
+							s[i] = float32(math.NaN())
 						}
 					}
 				}
-				for u := n; u < ldb && w+1 < words; u++ {
-					if bits[w*ldb+u] != ^uint64(0) {
-						t.Fatalf("nc=%d n=%d: word %d's gap at %d written", nc, n, w, u)
+				words := BitWords(nc)
+				bits := make([]uint64, (words-1)*ldb+n)
+				for i := range bits {
+					bits[i] = ^uint64(0) // PackBits sets every bit of its units
+				}
+				PackBits(bits, ldb, s, lds, nc, n)
+				for w := 0; w < words; w++ {
+					for u := 0; u < n; u++ {
+						for k := 0; k < 64; k++ {
+							c := w*64 + k
+							want := c < nc && s[c*lds+u] != 0
+							if got := bits[w*ldb+u]>>k&1 == 1; got != want {
+								t.Fatalf("%s nc=%d n=%d: chain %d unit %d: bit %v, want %v", im.name, nc, n, c, u, got, want)
+							}
+						}
+					}
+					for u := n; u < ldb && w+1 < words; u++ {
+						if bits[w*ldb+u] != ^uint64(0) {
+							t.Fatalf("%s nc=%d n=%d: word %d's gap at %d written", im.name, nc, n, w, u)
+						}
 					}
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestBothOn checks every tier's BothOn against the product of the 0/1

@@ -12,6 +12,7 @@ var avx512Kernels = &impl{
 	name:                "avx512",
 	affine:              affineAVX512,
 	affineSigmoid:       affineSigmoidAVX512,
+	packBits64:          packBits64AVX512,
 	sumRows:             sumRowsAVX512,
 	sumRowsBlocked:      sumRowsBlockedAVX512,
 	indices:             indicesAVX512,

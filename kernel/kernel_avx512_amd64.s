@@ -3774,6 +3774,69 @@ bomaskword:
 	VZEROUPPER
 	RET
 
+// func packBits64AVX512(bits []uint64, ldb int, s []float32, lds int, nc int, n int)
+// Requires: AVX, AVX512F, CMOV
+TEXT ·packBits64AVX512(SB), NOSPLIT|NOFRAME, $0-80
+	MOVQ   bits_base+0(FP), DI
+	MOVQ   s_base+32(FP), SI
+	MOVQ   n+72(FP), R8
+	MOVQ   lds+56(FP), DX
+	SHLQ   $+2, DX
+	MOVQ   ldb+24(FP), BX
+	SHLQ   $+3, BX
+	VPXORD Z5, Z5, Z5
+
+pbunits:
+	MOVQ     R8, CX
+	XORL     AX, AX
+	CMPQ     CX, AX
+	CMOVQLT  AX, CX
+	MOVQ     $0x00000010, AX
+	CMPQ     CX, AX
+	CMOVQGT  AX, CX
+	MOVL     $0x00000001, AX
+	SHLL     CL, AX
+	DECL     AX
+	KMOVW    AX, K1
+	KSHIFTRW $+8, K1, K2
+	MOVQ     DI, R14
+	XORQ     R10, R10
+	MOVQ     SI, R11
+
+pbword:
+	VPXORQ  Z0, Z0, Z0
+	VPXORQ  Z1, Z1, Z1
+	MOVL    $0x00000001, R12
+	MOVQ    nc+64(FP), R13
+	SUBQ    R10, R13
+	CMPQ    R13, $+64
+	MOVL    $0x00000040, AX
+	CMOVQGT AX, R13
+	ADDQ    R13, R10
+
+pbchain:
+	VMOVUPS.Z    (R11), K1, Z2
+	VCMPPS       $+4, Z5, Z2, K1, K3
+	KSHIFTRW     $+8, K3, K4
+	VPBROADCASTQ R12, Z3
+	VPORQ        Z3, Z0, K3, Z0
+	VPORQ        Z3, Z1, K4, Z1
+	SHLQ         $+1, R12
+	ADDQ         DX, R11
+	DECQ         R13
+	JNZ          pbchain
+	VMOVDQU64    Z0, K1, (R14)
+	VMOVDQU64    Z1, K2, 64(R14)
+	ADDQ         BX, R14
+	CMPQ         R10, nc+64(FP)
+	JLT          pbword
+	ADDQ         $+64, SI
+	ADDQ         $+128, DI
+	SUBQ         $+16, R8
+	JG           pbunits
+	VZEROUPPER
+	RET
+
 // func axpyAVX512(y []float32, a float32, x []float32)
 // Requires: AVX, AVX512F, CMOV
 TEXT ·axpyAVX512(SB), NOSPLIT|NOFRAME, $0-56

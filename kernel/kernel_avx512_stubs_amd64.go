@@ -105,6 +105,12 @@ func affineSigmoid6AVX512(out []float32, add []float32, in []float32, m []float3
 //go:noescape
 func bothOnAVX512(out []float32, a []uint64, lda int, b []uint64, ldb int, words int, ni int, no int)
 
+// packBits64AVX512: for c < nc, u < n: bit c%64 of bits[(c/64)*ldb+u] = (s[c*lds+u] != ±0),
+// the bits of chains past nc 0. nc, n ≥ 1.
+//
+//go:noescape
+func packBits64AVX512(bits []uint64, ldb int, s []float32, lds int, nc int, n int)
+
 // axpyAVX512: for i < len(x): y[i] += a * x[i]. len(y) ≥ len(x).
 //
 //go:noescape

@@ -17,6 +17,8 @@ type impl struct {
 	affineSigmoid func(out []float32, ldo int, add []float32, lda int, in, m, next, tmp []float32, nc, nin, nout int)
 	// bothOn: see BothOn (lengths checked, ni, no, words ≥ 1).
 	bothOn func(out []float32, a []uint64, lda int, b []uint64, ldb, words, ni, no int)
+	// packBits64: see PackBits (lengths checked, nc, n ≥ 1).
+	packBits64 func(bits []uint64, ldb int, s []float32, lds, nc, n int)
 	// sumRows: out[o] += Σ_{j∈idx} m[j*stride+o] for o < n.
 	sumRows func(out, m []float32, stride int, idx []int32, n int)
 	// sumRowsBlocked: the row sums of one or two lists in row blocks (see
@@ -87,6 +89,7 @@ var (
 		name:             "generic",
 		affine:           affineGeneric,
 		bothOn:           bothOnGeneric,
+		packBits64:       packBits64Generic,
 		sumRows:          sumRowsGeneric,
 		sumRowsBlocked:   sumRowsBlockedGeneric,
 		indices:          indicesGeneric,
@@ -146,6 +149,9 @@ func fillGeneric(t *impl) {
 	}
 	if t.bothOn == nil {
 		t.bothOn = generic.bothOn
+	}
+	if t.packBits64 == nil {
+		t.packBits64 = generic.packBits64
 	}
 	if t.sumRows == nil {
 		t.sumRows = generic.sumRows

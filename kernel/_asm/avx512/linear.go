@@ -630,3 +630,63 @@ func bothOn() {
 	JNZ(LabelRef("bounit"))
 	vzeroRet()
 }
+
+// packBits64: PackBits (sparse.go's packBits is the one-word form of the
+// sparse products' lanes), 16 units a step (the last masked by K1), each word's 64
+// chains a row of s at a time: VCMPPS sets K3 where the state is not ±0
+// (NaN too), and the chain's bit, broadcast in Z3, is ORed into the low 8
+// units' words (Z0, under K3) and the high 8 (Z1, under K3 >> 8).
+// Registers: SI s at the unit step, DI bits at the unit step, R8 units
+// left, R9 word, R10 chain, R11 the chain's row, R12 the bit, R13 chains
+// in the word; DX and BX the strides of s and bits in bytes.
+func packBits64() {
+	text("packBits64AVX512", "func(bits []uint64, ldb int, s []float32, lds, nc, n int)",
+		"packBits64AVX512: for c < nc, u < n: bit c%64 of bits[(c/64)*ldb+u] = (s[c*lds+u] != ±0),",
+		"the bits of chains past nc 0. nc, n ≥ 1.")
+	Load(Param("bits").Base(), RDI)
+	Load(Param("s").Base(), RSI)
+	Load(Param("n"), R8)
+	Load(Param("lds"), RDX)
+	SHLQ(imm(2), RDX)
+	Load(Param("ldb"), RBX)
+	SHLQ(imm(3), RBX)
+	VPXORD(Z5, Z5, Z5) // 0.0
+	Label("pbunits")
+	MOVQ(R8, RCX)
+	tailMask(K1)
+	KSHIFTRW(imm(8), K1, K2)
+	MOVQ(RDI, R14)  // this step's word row
+	XORQ(R10, R10)  // c
+	MOVQ(RSI, R11)  // chain c's row
+	Label("pbword")
+	VPXORQ(Z0, Z0, Z0)
+	VPXORQ(Z1, Z1, Z1)
+	MOVL(U32(1), R12L)
+	Load(Param("nc"), R13)
+	SUBQ(R10, R13)
+	CMPQ(R13, imm(64))
+	MOVL(U32(64), EAX)
+	CMOVQGT(RAX, R13) // chains in this word
+	ADDQ(R13, R10)
+	Label("pbchain")
+	VMOVUPS_Z(at(R11), K1, Z2)
+	VCMPPS(imm(4), Z5, Z2, K1, K3) // NEQ_UQ: not ±0, or NaN
+	KSHIFTRW(imm(8), K3, K4)
+	VPBROADCASTQ(R12, Z3)
+	VPORQ(Z3, Z0, K3, Z0)
+	VPORQ(Z3, Z1, K4, Z1)
+	SHLQ(imm(1), R12)
+	ADDQ(RDX, R11)
+	DECQ(R13)
+	JNZ(LabelRef("pbchain"))
+	VMOVDQU64(Z0, K1, at(R14))
+	VMOVDQU64(Z1, K2, atd(R14, 64))
+	ADDQ(RBX, R14)
+	CMPQ(R10, arg("nc"))
+	JLT(LabelRef("pbword"))
+	ADDQ(imm(64), RSI)
+	ADDQ(imm(128), RDI)
+	SUBQ(imm(16), R8)
+	JG(LabelRef("pbunits"))
+	vzeroRet()
+}

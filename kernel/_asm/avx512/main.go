@@ -63,6 +63,7 @@ func main() {
 	affine6()
 	affineSigmoid6()
 	bothOn()
+	packBits64()
 	axpy()
 	updateNCG()
 	updateMasked()
