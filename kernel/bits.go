@@ -57,7 +57,8 @@ func packBits64Generic(bits []uint64, ldb int, s []float32, lds, nc, n int) {
 //
 // the same values as AffineBinary of the states (exact integers in
 // float32 up to 2²⁴ chains). AVX-512 CPUs with VPOPCNTDQ count 16 units
-// of b a step; the others use math/bits.
+// of b a step (VPOPCNTQ), AVX2 8 (a nibble table, VPSHUFB); NEON uses
+// math/bits (CNT).
 func BothOn(out []float32, a []uint64, lda int, b []uint64, ldb, words, ni, no int) {
 	if ni <= 0 || no <= 0 {
 		return
@@ -72,12 +73,17 @@ func BothOn(out []float32, a []uint64, lda int, b []uint64, ldb, words, ni, no i
 }
 
 func bothOnGeneric(out []float32, a []uint64, lda int, b []uint64, ldb, words, ni, no int) {
+	bothOnCols(out, no, a, lda, b, ldb, words, ni, 0, no)
+}
+
+// bothOnCols is BothOn for units o0 ≤ o < o1 of b, out's rows ldo apart.
+func bothOnCols(out []float32, ldo int, a []uint64, lda int, b []uint64, ldb, words, ni, o0, o1 int) {
 	for i := 0; i < ni; i++ {
-		o := out[i*no : (i+1)*no]
+		o := out[i*ldo+o0 : i*ldo+o1]
 		clear(o)
 		for w := 0; w < words; w++ {
 			aw := a[w*lda+i]
-			for k, x := range b[w*ldb : w*ldb+no] {
+			for k, x := range b[w*ldb+o0 : w*ldb+o1] {
 				o[k] += float32(bits.OnesCount64(aw & x))
 			}
 		}

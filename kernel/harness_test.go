@@ -30,11 +30,16 @@ func TestMain(m *testing.M) {
 // instruction for GatherSum (its generic loop is what assembly would do),
 // no categorical block kernels (one group a lane needs gathers and
 // scatters): it builds SoftmaxSample and Softmax on its row kernels, and
-// checks their groups with the Go loop.
+// checks their groups with the Go loop; and the bit kernels (below).
 var optionalKernel = map[string]bool{
 	"sumRowsBlocked": true, "gatherSum": true,
 	"softmaxSampleBlocks": true, "softmaxBlocks": true, "groupsValid": true,
+	"bothOn": true, "packBits64": true,
 }
+
+// The NEON tier leaves the kernels of binary states packed into words
+// (bothOn, packBits64) to Go: BothOn's Go loop is one population count
+// per word, which math/bits compiles to NEON's CNT.
 
 // tierSet is the tiers a test runs on.
 type tierSet int

@@ -11,10 +11,11 @@ import "github.com/klauspost/cpuid/v2"
 // of its kernels use (avo's "Requires" lines in the generated files list
 // each function's needs), and AVX2 and FMA3 for the AVX2 transpose and
 // Taylor sums it shares. BothOn's AVX-512 kernel also needs VPOPCNTDQ
-// (Ice Lake, Zen 4 and later); without it the tier counts in Go.
+// (Ice Lake, Zen 4 and later); without it the tier counts with AVX2's.
 func archTiers() []*impl {
 	var ts []*impl
 	if cpuid.CPU.Supports(cpuid.AVX2, cpuid.FMA3, cpuid.POPCNT, cpuid.AVX512F, cpuid.AVX512DQ, cpuid.AVX512BW, cpuid.AVX512VL) {
+		avx512Kernels.bothOn = bothOnAVX2
 		if cpuid.CPU.Supports(cpuid.AVX512VPOPCNTDQ) {
 			avx512Kernels.bothOn = bothOnAVX512
 		}

@@ -10,6 +10,8 @@ package kernel
 var avx2Kernels = &impl{
 	name:                "avx2",
 	affine:              affineAVX2,
+	bothOn:              bothOnAVX2,
+	packBits64:          packBits64AVX2,
 	sumRows:             sumRowsAVX2Wrap,
 	sumRowsBlocked:      sumRowsBlockedAVX2,
 	indices:             indicesAVX2,
@@ -205,5 +207,31 @@ func sparseAffineAVX2(out, bias, in []float32, lanes int, ptr, col []int32, val 
 		sparseAffine16AVX2(out, bias, in, ptr, col, val)
 	default:
 		sparseAffine8AVX2(out, bias, in, ptr, col, val)
+	}
+}
+
+// bothOnAVX2 counts 8 units of b a step in bothOn8AVX2 and the last
+// no mod 8 in Go (the same counts).
+func bothOnAVX2(out []float32, a []uint64, lda int, b []uint64, ldb, words, ni, no int) {
+	n8 := no &^ 7
+	if n8 > 0 {
+		_, _, _ = out[(ni-1)*no+n8-1], a[(words-1)*lda+ni-1], b[(words-1)*ldb+n8-1]
+		bothOn8AVX2(out, no, a, lda, b, ldb, words, ni, n8)
+	}
+	if n8 < no {
+		bothOnCols(out, no, a, lda, b, ldb, words, ni, n8, no)
+	}
+}
+
+// packBits64AVX2 packs 8 units a step in packBits64x8AVX2 and the last
+// n mod 8 in Go.
+func packBits64AVX2(bits []uint64, ldb int, s []float32, lds, nc, n int) {
+	n8 := n &^ 7
+	if n8 > 0 {
+		_, _ = bits[(BitWords(nc)-1)*ldb+n8-1], s[(nc-1)*lds+n8-1]
+		packBits64x8AVX2(bits, ldb, s, lds, nc, n8)
+	}
+	if n8 < n {
+		packBits64Generic(bits[n8:], ldb, s[n8:], lds, nc, n-n8)
 	}
 }

@@ -3460,6 +3460,141 @@ srDone:
 	VZEROUPPER
 	RET
 
+// func bothOn8AVX2(out []float32, ldo int, a []uint64, lda int, b []uint64, ldb int, words int, ni int, n8 int)
+// Requires: AVX, AVX2
+TEXT ·bothOn8AVX2(SB), NOSPLIT|NOFRAME, $0-120
+	MOVQ         $0x0f0f0f0f0f0f0f0f, AX
+	VMOVQ        AX, X15
+	VPBROADCASTQ X15, Y15
+	MOVQ         $0x0302020102010100, AX
+	VMOVQ        AX, X14
+	MOVQ         $0x0403030203020201, AX
+	VPINSRQ      $0x01, AX, X14, X14
+	VINSERTI128  $0x01, X14, Y14, Y14
+	VPXOR        Y13, Y13, Y13
+	MOVQ         $0x0000000200000000, AX
+	VMOVQ        AX, X12
+	MOVQ         $0x0000000600000004, AX
+	VPINSRQ      $0x01, AX, X12, X12
+	MOVQ         $0x0000000300000001, AX
+	VMOVQ        AX, X11
+	MOVQ         $0x0000000700000005, AX
+	VPINSRQ      $0x01, AX, X11, X11
+	VINSERTI128  $0x01, X11, Y12, Y12
+	MOVQ         out_base+0(FP), R9
+	MOVQ         a_base+32(FP), R8
+	MOVQ         ni+104(FP), R11
+	MOVQ         lda+56(FP), DX
+	SHLQ         $0x03, DX
+	MOVQ         ldb+88(FP), SI
+	SHLQ         $0x03, SI
+
+bo8unit:
+	XORQ R12, R12
+
+bo8step:
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	MOVQ  b_base+64(FP), R10
+	LEAQ  (R10)(R12*8), R10
+	MOVQ  R8, AX
+	MOVQ  words+96(FP), R13
+
+bo8word:
+	VPBROADCASTQ (AX), Y2
+	VPAND        (R10), Y2, Y3
+	VPAND        Y15, Y3, Y4
+	VPSRLW       $0x04, Y3, Y3
+	VPAND        Y15, Y3, Y3
+	VPSHUFB      Y4, Y14, Y4
+	VPSHUFB      Y3, Y14, Y3
+	VPADDB       Y4, Y3, Y3
+	VPSADBW      Y13, Y3, Y3
+	VPADDQ       Y3, Y0, Y0
+	VPAND        32(R10), Y2, Y3
+	VPAND        Y15, Y3, Y4
+	VPSRLW       $0x04, Y3, Y3
+	VPAND        Y15, Y3, Y3
+	VPSHUFB      Y4, Y14, Y4
+	VPSHUFB      Y3, Y14, Y3
+	VPADDB       Y4, Y3, Y3
+	VPSADBW      Y13, Y3, Y3
+	VPADDQ       Y3, Y1, Y1
+	ADDQ         DX, AX
+	ADDQ         SI, R10
+	DECQ         R13
+	JNZ          bo8word
+	VPSLLQ       $0x20, Y1, Y1
+	VPOR         Y0, Y1, Y0
+	VPERMD       Y0, Y12, Y0
+	VCVTDQ2PS    Y0, Y0
+	VMOVUPS      Y0, (R9)(R12*4)
+	ADDQ         $0x08, R12
+	CMPQ         R12, n8+112(FP)
+	JLT          bo8step
+	MOVQ         ldo+24(FP), CX
+	LEAQ         (R9)(CX*4), R9
+	ADDQ         $0x08, R8
+	DECQ         R11
+	JNZ          bo8unit
+	VZEROUPPER
+	RET
+
+// func packBits64x8AVX2(bits []uint64, ldb int, s []float32, lds int, nc int, n8 int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·packBits64x8AVX2(SB), NOSPLIT|NOFRAME, $0-80
+	MOVQ  bits_base+0(FP), DI
+	MOVQ  s_base+32(FP), SI
+	MOVQ  n8+72(FP), R8
+	MOVQ  lds+56(FP), DX
+	SHLQ  $0x02, DX
+	MOVQ  ldb+24(FP), BX
+	SHLQ  $0x03, BX
+	VPXOR Y13, Y13, Y13
+
+pb8units:
+	MOVQ DI, R14
+	XORQ R10, R10
+	MOVQ SI, R11
+
+pb8word:
+	VPXOR   Y0, Y0, Y0
+	VPXOR   Y1, Y1, Y1
+	MOVL    $0x00000001, R12
+	MOVQ    nc+64(FP), R13
+	SUBQ    R10, R13
+	CMPQ    R13, $0x40
+	MOVL    $0x00000040, AX
+	CMOVQGT AX, R13
+	ADDQ    R13, R10
+
+pb8chain:
+	VCMPPS       $0x04, (R11), Y13, Y2
+	VMOVQ        R12, X5
+	VPBROADCASTQ X5, Y5
+	VPMOVSXDQ    X2, Y3
+	VEXTRACTI128 $0x01, Y2, X4
+	VPMOVSXDQ    X4, Y4
+	VPAND        Y5, Y3, Y3
+	VPAND        Y5, Y4, Y4
+	VPOR         Y3, Y0, Y0
+	VPOR         Y4, Y1, Y1
+	SHLQ         $0x01, R12
+	ADDQ         DX, R11
+	DECQ         R13
+	JNZ          pb8chain
+	VMOVDQU      Y0, (R14)
+	VMOVDQU      Y1, 32(R14)
+	ADDQ         BX, R14
+	CMPQ         R10, nc+64(FP)
+	JLT          pb8word
+	ADDQ         $0x20, SI
+	ADDQ         $0x40, DI
+	SUBQ         $0x08, R8
+	JNZ          pb8units
+	VZEROUPPER
+	RET
+
 // func indicesAVX2(idx []int32, s []float32) int
 // Requires: AVX, AVX2
 TEXT ·indicesAVX2(SB), NOSPLIT|NOFRAME, $0-56

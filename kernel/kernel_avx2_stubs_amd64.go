@@ -98,6 +98,18 @@ func affine4x16MaskAVX2(o0 []float32, o1 []float32, o2 []float32, o3 []float32, 
 //go:noescape
 func sumRowsAVX2(out []float32, m []float32, stride int, idx []int32)
 
+// bothOn8AVX2: for i < ni, o < n8: out[i*ldo+o] = Σ_{w<words} popcount(a[w*lda+i] & b[w*ldb+o]).
+// ni, words ≥ 1; n8 a multiple of 8, ≥ 8.
+//
+//go:noescape
+func bothOn8AVX2(out []float32, ldo int, a []uint64, lda int, b []uint64, ldb int, words int, ni int, n8 int)
+
+// packBits64x8AVX2: for c < nc, u < n8: bit c%64 of bits[(c/64)*ldb+u] = (s[c*lds+u] != ±0),
+// the bits of chains past nc 0. nc ≥ 1; n8 a multiple of 8, ≥ 8.
+//
+//go:noescape
+func packBits64x8AVX2(bits []uint64, ldb int, s []float32, lds int, nc int, n8 int)
+
 // indicesAVX2 computes
 //
 //	n := 0

@@ -286,3 +286,149 @@ func sumRowsBlock() {
 	g.VZEROUPPER()
 	g.RET()
 }
+
+// bitConsts sets Y15 to bytes 0x0f, Y14 to the population counts of the
+// nibbles 0…15 in each lane (VPSHUFB's table) and Y13 to 0. Clobbers AX.
+func bitConsts() {
+	g.MOVQ(operand.U64(0x0f0f0f0f0f0f0f0f), RAX)
+	g.VMOVQ(RAX, X15)
+	g.VPBROADCASTQ(X15, Y15)
+	g.MOVQ(operand.U64(0x0302020102010100), RAX)
+	g.VMOVQ(RAX, X14)
+	g.MOVQ(operand.U64(0x0403030203020201), RAX)
+	g.VPINSRQ(operand.U8(1), RAX, X14, X14)
+	g.VINSERTI128(operand.U8(1), X14, Y14, Y14)
+	g.VPXOR(Y13, Y13, Y13)
+}
+
+// bothOn8: BothOn for units o < n8 (a multiple of 8) of b, 8 a step:
+// the bits in common of four words at a time counted by nibble (VPSHUFB
+// on Y14, Muła's method), summed per word by VPSADBW, and the two
+// vectors' four 64-bit counts interleaved into dwords and put in order by
+// VPERMD (Y12: 0, 2, 4, 6, 1, 3, 5, 7) before VCVTDQ2PS. Registers: R8 a
+// at unit i, R9 out's row, R10 b at the step, R11 units of a left, R12 o,
+// R13 words left, AX a's word; DX and SI the strides of a and b in bytes.
+func bothOn8() {
+	text("bothOn8AVX2", "func(out []float32, ldo int, a []uint64, lda int, b []uint64, ldb, words, ni, n8 int)",
+		"bothOn8AVX2: for i < ni, o < n8: out[i*ldo+o] = Σ_{w<words} popcount(a[w*lda+i] & b[w*ldb+o]).",
+		"ni, words ≥ 1; n8 a multiple of 8, ≥ 8.")
+	bitConsts()
+	g.MOVQ(operand.U64(2<<32|0), RAX)
+	g.VMOVQ(RAX, X12)
+	g.MOVQ(operand.U64(6<<32|4), RAX)
+	g.VPINSRQ(operand.U8(1), RAX, X12, X12)
+	g.MOVQ(operand.U64(3<<32|1), RAX)
+	g.VMOVQ(RAX, X11)
+	g.MOVQ(operand.U64(7<<32|5), RAX)
+	g.VPINSRQ(operand.U8(1), RAX, X11, X11)
+	g.VINSERTI128(operand.U8(1), X11, Y12, Y12)
+	loadBase("out", R9)
+	loadBase("a", R8)
+	load("ni", R11)
+	load("lda", RDX)
+	g.SHLQ(operand.U8(3), RDX)
+	load("ldb", RSI)
+	g.SHLQ(operand.U8(3), RSI)
+	g.Label("bo8unit")
+	g.XORQ(R12, R12)
+	g.Label("bo8step")
+	g.VPXOR(Y0, Y0, Y0)
+	g.VPXOR(Y1, Y1, Y1)
+	loadBase("b", R10)
+	g.LEAQ(ix(R10, R12, 8), R10)
+	g.MOVQ(R8, RAX)
+	load("words", R13)
+	g.Label("bo8word")
+	g.VPBROADCASTQ(at(RAX), Y2)
+	for v, acc := range []VecPhysical{Y0, Y1} {
+		g.VPAND(atd(R10, 32*v), Y2, Y3)
+		g.VPAND(Y15, Y3, Y4) // low nibbles
+		g.VPSRLW(operand.U8(4), Y3, Y3)
+		g.VPAND(Y15, Y3, Y3) // high nibbles
+		g.VPSHUFB(Y4, Y14, Y4)
+		g.VPSHUFB(Y3, Y14, Y3)
+		g.VPADDB(Y4, Y3, Y3)
+		g.VPSADBW(Y13, Y3, Y3) // per 64-bit word
+		g.VPADDQ(Y3, acc, acc)
+	}
+	g.ADDQ(RDX, RAX)
+	g.ADDQ(RSI, R10)
+	g.DECQ(R13)
+	g.JNZ(lbl("bo8word"))
+	g.VPSLLQ(operand.U8(32), Y1, Y1)
+	g.VPOR(Y0, Y1, Y0)
+	g.VPERMD(Y0, Y12, Y0)
+	g.VCVTDQ2PS(Y0, Y0)
+	g.VMOVUPS(Y0, ix(R9, R12, 4))
+	g.ADDQ(operand.U8(8), R12)
+	g.CMPQ(R12, arg("n8"))
+	g.JLT(lbl("bo8step"))
+	load("ldo", RCX)
+	g.LEAQ(ix(R9, RCX, 4), R9)
+	g.ADDQ(operand.U8(8), R8)
+	g.DECQ(R11)
+	g.JNZ(lbl("bo8unit"))
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// packBits64x8: PackBits for units u < n8 (a multiple of 8), 8 a step:
+// VCMPPS gives each unit's mask of a chain as a dword, VPMOVSXDQ widens
+// the two halves to the units' words, and the chain's bit (Y5) is ANDed
+// in and ORed into Y0 (units 0–3) and Y1 (4–7). Registers: SI s at the
+// step, DI bits at the step, R8 units left, R10 chain, R11 its row, R12
+// the bit, R13 chains left in the word, R14 the word's row of bits; DX,
+// BX the strides of s and bits in bytes.
+func packBits64x8() {
+	text("packBits64x8AVX2", "func(bits []uint64, ldb int, s []float32, lds, nc, n8 int)",
+		"packBits64x8AVX2: for c < nc, u < n8: bit c%64 of bits[(c/64)*ldb+u] = (s[c*lds+u] != ±0),",
+		"the bits of chains past nc 0. nc ≥ 1; n8 a multiple of 8, ≥ 8.")
+	loadBase("bits", RDI)
+	loadBase("s", RSI)
+	load("n8", R8)
+	load("lds", RDX)
+	g.SHLQ(operand.U8(2), RDX)
+	load("ldb", RBX)
+	g.SHLQ(operand.U8(3), RBX)
+	g.VPXOR(Y13, Y13, Y13) // 0.0
+	g.Label("pb8units")
+	g.MOVQ(RDI, R14)
+	g.XORQ(R10, R10)
+	g.MOVQ(RSI, R11)
+	g.Label("pb8word")
+	g.VPXOR(Y0, Y0, Y0)
+	g.VPXOR(Y1, Y1, Y1)
+	g.MOVL(operand.U32(1), R12L)
+	load("nc", R13)
+	g.SUBQ(R10, R13)
+	g.CMPQ(R13, operand.U8(64))
+	g.MOVL(operand.U32(64), EAX)
+	g.CMOVQGT(RAX, R13)
+	g.ADDQ(R13, R10)
+	g.Label("pb8chain")
+	g.VCMPPS(operand.U8(4), at(R11), Y13, Y2) // NEQ_UQ: not ±0, or NaN
+	g.VMOVQ(R12, X5)
+	g.VPBROADCASTQ(X5, Y5)
+	g.VPMOVSXDQ(X2, Y3)
+	g.VEXTRACTI128(operand.U8(1), Y2, X4)
+	g.VPMOVSXDQ(X4, Y4)
+	g.VPAND(Y5, Y3, Y3)
+	g.VPAND(Y5, Y4, Y4)
+	g.VPOR(Y3, Y0, Y0)
+	g.VPOR(Y4, Y1, Y1)
+	g.SHLQ(operand.U8(1), R12)
+	g.ADDQ(RDX, R11)
+	g.DECQ(R13)
+	g.JNZ(lbl("pb8chain"))
+	g.VMOVDQU(Y0, at(R14))
+	g.VMOVDQU(Y1, atd(R14, 32))
+	g.ADDQ(RBX, R14)
+	g.CMPQ(R10, arg("nc"))
+	g.JLT(lbl("pb8word"))
+	g.ADDQ(operand.U8(32), RSI)
+	g.ADDQ(operand.U8(64), RDI)
+	g.SUBQ(operand.U8(8), R8)
+	g.JNZ(lbl("pb8units"))
+	g.VZEROUPPER()
+	g.RET()
+}

@@ -128,6 +128,8 @@ func main() {
 	affine4x24()
 	affine4x16Mask()
 	sumRows()
+	bothOn8()
+	packBits64x8()
 	indices()
 	axpy()
 	updateNCG()

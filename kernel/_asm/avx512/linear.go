@@ -655,9 +655,9 @@ func packBits64() {
 	MOVQ(R8, RCX)
 	tailMask(K1)
 	KSHIFTRW(imm(8), K1, K2)
-	MOVQ(RDI, R14)  // this step's word row
-	XORQ(R10, R10)  // c
-	MOVQ(RSI, R11)  // chain c's row
+	MOVQ(RDI, R14) // this step's word row
+	XORQ(R10, R10) // c
+	MOVQ(RSI, R11) // chain c's row
 	Label("pbword")
 	VPXORQ(Z0, Z0, Z0)
 	VPXORQ(Z1, Z1, Z1)
