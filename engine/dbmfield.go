@@ -46,32 +46,48 @@ func (j *dbmJoint) pack() {
 	}
 }
 
-// tileTask sets tile i of layer j.mfLayer's mean field for every row:
-// μ = σ(b + f·(input from below) [+ input from above]). The last product
-// of a tile runs in kernel.AffineSigmoid, which adds the rest and applies
-// σ on the way out: (b + below) + above, or below + b at the top, the
-// same sums as one after the other.
+// mfParts is the number of row blocks a mean-field tile's task covers:
+// a phase has mfParts tasks a tile, so that a worker that finishes first
+// takes a smaller piece of the other's share (the two parts of a tile run
+// one after the other on a worker, the second finding the tile in L2).
+const mfParts = 2
+
+// tileTask sets part i%mfParts of tile i/mfParts of layer j.mfLayer's
+// mean field (rows r0…r1−1): μ = σ(b + f·(input from below) [+ input from
+// above]). The last product of a tile runs in kernel.AffineSigmoid, which
+// adds the rest and applies σ on the way out: (b + below) + above, or
+// below + b at the top, the same sums as one after the other.
 func (j *dbmJoint) tileTask(i int) {
-	l, L, nb := j.mfLayer, len(j.rbms), j.nb
-	tc := j.tiles[j.tileOff[l]+i]
+	l, L := j.mfLayer, len(j.rbms)
+	t, part := i/mfParts, i%mfParts
+	r0, r1 := part*j.nb/mfParts, (part+1)*j.nb/mfParts
+	nb := r1 - r0
+	if nb == 0 {
+		return // a minibatch of fewer rows than parts
+	}
+	tc := j.tiles[j.tileOff[l]+t]
 	o0, w, n := tc.j0, tc.j1-tc.j0, j.n[l]
-	sc := j.tileSc[i]
-	below, tmp := sc[:nb*w], sc[nb*mfTile:nb*mfTile+nb*w]
-	mu := j.mu[l][o0 : (nb-1)*n+o0+w]
+	sc := j.tileSc[t]
+	below, tmp := sc[r0*w:r1*w], sc[j.nb*mfTile+r0*w:j.nb*mfTile+r1*w]
+	mu := j.mu[l][r0*n+o0 : (r1-1)*n+o0+w]
 	b, f := j.bias[l][o0:o0+w], j.mfFactor
 	withAbove := j.mfAbove && l < L
+	var next []float32 // the second part prefetches the next tile
 	if l > 1 && !withAbove && f == 1 {
 		nin := j.n[l-1]
-		kernel.AffineSigmoid(mu, n, b, 0, j.mu[l-1][:nb*nin], j.upPk[l-1][o0*nin:o0*nin+nin*w], j.nextTile(l-1, j.upPk, i), tmp, nb, nin, w)
+		if part == mfParts-1 {
+			next = j.nextTile(l-1, j.upPk, t)
+		}
+		kernel.AffineSigmoid(mu, n, b, 0, j.mu[l-1][r0*nin:r1*nin], j.upPk[l-1][o0*nin:o0*nin+nin*w], next, tmp, nb, nin, w)
 		return
 	}
 	if l == 1 {
 		for r := 0; r < nb; r++ {
-			copy(below[r*w:(r+1)*w], j.in1[r*n+o0:r*n+o0+w])
+			copy(below[r*w:(r+1)*w], j.in1[(r0+r)*n+o0:(r0+r)*n+o0+w])
 		}
 	} else {
 		nin := j.n[l-1]
-		kernel.Affine(below, nil, j.mu[l-1][:nb*nin], j.upPk[l-1][o0*nin:o0*nin+nin*w], nb, nin, w)
+		kernel.Affine(below, nil, j.mu[l-1][r0*nin:r1*nin], j.upPk[l-1][o0*nin:o0*nin+nin*w], nb, nin, w)
 	}
 	for r := 0; r < nb; r++ {
 		p := below[r*w : (r+1)*w]
@@ -85,7 +101,10 @@ func (j *dbmJoint) tileTask(i int) {
 	}
 	if withAbove {
 		nin := j.n[l+1]
-		kernel.AffineSigmoid(mu, n, below, w, j.mu[l+1][:nb*nin], j.downPk[l][o0*nin:o0*nin+nin*w], j.nextTile(l, j.downPk, i), tmp, nb, nin, w)
+		if part == mfParts-1 {
+			next = j.nextTile(l, j.downPk, t)
+		}
+		kernel.AffineSigmoid(mu, n, below, w, j.mu[l+1][r0*nin:r1*nin], j.downPk[l][o0*nin:o0*nin+nin*w], next, tmp, nb, nin, w)
 		return
 	}
 	for r := 0; r < nb; r++ {
@@ -93,28 +112,33 @@ func (j *dbmJoint) tileTask(i int) {
 	}
 }
 
-// nextTile returns the packed tile of matrix k after tile i of layer
+// nextTile returns the packed tile of matrix k after tile t of layer
 // j.mfLayer (pk: upPk or downPk), which this worker likely computes next
 // (a worker's tasks are consecutive), or nil after the last.
-func (j *dbmJoint) nextTile(k int, pk [][]float32, i int) []float32 {
+func (j *dbmJoint) nextTile(k int, pk [][]float32, t int) []float32 {
 	l := j.mfLayer
-	if j.tileOff[l]+i+1 >= j.tileOff[l+1] {
+	if j.tileOff[l]+t+1 >= j.tileOff[l+1] {
 		return nil
 	}
-	tc := j.tiles[j.tileOff[l]+i+1]
+	tc := j.tiles[j.tileOff[l]+t+1]
 	nin := len(pk[k]) / j.n[l]
 	return pk[k][tc.j0*nin : tc.j1*nin]
 }
 
-// reconTask sets tile i of the visible units' input d + C⁰μ¹ of every
-// row in vpre.
+// reconTask sets part i%mfParts of tile i/mfParts of the visible units'
+// input d + C⁰μ¹ of every row in vpre.
 func (j *dbmJoint) reconTask(i int) {
-	tc, nb, x, n1 := j.visTiles[i], j.nb, j.n[0], j.n[1]
+	t, part := i/mfParts, i%mfParts
+	r0, r1 := part*j.nb/mfParts, (part+1)*j.nb/mfParts
+	if r0 == r1 {
+		return
+	}
+	tc, x, n1 := j.visTiles[t], j.n[0], j.n[1]
 	o0, w := tc.j0, tc.j1-tc.j0
-	out := j.tileSc[i][:nb*w]
-	kernel.Affine(out, j.bias[0][o0:o0+w], j.mu[1][:nb*n1], j.downPk[0][o0*n1:o0*n1+n1*w], nb, n1, w)
-	for r := 0; r < nb; r++ {
-		copy(j.vpre[r*x+o0:r*x+o0+w], out[r*w:(r+1)*w])
+	out := j.tileSc[t][r0*w : r1*w]
+	kernel.Affine(out, j.bias[0][o0:o0+w], j.mu[1][r0*n1:r1*n1], j.downPk[0][o0*n1:o0*n1+n1*w], r1-r0, n1, w)
+	for r := r0; r < r1; r++ {
+		copy(j.vpre[r*x+o0:r*x+o0+w], out[(r-r0)*w:(r-r0+1)*w])
 	}
 }
 
@@ -126,7 +150,7 @@ func (j *dbmJoint) meanField() {
 	L := len(j.rbms)
 	run := func(l int, f float32, above bool) {
 		j.mfLayer, j.mfFactor, j.mfAbove = l, f, above
-		j.pool.run(j.tileOff[l+1]-j.tileOff[l], j.tileFn, nil)
+		j.pool.run(mfParts*(j.tileOff[l+1]-j.tileOff[l]), j.tileFn, nil)
 	}
 	for l := 1; l <= L; l++ {
 		f := float32(2)
@@ -140,7 +164,7 @@ func (j *dbmJoint) meanField() {
 			run(l, 1, true)
 		}
 	}
-	j.pool.run(len(j.visTiles), j.reconFn, nil)
+	j.pool.run(mfParts*len(j.visTiles), j.reconFn, nil)
 	x := j.n[0]
 	mean := j.visibleMean(j.vprob[:j.nb*x], j.vpre[:j.nb*x], j.nb)
 	v := j.mu[0]
