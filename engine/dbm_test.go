@@ -153,6 +153,21 @@ func TestDBMStepMatchesReference(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr.Close()
+		// The step's reconstruction error: Σ (v − σ(d + C⁰μ¹))² over the rows.
+		wantRecon := 0.0
+		for r, row := range rows {
+			for x := 0; x < n[0]; x++ {
+				a := bias[0][x]
+				for h := 0; h < n[1]; h++ {
+					a += float64(oldC[0][x*n[1]+h]) * mus[r][1][h]
+				}
+				dv := float64(d.X[int(row)*n[0]+x]) - sigmoid64(a)
+				wantRecon += dv * dv
+			}
+		}
+		if got := tr.joint.reconSum; math.Abs(got-wantRecon) > 1e-5*(1+wantRecon) {
+			t.Fatalf("%s: reconstruction error %v, want %v", method, got, wantRecon)
+		}
 		s := tr.joint.s
 		B, M := float64(len(rows)), float64(j.Chains)
 		gb := make([][]float64, len(n))
