@@ -76,12 +76,22 @@ func bothOnGeneric(out []float32, a []uint64, lda int, b []uint64, ldb, words, n
 	bothOnCols(out, no, a, lda, b, ldb, words, ni, 0, no)
 }
 
-// bothOnCols is BothOn for units o0 ≤ o < o1 of b, out's rows ldo apart.
+// bothOnCols is BothOn for units o0 ≤ o < o1 of b, out's rows ldo apart:
+// the counts of two words at a time summed as integers, then converted
+// (the same exact values as one word at a time).
 func bothOnCols(out []float32, ldo int, a []uint64, lda int, b []uint64, ldb, words, ni, o0, o1 int) {
 	for i := 0; i < ni; i++ {
 		o := out[i*ldo+o0 : i*ldo+o1]
 		clear(o)
-		for w := 0; w < words; w++ {
+		w := 0
+		for ; w+1 < words; w += 2 {
+			a0, a1 := a[w*lda+i], a[(w+1)*lda+i]
+			b0, b1 := b[w*ldb+o0:w*ldb+o1], b[(w+1)*ldb+o0:(w+1)*ldb+o1]
+			for k := range o {
+				o[k] += float32(bits.OnesCount64(a0&b0[k]) + bits.OnesCount64(a1&b1[k]))
+			}
+		}
+		if w < words {
 			aw := a[w*lda+i]
 			for k, x := range b[w*ldb+o0 : w*ldb+o1] {
 				o[k] += float32(bits.OnesCount64(aw & x))

@@ -61,7 +61,7 @@ func TestPackBits(t *testing.T) {
 func TestBothOn(t *testing.T) {
 	r := rand.New(rand.NewPCG(83, 84))
 	forEachTier(t, withGeneric, func(im *impl) {
-		for _, nc := range []int{1, 64, 65, 100, 200} {
+		for _, nc := range []int{1, 64, 65, 100, 130, 200} {
 			for _, sh := range [][2]int{{1, 1}, {3, 15}, {5, 16}, {7, 17}, {9, 40}, {2, 1000}} {
 				ni, no := sh[0], sh[1]
 				p := []float32{0.1, 0.5, 0.9}[(nc+ni)%3]

@@ -169,6 +169,21 @@ func Cases() []Case {
 		kernel.Affine(tileOut, nil, tileIn, tile, 100, 1000, 64)
 	})
 
+	// A DBM's negative statistics between its hidden layers (100 chains
+	// of 500 and 1000 units, half on): the states packed into bits
+	// (bytes of states read) and their product by bit counts (the work is
+	// the dense-equivalent flops, as for binary13).
+	s1, s2 := BinarySlice(r, 100*500, 0.5), BinarySlice(r, 100*1000, 0.5)
+	words := kernel.BitWords(100)
+	b1, b2, both := make([]uint64, words*500), make([]uint64, words*1000), make([]float32, 500*1000)
+	kernel.PackBits(b1, 500, s1, 500, 100, 500)
+	perTier("bits", "pack-c100-n1000", 4*100*1000, Bytes, false, func() {
+		kernel.PackBits(b2, 1000, s2, 1000, 100, 1000)
+	})
+	perTier("bits", "both-c100-500x1000", 2.0*100*500*1000, Flops, false, func() {
+		kernel.BothOn(both, b1, 500, b2, 1000, words, 500, 1000)
+	})
+
 	// The binary-state product at 13% ones, the same shapes; the work is
 	// the dense-equivalent flops, so it compares directly with the dense
 	// form. binary13 reads m as the engine keeps it, rows PadStride(H)
