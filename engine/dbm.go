@@ -254,9 +254,16 @@ func (t *dbmJoint) alloc() {
 		t.visTiles = append(t.visTiles, dbmChunk{0, o, min(o+mfTile, t.n[0])})
 	}
 	t.vpre, t.vprob = make([]float32, B*t.n[0]), make([]float32, B*t.n[0])
-	t.tileSc = make([][]float32, max(len(t.tiles), len(t.visTiles)))
+	// A tile's scratch, by its index in its layer (a phase runs one
+	// layer's tiles, or the visible ones): the input from below and the
+	// composed AffineSigmoid's tmp, B rows each.
+	most := len(t.visTiles)
+	for l := 1; l <= L; l++ {
+		most = max(most, t.tileOff[l+1]-t.tileOff[l])
+	}
+	t.tileSc = make([][]float32, most)
 	for i := range t.tileSc {
-		t.tileSc[i] = make([]float32, 3*B*mfTile)
+		t.tileSc[i] = make([]float32, 2*B*mfTile)
 	}
 	t.tileFn, t.reconFn = t.tileTask, t.reconTask
 	t.biasSumFn = t.biasSum

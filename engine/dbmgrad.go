@@ -92,7 +92,8 @@ const bitsChunk = 256
 
 // packBits packs the chains' states of bit task i's units.
 func (j *dbmJoint) packBits(i int) {
-	t, n := j.bitTasks[i], j.n[j.bitTasks[i].k]
+	t := j.bitTasks[i]
+	n := j.n[t.k]
 	kernel.PackBits(j.bits[t.k][t.j0:], n, j.s[t.k][t.j0:], n, j.cfg.chains(), t.j1-t.j0)
 }
 
