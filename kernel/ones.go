@@ -23,15 +23,34 @@ func NewOnes(nc, nin int) *Ones {
 // Set lists the ones of the block in (nc×nin, every value 0 or 1; a
 // value other than 0 counts as a one) and returns how many there are.
 func (o *Ones) Set(in []float32) int {
+	o.SetChains(in, 0, o.nc)
+	return o.Tally()
+}
+
+// SetChains lists the ones of chains c0…c1−1 of the block in (nc×nin, as
+// for Set) and leaves the other chains' lists as they are, so that tasks
+// can list disjoint chains at once; [Ones.Tally] then counts the ones of
+// every chain for the products.
+func (o *Ones) SetChains(in []float32, c0, c1 int) {
 	need("in", len(in), o.nc*o.nin)
-	o.total = 0
-	for c := 0; c < o.nc; c++ {
+	if c0 < 0 || c1 > o.nc || c0 > c1 {
+		panic(fmt.Sprintf("kernel: SetChains chains %d…%d of %d", c0, c1, o.nc))
+	}
+	for c := c0; c < c1; c++ {
 		k := 0
 		if o.nin > 0 {
 			k = cur.indices(o.idx[c*o.nin:(c+1)*o.nin], in[c*o.nin:(c+1)*o.nin])
 		}
 		o.counts[c] = int32(k)
-		o.total += k
+	}
+}
+
+// Tally sets the block's count of ones from every chain's list, after
+// SetChains, and returns it.
+func (o *Ones) Tally() int {
+	o.total = 0
+	for _, k := range o.counts {
+		o.total += int(k)
 	}
 	return o.total
 }

@@ -115,3 +115,53 @@ func TestAffineOnesChecks(t *testing.T) {
 	out, in, m := ok()
 	AffineOnes(out, nil, in, m, 4, 4, o) // the valid call does not panic
 }
+
+// TestOnesSetChains: lists set chain range by chain range (as tasks set
+// them), in any order, then tallied, are the lists and count of one Set;
+// a range leaves the other chains' lists alone; a range outside the
+// block panics.
+func TestOnesSetChains(t *testing.T) {
+	r := rand.New(rand.NewPCG(63, 64))
+	forEachTier(t, withGeneric, func(im *impl) {
+		const nc, nin = 21, 70
+		in := binarySliceT(r, nc*nin, 0.3)
+		want := NewOnes(nc, nin)
+		total := want.Set(in)
+		got := NewOnes(nc, nin)
+		got.Set(binarySliceT(r, nc*nin, 0.6)) // stale lists, overwritten below
+		for _, rg := range [][2]int{{16, 21}, {0, 8}, {8, 16}} {
+			got.SetChains(in, rg[0], rg[1])
+		}
+		if n := got.Tally(); n != total || got.Total() != total {
+			t.Fatalf("%s: Tally %d (Total %d), want %d", im.name, n, got.Total(), total)
+		}
+		for c := 0; c < nc; c++ {
+			if got.Count(c) != want.Count(c) {
+				t.Fatalf("%s: chain %d has %d ones, want %d", im.name, c, got.Count(c), want.Count(c))
+			}
+			for k := 0; k < want.Count(c); k++ {
+				if got.idx[c*nin+k] != want.idx[c*nin+k] {
+					t.Fatalf("%s: chain %d's one %d at %d, want %d", im.name, c, k, got.idx[c*nin+k], want.idx[c*nin+k])
+				}
+			}
+		}
+		// A range sets only its chains.
+		before := append([]int32(nil), got.counts...)
+		got.SetChains(make([]float32, nc*nin), 3, 5)
+		for c := 0; c < nc; c++ {
+			if w := map[bool]int32{true: 0, false: before[c]}[c >= 3 && c < 5]; got.counts[c] != w {
+				t.Fatalf("%s: after SetChains(3, 5) chain %d counts %d, want %d", im.name, c, got.counts[c], w)
+			}
+		}
+	})
+	for _, rg := range [][2]int{{-1, 2}, {0, 3}, {2, 1}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("SetChains(%d, %d) of 2 chains: no panic", rg[0], rg[1])
+				}
+			}()
+			NewOnes(2, 3).SetChains(make([]float32, 6), rg[0], rg[1])
+		}()
+	}
+}
