@@ -43,7 +43,8 @@ const spinFor = 50 * time.Microsecond
 
 type phase struct {
 	fn   func(task int)
-	busy *atomic.Int64 // if not nil: nanoseconds each goroutine spent on tasks, summed
+	fnW  func(task, worker int) // instead of fn, for tasks that use their worker's scratch
+	busy *atomic.Int64          // if not nil: nanoseconds each goroutine spent on tasks, summed
 }
 
 // taskRange is the tasks [lo, hi) not yet taken of one worker's share,
@@ -162,7 +163,11 @@ func (p *pool) drain(worker int) {
 			if t < 0 {
 				break
 			}
-			p.ph.fn(t)
+			if p.ph.fnW != nil {
+				p.ph.fnW(t, worker)
+			} else {
+				p.ph.fn(t)
+			}
 		}
 	}
 }
@@ -171,10 +176,22 @@ func (p *pool) drain(worker int) {
 // busy is not nil, the time each goroutine spends on the tasks is added to
 // it.
 func (p *pool) run(tasks int, fn func(task int), busy *atomic.Int64) {
+	p.start(tasks, phase{fn: fn, busy: busy})
+}
+
+// runWorkers calls fn(t, w) for t in [0, tasks) on the pool and waits for
+// all, w being the worker (0 ≤ w < workers) that runs task t: no two
+// tasks of one worker run at once, so they can share its scratch.
+func (p *pool) runWorkers(tasks int, fn func(task, worker int)) {
+	p.start(tasks, phase{fnW: fn})
+}
+
+// start runs the phase ph of the given tasks and waits for all.
+func (p *pool) start(tasks int, ph phase) {
 	for w := range p.ranges {
 		p.ranges[w].set(tasks*w/p.workers, tasks*(w+1)/p.workers)
 	}
-	p.ph = phase{fn: fn, busy: busy}
+	p.ph = ph
 	p.done.Store(0)
 	p.gen.Add(1)
 	p.wakeAll()

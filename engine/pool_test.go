@@ -48,6 +48,40 @@ func TestPoolRunsEveryTaskOnce(t *testing.T) {
 	}
 }
 
+// TestPoolWorkerIndex: runWorkers runs every task once and tells each the
+// worker running it: a valid index, never held by two tasks at once (the
+// guarantee their scratch relies on).
+func TestPoolWorkerIndex(t *testing.T) {
+	for _, workers := range []int{1, 2, 3} {
+		p := newPool(workers)
+		const tasks = 60
+		counts := make([]atomic.Int32, tasks)
+		inUse := make([]atomic.Int32, workers)
+		var bad atomic.Int32
+		p.runWorkers(tasks, func(k, w int) {
+			counts[k].Add(1)
+			if w < 0 || w >= workers {
+				bad.Add(1)
+				return
+			}
+			if inUse[w].Add(1) != 1 {
+				bad.Add(1)
+			}
+			time.Sleep(50 * time.Microsecond)
+			inUse[w].Add(-1)
+		})
+		p.close()
+		if bad.Load() != 0 {
+			t.Fatalf("workers %d: %d tasks saw an invalid or shared worker index", workers, bad.Load())
+		}
+		for k := range counts {
+			if c := counts[k].Load(); c != 1 {
+				t.Fatalf("workers %d: task %d ran %d times", workers, k, c)
+			}
+		}
+	}
+}
+
 // TestStepAfterTrain: Train closes its pool and leaves none behind, so a
 // Step after Train starts a fresh one (on the closed pool, whose helpers
 // have gone, it would wait for them forever).
