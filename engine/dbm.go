@@ -67,7 +67,7 @@ type dbmJoint struct {
 	mfSc    []dbmScratch // per mean-field block
 	chainSc []dbmScratch // per chain block
 	chunks  []dbmChunk   // the row chunks of the gradient phase
-	rowSc   []rowScratch // per row chunk
+	rowSc   []rowScratch // per worker
 	biasTsk []dbmChunk   // the bias chunks
 	rowOK   []bool       // per chunk
 	biasOK  []bool
@@ -75,9 +75,10 @@ type dbmJoint struct {
 	step    kernel.Step
 	pool    *pool
 
-	loadFn, gradFn func(int) // the phases' tasks, bound once
-	biasSumFn      func(int)
-	ctr            *dbmCentring // centred training, or nil
+	loadFn    func(int) // the phases' tasks, bound once
+	gradFn    func(task, worker int)
+	biasSumFn func(int)
+	ctr       *dbmCentring // centred training, or nil
 
 	// The mean field's products run on column tiles of a layer (mfTile
 	// units), all the minibatch's rows at once, so that a tile of C is
@@ -100,6 +101,7 @@ type dbmJoint struct {
 	reconFn        func(int)
 	visTiles       []dbmChunk
 	vpre, vprob    []float32 // B×n[0]: the reconstruction's input and mean
+	reconPart      []float64 // per row block: its squared error
 
 	// The chains' sweeps (dbmchain.go): per layer, the chains' input and
 	// the lists of their ones (nil for real-valued states); the visible
@@ -113,6 +115,15 @@ type dbmJoint struct {
 	chTileSc             [][]float32
 	chParity             int
 	chainFn, chainTileFn func(int)
+	listFn               func(int)
+
+	// The phases of the mean field, of one Gibbs sweep and of a
+	// minibatch's sweeps and bits, and a mixed
+	// phase's order of tasks and their functions (dbmphases.go).
+	fieldPh, sweepPh, chainPh []dbmPhase
+	mix                       []int32
+	mixA, mixB                func(int)
+	mixFn                     func(int)
 }
 
 // mfTile is the width of a mean-field column tile: 64 floats, the width
@@ -210,10 +221,9 @@ func (t *dbmJoint) alloc() {
 		}
 	}
 	t.bitsFn = t.packBits
-	t.g, t.vel = make([][]float32, L), make([][]float32, L)
+	t.vel = make([][]float32, L)
 	momentum := t.cfg.Momentum != 0 || t.cfg.L2 != 0
 	for k, m := range t.rbms {
-		t.g[k] = make([]float32, m.X*m.H)
 		if momentum {
 			t.vel[k] = make([]float32, m.X*m.H)
 		}
@@ -236,11 +246,6 @@ func (t *dbmJoint) alloc() {
 		}
 	}
 	t.rowOK, t.biasOK = make([]bool, len(t.chunks)), make([]bool, len(t.biasTsk))
-	t.rowSc = make([]rowScratch, len(t.chunks))
-	for i, ch := range t.chunks {
-		n := t.n[ch.k+1]
-		t.rowSc[i] = rowScratch{neg: make([]float32, rowChunk*n), idx: make([]int32, rowChunk*max(B, M)), cnt: make([]int32, rowChunk)}
-	}
 	t.loadFn, t.gradFn = t.loadBlock, t.gradTask
 	t.tileOff = make([]int, L+2)
 	for l := 1; l <= L; l++ {
@@ -265,17 +270,41 @@ func (t *dbmJoint) alloc() {
 	for i := range t.tileSc {
 		t.tileSc[i] = make([]float32, 2*B*mfTile)
 	}
-	t.tileFn, t.reconFn = t.tileTask, t.reconTask
-	t.biasSumFn = t.biasSum
+	t.tileFn, t.reconFn, t.mixFn = t.tileTask, t.reconTask, t.mixTask
+	t.fieldPh = fieldPhases(L, t.cfg.MeanField)
+	t.chainPh = minibatchChains(t.cfg.Gibbs, len(t.bitTasks) > 0)
+	t.mix = make([]int32, 0, mfParts*(len(t.tiles)+len(t.visTiles))+len(t.chTiles[0])+len(t.chTiles[1])+(M+blockSize-1)/blockSize)
+	t.biasSumFn = t.biasSumTask
+	t.reconPart = make([]float64, (B+blockSize-1)/blockSize)
 	t.allocCentre()
 }
 
-// rowScratch is the scratch of a gradient row task: the chains' share
-// of its rows' gradient and the index lists of its transposed states.
+// rowScratch is a worker's scratch for the gradient's row tasks: a row
+// chunk's gradient and the chains' share of it, and the index lists of
+// its transposed states. One a worker, not one a chunk: the tasks of a
+// worker reuse it from its caches.
 type rowScratch struct {
-	neg []float32
-	idx []int32
-	cnt []int32
+	g, neg []float32
+	idx    []int32
+	cnt    []int32
+}
+
+// rowScratchFor returns the scratch of every worker of pool p, allocated
+// on first use.
+func (j *dbmJoint) rowScratchFor(p *pool) []rowScratch {
+	if len(j.rowSc) < p.workers {
+		wide := 0
+		for _, n := range j.n[1:] {
+			wide = max(wide, n)
+		}
+		B, M := j.cfg.Batch, j.cfg.chains()
+		j.rowSc = make([]rowScratch, p.workers)
+		for w := range j.rowSc {
+			j.rowSc[w] = rowScratch{g: make([]float32, rowChunk*wide), neg: make([]float32, rowChunk*wide),
+				idx: make([]int32, rowChunk*max(B, M)), cnt: make([]int32, rowChunk)}
+		}
+	}
+	return j.rowSc
 }
 
 // initChains starts every chain at a data row drawn from the seed, its

@@ -97,7 +97,9 @@ func TestDBMStepMatchesReference(t *testing.T) {
 		centre bool
 	}{{Dense, false}, {NCG, false}, {Dense, true}, {NCG, true}} {
 		method := c.method
-		j := JointConfig{Batch: 5, Chains: 7, MeanField: 3, Gibbs: 2, LR: 0.3, Centre: c.centre}
+		// More rows and chains than a block, so that the blocks' tasks
+		// and the reconstruction error's block sums count.
+		j := JointConfig{Batch: 11, Chains: 10, MeanField: 3, Gibbs: 2, LR: 0.3, Centre: c.centre}
 		tr := jointOnly(t, d, n, method, j)
 		// Biases away from their start at 0, so that every layer's counts.
 		brng := rand.New(rand.NewPCG(7, 8))
@@ -140,7 +142,7 @@ func TestDBMStepMatchesReference(t *testing.T) {
 				bias[l] = append(bias[l], float64(b))
 			}
 		}
-		rows := []int32{4, 17, 0, 33, 8}
+		rows := []int32{4, 17, 0, 33, 8, 21, 2, 39, 12, 5, 26}
 		mus := make([][][]float64, len(rows))
 		for r, row := range rows {
 			v := make([]float64, n[0])

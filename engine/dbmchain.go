@@ -67,31 +67,33 @@ func (j *dbmJoint) allocChains() {
 	for i := range j.chTileSc {
 		j.chTileSc[i] = make([]float32, 2*M*mfTile)
 	}
-	j.chainFn, j.chainTileFn, j.packFn = j.chainTask, j.chainTileTask, j.packTask
+	j.chainFn, j.chainTileFn, j.packFn, j.listFn = j.chainTask, j.chainTileTask, j.packTask, j.listTask
+	j.sweepPh = chainPhases(1)
 }
 
 // gibbs runs sweeps Gibbs sweeps of every chain; the packed tiles must
 // hold the current C.
 func (j *dbmJoint) gibbs(sweeps int) {
-	M := j.cfg.chains()
 	for sweep := 0; sweep < sweeps; sweep++ {
-		for _, parity := range [2]int{1, 0} {
-			for l := 1 - parity; l < len(j.n); l += 2 {
-				if o := j.chOnes[l]; o != nil {
-					o.Set(j.s[l])
-				}
-			}
-			if parity == 1 && j.chIn0 != nil {
-				x, s := j.n[0], j.s[0]
-				for c := 0; c < M; c++ {
-					for i := 0; i < x; i++ {
-						j.chIn0[c*x+i] = s[c*x+i] * j.scale[i]
-					}
-				}
-			}
-			j.chParity = parity
-			j.pool.run(len(j.chTiles[parity]), j.chainTileFn, nil)
-			j.pool.run((M+blockSize-1)/blockSize, j.chainFn, nil)
+		j.runPhases(nil, j.sweepPh)
+	}
+}
+
+// listTask readies chain block blk's input of the current half-sweep
+// (the one that draws the layers of parity j.chParity): the lists of the
+// ones of the layers it is given, and the visible states scaled by 1/σ²
+// (Gaussian units with σ ≠ 1). The tile phase then tallies the lists.
+func (j *dbmJoint) listTask(blk int) {
+	c0, c1 := blk*blockSize, min((blk+1)*blockSize, j.cfg.chains())
+	for l := 1 - j.chParity; l < len(j.n); l += 2 {
+		if o := j.chOnes[l]; o != nil {
+			o.SetChains(j.s[l], c0, c1)
+		}
+	}
+	if j.chParity == 1 && j.chIn0 != nil {
+		x, s := j.n[0], j.s[0]
+		for i := c0 * x; i < c1*x; i++ {
+			j.chIn0[i] = s[i] * j.scale[i%x]
 		}
 	}
 }

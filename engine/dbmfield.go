@@ -145,33 +145,39 @@ func (j *dbmJoint) reconTask(i int) {
 // meanField runs the positive phase of the minibatch's rows, after the
 // row blocks have loaded them and their bottom layer's input: the
 // bottom-up pass, doubled below the top, then the fixed-point sweeps;
-// and the reconstruction error of the result.
+// and the reconstruction error of the result. (A minibatch runs the
+// chains' phases inside these, and the error's blocks in its gradient
+// phase.)
 func (j *dbmJoint) meanField() {
-	L := len(j.rbms)
-	run := func(l int, f float32, above bool) {
-		j.mfLayer, j.mfFactor, j.mfAbove = l, f, above
-		j.pool.run(mfParts*(j.tileOff[l+1]-j.tileOff[l]), j.tileFn, nil)
+	j.runPhases(j.fieldPh, nil)
+	for blk := 0; blk < j.reconBlocks(); blk++ {
+		j.reconBlock(blk)
 	}
-	for l := 1; l <= L; l++ {
-		f := float32(2)
-		if l == L {
-			f = 1
-		}
-		run(l, f, false)
-	}
-	for it := 0; it < j.cfg.MeanField; it++ {
-		for l := 1; l <= L; l++ {
-			run(l, 1, true)
-		}
-	}
-	j.pool.run(mfParts*len(j.visTiles), j.reconFn, nil)
+	j.reconError()
+}
+
+// reconBlocks is the number of row blocks of the reconstruction error.
+func (j *dbmJoint) reconBlocks() int { return (j.nb + blockSize - 1) / blockSize }
+
+// reconBlock sets the squared error of row block blk's reconstruction
+// (the visible means of reconTask's input) in reconPart[blk].
+func (j *dbmJoint) reconBlock(blk int) {
 	x := j.n[0]
-	mean := j.visibleMean(j.vprob[:j.nb*x], j.vpre[:j.nb*x], j.nb)
-	v := j.mu[0]
+	c0, c1 := blk*blockSize, min((blk+1)*blockSize, j.nb)
+	mean := j.visibleMean(j.vprob[c0*x:c1*x], j.vpre[c0*x:c1*x], c1-c0)
+	v := j.mu[0][c0*x : c1*x]
 	var e float64
 	for k, p := range mean {
 		d := float64(v[k] - p)
 		e += d * d
 	}
-	j.reconSum += e
+	j.reconPart[blk] = e
+}
+
+// reconError adds the minibatch's reconstruction error to the epoch's
+// sum, block by block in order.
+func (j *dbmJoint) reconError() {
+	for _, e := range j.reconPart[:j.reconBlocks()] {
+		j.reconSum += e
+	}
 }

@@ -6,14 +6,29 @@ import (
 )
 
 // gradTask runs row chunk i of the matrices' gradient and update, or,
-// past them, bias chunk i − row chunks.
-func (j *dbmJoint) gradTask(i int) {
+// past them, bias chunk i − row chunks, or past those a row block of the
+// reconstruction error.
+func (j *dbmJoint) gradTask(i, worker int) {
 	if i < len(j.chunks) {
-		j.rowOK[i] = j.rowTask(i)
+		j.rowOK[i] = j.rowTask(i, &j.rowSc[worker])
 		return
 	}
 	i -= len(j.chunks)
-	j.biasOK[i] = j.biasTask(i)
+	if i < len(j.biasTsk) {
+		j.biasOK[i] = j.biasTask(i)
+		return
+	}
+	j.reconBlock(i - len(j.biasTsk))
+}
+
+// biasSumTask sums bias chunk i's gradient, or past them computes a row
+// block of the reconstruction error: a centred update's first phase.
+func (j *dbmJoint) biasSumTask(i int) {
+	if i < len(j.biasTsk) {
+		j.biasSum(i)
+		return
+	}
+	j.reconBlock(i - len(j.biasTsk))
 }
 
 // negScale is the chains' weight in the gradient, B/M, so that the
@@ -21,18 +36,24 @@ func (j *dbmJoint) gradTask(i int) {
 // divide by B).
 func (j *dbmJoint) negScale() float32 { return float32(j.nb) / float32(j.cfg.chains()) }
 
-// rowTask sums the gradient of rows j0…j1−1 of matrix k, updates them and
-// their columns of the hidden-major copy; it reports whether the new
-// weights are finite.
-func (j *dbmJoint) rowTask(i int) bool {
-	ch, sc := j.chunks[i], &j.rowSc[i]
+// rowTask sums the gradient of row chunk i (rows j0…j1−1 of matrix k)
+// in the scratch sc, updates the rows and their packed tiles; it reports
+// whether the new weights are finite.
+func (j *dbmJoint) rowTask(i int, sc *rowScratch) bool {
+	ch := j.chunks[i]
 	k, j0, j1 := ch.k, ch.j0, ch.j1
 	rows, nout, nb, M := j1-j0, j.n[k+1], j.nb, j.cfg.chains()
 	realVisible := k == 0 && !j.binaryVisible()
-	g := j.g[k][j0*nout : j1*nout]
+	g := sc.g[:rows*nout]
+	// This chunk's units' means over the rows (and, below the bottom
+	// matrix, the visible chain states), transposed: a row per unit.
+	pos := j.muT[k][j0*nb : j1*nb]
+	kernel.TransposeStrided(pos, nb, j.mu[k][j0:], j.n[k], nb, rows)
+	if k == 0 {
+		kernel.TransposeStrided(j.s0T[j0*M:j1*M], M, j.s[0][j0:], j.n[0], M, rows)
+	}
 	// Σ μ^k μ^{k+1}ᵀ over the rows: the visible data are 0 and 1 (lists
 	// of ones), the mean fields real.
-	pos := j.muT[k][j0*nb : j1*nb]
 	if k == 0 && !realVisible {
 		kernel.AffineBinary(g, nil, pos, j.mu[1], rows, nb, nout, sc.idx[:rows*nb], sc.cnt[:rows])
 	} else {
@@ -141,8 +162,9 @@ func (j *dbmJoint) biasStep(i int) bool {
 // gradients first (G^c needs them), then the rows, then the biases'
 // steps and shifts.
 func (j *dbmJoint) centredGradient() {
-	j.pool.run(len(j.biasTsk), j.biasSumFn, nil)
-	j.pool.run(len(j.chunks), j.gradFn, nil)
+	j.pool.run(len(j.biasTsk)+j.reconBlocks(), j.biasSumFn, nil)
+	j.rowScratchFor(j.pool)
+	j.pool.runWorkers(len(j.chunks), j.gradFn)
 	for i := range j.biasTsk {
 		j.biasOK[i] = j.biasStep(i)
 	}

@@ -131,25 +131,20 @@ func (t *StackTrainer) Close() {
 
 func (j *dbmJoint) minibatch(rows []int32) error {
 	j.rows, j.nb = rows, len(rows)
-	M := j.cfg.chains()
 	j.alpha = float32(j.cfg.LR / float64(j.nb))
 	j.step = kernel.Step{LR: float32(j.cfg.LR), InvB: 1 / float32(j.nb), Mu: float32(j.cfg.Momentum), L2: float32(j.cfg.L2)}
 	j.pack()
 	j.pool.run((j.nb+blockSize-1)/blockSize, j.loadFn, nil)
-	j.gibbs(j.cfg.Gibbs)
-	j.meanField()
-	// Transposes and bits for the gradient's row tasks.
-	for l := range j.muT {
-		n := j.n[l]
-		kernel.Transpose(j.muT[l][:n*j.nb], j.mu[l][:j.nb*n], j.nb, n)
-	}
-	kernel.Transpose(j.s0T, j.s[0], M, j.n[0])
-	j.pool.run(len(j.bitTasks), j.bitsFn, nil)
+	// The positive phase with the chains' sweeps and the packing of their
+	// states into bits inside its phases (dbmphases.go).
+	j.runPhases(j.fieldPh, j.chainPh)
 	if j.ctr != nil {
 		j.centredGradient()
 	} else {
-		j.pool.run(len(j.chunks)+len(j.biasTsk), j.gradFn, nil)
+		j.rowScratchFor(j.pool)
+		j.pool.runWorkers(len(j.chunks)+len(j.biasTsk)+j.reconBlocks(), j.gradFn)
 	}
+	j.reconError()
 	for i, ok := range j.rowOK {
 		if !ok {
 			ch := j.chunks[i]
