@@ -50,6 +50,7 @@ type dbmJoint struct {
 
 	mu, s [][]float32 // per layer: mean field (B rows), chain states (M)
 	in1   []float32   // B×n[1]: C⁰ᵀv, the bottom layer's fixed input
+	in1b  []float32   // B×n[1]: b¹ + C⁰ᵀv, its sum with the layer's bias
 	muT   [][]float32 // per layer below the top: mu transposed
 	s0T   []float32   // n[0]×M: the visible chain states transposed
 	// The hidden layers' chain states packed into bits (kernel.PackBits),
@@ -209,7 +210,7 @@ func (t *dbmJoint) alloc() {
 			t.muT[l] = make([]float32, n*B)
 		}
 	}
-	t.in1 = make([]float32, B*t.n[1])
+	t.in1, t.in1b = make([]float32, B*t.n[1]), make([]float32, B*t.n[1])
 	t.s0T = make([]float32, t.n[0]*M)
 	if L >= 2 {
 		t.bits = make([][]uint64, L+1)

@@ -73,6 +73,16 @@ func (j *dbmJoint) tileTask(i int) {
 	b, f := j.bias[l][o0:o0+w], j.mfFactor
 	withAbove := j.mfAbove && l < L
 	var next []float32 // the second part prefetches the next tile
+	if l == 1 && withAbove && f == 1 {
+		// The bottom layer's bias and fixed input, summed once a
+		// minibatch (loadBlock), plus the input from above.
+		nin := j.n[2]
+		if part == mfParts-1 {
+			next = j.nextTile(1, j.downPk, t)
+		}
+		kernel.AffineSigmoid(mu, n, j.in1b[r0*n+o0:], n, j.mu[2][r0*nin:r1*nin], j.downPk[1][o0*nin:o0*nin+nin*w], next, tmp, nb, nin, w)
+		return
+	}
 	if l > 1 && !withAbove && f == 1 {
 		nin := j.n[l-1]
 		if part == mfParts-1 {

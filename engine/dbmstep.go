@@ -163,7 +163,9 @@ func (j *dbmJoint) minibatch(rows []int32) error {
 }
 
 // loadBlock loads rows blk·blockSize… of the minibatch and their bottom
-// layer's input C⁰ᵀv (lists of ones for binary units).
+// layer's input C⁰ᵀv (lists of ones for binary units), and its sum with
+// the layer's bias, which every sweep of the mean field adds to the input
+// from above.
 func (j *dbmJoint) loadBlock(blk int) {
 	c0, c1 := blk*blockSize, min((blk+1)*blockSize, j.nb)
 	sc := &j.mfSc[blk]
@@ -173,6 +175,10 @@ func (j *dbmJoint) loadBlock(blk int) {
 		j.loadRow(v[c*x:(c+1)*x], int(j.rows[c]))
 	}
 	copy(j.in1[c0*n1:c1*n1], j.upInput(sc, 1, v, c0, c1, !j.binaryVisible()))
+	copy(j.in1b[c0*n1:c1*n1], j.in1[c0*n1:c1*n1])
+	for c := c0; c < c1; c++ {
+		kernel.Axpy(j.in1b[c*n1:(c+1)*n1], 1, j.bias[1]) // b + in1, the sum tileTask made
+	}
 }
 
 // visibleMean returns the conditional means of nc rows of visible units
