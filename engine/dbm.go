@@ -102,6 +102,7 @@ type dbmJoint struct {
 	reconFn        func(int)
 	visTiles       []dbmChunk
 	vpre, vprob    []float32 // B×n[0]: the reconstruction's input and mean
+	cFromW         []bool    // per matrix: C is W, and sync copies it (weights)
 	reconPart      []float64 // per row block: its squared error
 
 	// The chains' sweeps (dbmchain.go): per layer, the chains' input and
@@ -276,6 +277,14 @@ func (t *dbmJoint) alloc() {
 	t.chainPh = minibatchChains(t.cfg.Gibbs, len(t.bitTasks) > 0)
 	t.mix = make([]int32, 0, mfParts*(len(t.tiles)+len(t.visTiles))+len(t.chTiles[0])+len(t.chTiles[1])+(M+blockSize-1)/blockSize)
 	t.biasSumFn = t.biasSumTask
+	// A dense matrix's C is its W. Without momentum or centring (which
+	// read C in the row tasks), the updates write W alone, and C is
+	// copied from W when training stops or the model is read (sync):
+	// a third less memory written a minibatch.
+	t.cFromW = make([]bool, L)
+	for k, lc := range t.layers {
+		t.cFromW[k] = lc.Method == Dense && t.vel[k] == nil && !t.cfg.Centre
+	}
 	t.reconPart = make([]float64, (B+blockSize-1)/blockSize)
 	t.allocCentre()
 }
@@ -357,7 +366,7 @@ func (t *dbmJoint) loadRow(dst []float32, r int) {
 // states · C^{l−1}, without bias. real says the states are real-valued
 // (Gaussian visible units, scaled by 1/σ²); otherwise they are 0 and 1.
 func (t *dbmJoint) upInput(sc *dbmScratch, l int, states []float32, c0, c1 int, real bool) []float32 {
-	m := t.rbms[l-1]
+	c := t.weights(l - 1)
 	nin, nout, nc := t.n[l-1], t.n[l], c1-c0
 	pre := sc.pre[:nc*nout]
 	in := states[c0*nin : c1*nin]
@@ -371,9 +380,20 @@ func (t *dbmJoint) upInput(sc *dbmScratch, l int, states []float32, c0, c1 int, 
 			}
 			in = buf
 		}
-		kernel.Affine(pre, nil, in, m.c, nc, nin, nout)
+		kernel.Affine(pre, nil, in, c, nc, nin, nout)
 		return pre
 	}
-	kernel.AffineBinary(pre, nil, in, m.c, nc, nin, nout, sc.idx[:nc*nin], sc.cnt[:nc])
+	kernel.AffineBinary(pre, nil, in, c, nc, nin, nout, sc.idx[:nc*nin], sc.cnt[:nc])
 	return pre
+}
+
+// weights returns C of matrix k as joint training keeps it: the model's
+// C, or for a matrix whose updates leave C to sync (cFromW), its W,
+// which equals C there. (The chains of GibbsStack, which does not
+// train, have no cFromW.)
+func (t *dbmJoint) weights(k int) []float32 {
+	if k < len(t.cFromW) && t.cFromW[k] {
+		return t.rbms[k].W
+	}
+	return t.rbms[k].c
 }

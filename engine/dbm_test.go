@@ -201,6 +201,10 @@ func TestDBMStepMatchesReference(t *testing.T) {
 					if math.Abs(float64(m.W[idx])-wantW) > 1e-5 {
 						t.Fatalf("%s: matrix %d W[%d,%d] = %v, want %v", method, k+1, a, b, m.W[idx], wantW)
 					}
+					// After Close, C is the new W under the mask.
+					if c := m.C()[idx]; c != m.W[idx]*m.A[idx] {
+						t.Fatalf("%s: matrix %d C[%d,%d] = %v, want W·A = %v", method, k+1, a, b, c, m.W[idx]*m.A[idx])
+					}
 					if method == NCG {
 						lc := tr.joint.layers[k]
 						ap := math.Min(math.Max(float64(old[k].ap[idx])+lc.LRConn/B*g*w0, 0), 1)
@@ -335,4 +339,41 @@ func TestDBMChainsSampleTheModel(t *testing.T) {
 		t.Fatalf("total variation distance %.3f between the chains and the model", tv)
 	}
 	t.Logf("total variation %.4f", tv)
+}
+
+// TestDBMPackedTilesFollowC: after each joint minibatch, every packed
+// tile the mean field and the chains read holds the new C = W·A, in the
+// layout their products expect (up: C^k's columns o0… of every row in
+// turn; down: Cᵏᵀ's, rows r0… of every column): for dense matrices, whose
+// updates write W alone, as for NCG's.
+func TestDBMPackedTilesFollowC(t *testing.T) {
+	d := randomData(3, 40, 70, 0)
+	n := []int{70, 130, 9}
+	for _, method := range []Method{Dense, NCG} {
+		j := JointConfig{Batch: 10, Chains: 12, MeanField: 2, Gibbs: 1, LR: 0.3}
+		tr := jointOnly(t, d, n, method, j)
+		for step := 0; step < 3; step++ {
+			if err := tr.Step([]int32{int32(step), 5, 9, 13, 21, 30, 33, 2, 7, 11}); err != nil {
+				t.Fatal(err)
+			}
+			jt := tr.joint
+			for k, m := range jt.rbms {
+				nin, nout := n[k], n[k+1]
+				for r := 0; r < nin; r++ {
+					for o := 0; o < nout; o++ {
+						want := m.W[r*nout+o] * m.A[r*nout+o]
+						o0, r0 := o/mfTile*mfTile, r/mfTile*mfTile
+						w, wr := min(mfTile, nout-o0), min(mfTile, nin-r0)
+						if got := jt.upPk[k][o0*nin+r*w+o-o0]; got != want {
+							t.Fatalf("%s step %d: up tile of matrix %d at (%d, %d) = %v, want %v", method, step, k+1, r, o, got, want)
+						}
+						if got := jt.downPk[k][r0*nout+o*wr+r-r0]; got != want {
+							t.Fatalf("%s step %d: down tile of matrix %d at (%d, %d) = %v, want %v", method, step, k+1, r, o, got, want)
+						}
+					}
+				}
+			}
+		}
+		tr.Close()
+	}
 }

@@ -17,7 +17,7 @@ import "github.com/ncg-rbm/ncg/kernel"
 // transpose into its down tiles. The rows lie in one down tile: a row
 // chunk starts at a multiple of rowChunk, which divides mfTile.
 func (j *dbmJoint) packRows(k, j0, j1 int) {
-	nin, nout, c := j.n[k], j.n[k+1], j.rbms[k].c
+	nin, nout, c := j.n[k], j.n[k+1], j.weights(k)
 	for o0 := 0; o0 < nout; o0 += mfTile {
 		w := min(mfTile, nout-o0)
 		dst := j.upPk[k][o0*nin : o0*nin+nin*w]

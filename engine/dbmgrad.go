@@ -91,6 +91,9 @@ func (j *dbmJoint) rowTask(i int, sc *rowScratch) bool {
 	case v == nil && lc.Method == NCG:
 		ok = kernel.UpdateNCG(w, m.AP[lo:hi], a, c, g, j.alpha, float32(lc.LRConn/float64(nb)), float32(lc.Gamma))
 	case v == nil && lc.Method == Dense:
+		if j.cFromW[k] {
+			c = nil // sync copies W
+		}
 		ok = kernel.UpdateDense(w, c, g, j.alpha)
 	case v == nil:
 		ok = kernel.UpdateMasked(w, a, c, g, j.alpha)

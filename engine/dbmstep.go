@@ -47,9 +47,13 @@ func (t *StackTrainer) trainJoint(ctx context.Context, opts StackOptions) error 
 }
 
 // sync brings every model's copies of C up to date: the joint updates
-// keep C and the packed tiles, not the hidden-major and padded copies.
+// keep C (or, where cFromW, W alone) and the packed tiles, not the
+// hidden-major and padded copies.
 func (j *dbmJoint) sync() {
-	for _, m := range j.rbms {
+	for k, m := range j.rbms {
+		if k < len(j.cFromW) && j.cFromW[k] {
+			copy(m.c, m.W)
+		}
 		kernel.Transpose(m.ch, m.c, m.X, m.H)
 		m.padC(0, m.X)
 	}
