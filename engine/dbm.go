@@ -120,9 +120,12 @@ type dbmJoint struct {
 	listFn               func(int)
 
 	// The phases of the mean field, of one Gibbs sweep and of a
-	// minibatch's sweeps and bits, and a mixed
-	// phase's order of tasks and their functions (dbmphases.go).
+	// minibatch's sweeps and bits; the minibatch's schedule of the two
+	// (for the pool's workers); a mixed phase's order of tasks and their
+	// functions (dbmphases.go).
 	fieldPh, sweepPh, chainPh []dbmPhase
+	sched                     []mixedPhase
+	schedWorkers              int
 	mix                       []int32
 	mixA, mixB                func(int)
 	mixFn                     func(int)
@@ -275,7 +278,6 @@ func (t *dbmJoint) alloc() {
 	t.tileFn, t.reconFn, t.mixFn = t.tileTask, t.reconTask, t.mixTask
 	t.fieldPh = fieldPhases(L, t.cfg.MeanField)
 	t.chainPh = minibatchChains(t.cfg.Gibbs, len(t.bitTasks) > 0)
-	t.mix = make([]int32, 0, mfParts*(len(t.tiles)+len(t.visTiles))+len(t.chTiles[0])+len(t.chTiles[1])+(M+blockSize-1)/blockSize)
 	t.biasSumFn = t.biasSumTask
 	// A dense matrix's C is its W. Without momentum or centring (which
 	// read C in the row tasks), the updates write W alone, and C is

@@ -75,18 +75,33 @@ func minibatchChains(sweeps int, bits bool) []dbmPhase {
 	return ps
 }
 
+// tasks is the number of tasks of phase p.
+func (j *dbmJoint) tasks(p dbmPhase) int {
+	switch p.kind {
+	case phaseField:
+		return mfParts * (j.tileOff[p.layer+1] - j.tileOff[p.layer])
+	case phaseRecon:
+		return mfParts * len(j.visTiles)
+	case phaseChainTiles:
+		return len(j.chTiles[p.parity])
+	case phaseBits:
+		return len(j.bitTasks)
+	}
+	return (j.cfg.chains() + blockSize - 1) / blockSize
+}
+
 // begin readies phase p (the serial work before its tasks) and returns
 // its tasks and their function.
 func (j *dbmJoint) begin(p dbmPhase) (int, func(int)) {
 	switch p.kind {
 	case phaseField:
 		j.mfLayer, j.mfFactor, j.mfAbove = p.layer, p.factor, p.above
-		return mfParts * (j.tileOff[p.layer+1] - j.tileOff[p.layer]), j.tileFn
+		return j.tasks(p), j.tileFn
 	case phaseRecon:
-		return mfParts * len(j.visTiles), j.reconFn
+		return j.tasks(p), j.reconFn
 	case phaseChainList:
 		j.chParity = p.parity
-		return (j.cfg.chains() + blockSize - 1) / blockSize, j.listFn
+		return j.tasks(p), j.listFn
 	case phaseChainTiles:
 		j.chParity = p.parity
 		for l := 1 - p.parity; l < len(j.n); l += 2 {
@@ -94,37 +109,146 @@ func (j *dbmJoint) begin(p dbmPhase) (int, func(int)) {
 				o.Tally()
 			}
 		}
-		return len(j.chTiles[p.parity]), j.chainTileFn
+		return j.tasks(p), j.chainTileFn
 	case phaseChainDraw:
 		j.chParity = p.parity
-		return (j.cfg.chains() + blockSize - 1) / blockSize, j.chainFn
+		return j.tasks(p), j.chainFn
 	default:
-		return len(j.bitTasks), j.bitsFn
+		return j.tasks(p), j.bitsFn
 	}
 }
 
-// runPhases runs the phases of a and b, phase i of a in one pool phase
-// with phase i of b (either list may be the shorter or empty).
+// runPhases runs the phases of a, then those of b (one of them empty), or
+// both as a minibatch pairs them (scheduleFor).
 func (j *dbmJoint) runPhases(a, b []dbmPhase) {
-	for i := 0; i < max(len(a), len(b)); i++ {
-		switch {
-		case i >= len(b):
-			n, fn := j.begin(a[i])
+	if len(a) > 0 && len(b) > 0 {
+		for _, m := range j.scheduleFor(a, b) {
+			j.runMixed(a, b, m)
+		}
+		return
+	}
+	for _, ps := range [2][]dbmPhase{a, b} {
+		for _, p := range ps {
+			n, fn := j.begin(p)
 			j.pool.run(n, fn, nil)
-		case i >= len(a):
-			n, fn := j.begin(b[i])
-			j.pool.run(n, fn, nil)
-		default:
-			na, fa := j.begin(a[i])
-			nb, fb := j.begin(b[i])
-			j.mixA, j.mixB = fa, fb
-			// Larger tasks first in each worker's share: the chains' tiles
-			// before the mean field's, the mean field's before the
-			// chains' other tasks.
-			j.mix = mixOrder(j.mix[:0], na, nb, j.pool.workers, b[i].kind == phaseChainTiles)
-			j.pool.run(na+nb, j.mixFn, nil)
 		}
 	}
+}
+
+// mixedPhase is one pool phase of a schedule: phase a of the mean field's
+// list and phase b of the chains' (−1: none), and for both the order of
+// their tasks (mixTask).
+type mixedPhase struct {
+	a, b  int
+	order []int32
+}
+
+func (j *dbmJoint) runMixed(a, b []dbmPhase, m mixedPhase) {
+	switch {
+	case m.b < 0:
+		n, fn := j.begin(a[m.a])
+		j.pool.run(n, fn, nil)
+	case m.a < 0:
+		n, fn := j.begin(b[m.b])
+		j.pool.run(n, fn, nil)
+	default:
+		na, fa := j.begin(a[m.a])
+		nb, fb := j.begin(b[m.b])
+		j.mixA, j.mixB, j.mix = fa, fb, m.order
+		j.pool.run(na+nb, j.mixFn, nil)
+	}
+}
+
+// scheduleFor returns the schedule of the field phases a beside the chain
+// phases b on the current pool, built once: each chain phase beside the
+// next field phase in turn, but a half-sweep's tiles beside the first
+// field phase (of the next three) that reads the same tiles of C, so
+// that each chain tile runs after the mean field's tile of the same
+// weights, on the same worker, and finds them in its caches.
+func (j *dbmJoint) scheduleFor(a, b []dbmPhase) []mixedPhase {
+	if j.sched != nil && j.schedWorkers == j.pool.workers {
+		return j.sched
+	}
+	var s []mixedPhase
+	f := 0
+	for ib, p := range b {
+		if p.kind == phaseChainTiles {
+			for k := f; k < min(f+3, len(a)); k++ {
+				if j.partnerLayer(a[k]) == j.tileLayer(p) {
+					for ; f < k; f++ {
+						s = append(s, mixedPhase{a: f, b: -1})
+					}
+					break
+				}
+			}
+		}
+		if f >= len(a) {
+			s = append(s, mixedPhase{a: -1, b: ib})
+			continue
+		}
+		s = append(s, mixedPhase{a: f, b: ib, order: j.pairOrder(a[f], p)})
+		f++
+	}
+	for ; f < len(a); f++ {
+		s = append(s, mixedPhase{a: f, b: -1})
+	}
+	j.sched, j.schedWorkers = s, j.pool.workers
+	return s
+}
+
+// partnerLayer is the layer whose tiles of C field phase p reads as a
+// chain half-sweep's tiles of that layer do (the tiles above a layer
+// below the top, below it at the top), or −1.
+func (j *dbmJoint) partnerLayer(p dbmPhase) int {
+	if p.kind != phaseField || (!p.above && p.layer < len(j.rbms)) || p.factor != 1 {
+		return -1
+	}
+	return p.layer
+}
+
+// tileLayer is the layer of a half-sweep's tiles that can share a field
+// phase's: its lowest hidden layer.
+func (j *dbmJoint) tileLayer(p dbmPhase) int {
+	if p.parity == 1 {
+		return 1
+	}
+	return 2
+}
+
+// pairOrder returns the task order of field phase a beside chain phase b
+// on the current pool. Chain tiles of a's layer follow the field tasks of
+// the same tile, the other chain tasks come after a worker's field tasks
+// (mixOrder), each worker's share as the pool splits the phase.
+func (j *dbmJoint) pairOrder(a, b dbmPhase) []int32 {
+	na, nb, W := j.tasks(a), j.tasks(b), j.pool.workers
+	l := j.partnerLayer(a)
+	if b.kind != phaseChainTiles || l < 0 || l != j.tileLayer(b) {
+		return mixOrder(nil, na, nb, W, b.kind == phaseChainTiles)
+	}
+	partner := make([][]int32, j.tileOff[l+1]-j.tileOff[l]) // chain tiles by field tile
+	var rest []int32
+	for i, tc := range j.chTiles[b.parity] {
+		if tc.k == l {
+			partner[tc.j0/mfTile] = append(partner[tc.j0/mfTile], int32(i))
+		} else {
+			rest = append(rest, int32(i))
+		}
+	}
+	var order []int32
+	for w := 0; w < W; w++ {
+		for i := na * w / W; i < na*(w+1)/W; i++ {
+			order = append(order, int32(i))
+			if i%mfParts == mfParts-1 {
+				for _, c := range partner[i/mfParts] {
+					order = append(order, -1-c)
+				}
+			}
+		}
+		for _, c := range rest[len(rest)*w/W : len(rest)*(w+1)/W] {
+			order = append(order, -1-c)
+		}
+	}
+	return order
 }
 
 // mixOrder appends to order the tasks of a pool phase of na tasks of one
