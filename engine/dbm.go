@@ -52,11 +52,11 @@ type dbmJoint struct {
 	in1   []float32   // B×n[1]: C⁰ᵀv, the bottom layer's fixed input
 	in1b  []float32   // B×n[1]: b¹ + C⁰ᵀv, its sum with the layer's bias
 	muT   [][]float32 // per layer below the top: mu transposed
-	s0T   []float32   // n[0]×M: the visible chain states transposed
-	// The hidden layers' chain states packed into bits (kernel.PackBits),
-	// for the negative statistics between two hidden layers (kernel.BothOn,
-	// one AND and population count per 64 chains): per layer l ≥ 1 when
-	// there are two or more, and the packing tasks (units j0…j1 of k).
+	s0T   []float32   // n[0]×M: Gaussian visible chain states transposed
+	// The chains' 0/1 states packed into bits (kernel.PackBits), for the
+	// negative statistics (kernel.BothOn, one AND and population count
+	// per 64 chains): per layer, the visible one unless Gaussian, and
+	// the packing tasks (units j0…j1 of k).
 	bits     [][]uint64
 	bitTasks []dbmChunk
 	bitsFn   func(int)
@@ -215,10 +215,16 @@ func (t *dbmJoint) alloc() {
 		}
 	}
 	t.in1, t.in1b = make([]float32, B*t.n[1]), make([]float32, B*t.n[1])
-	t.s0T = make([]float32, t.n[0]*M)
-	if L >= 2 {
+	// Bits of every layer whose chain states are 0 and 1, for the
+	// negative statistics (Gaussian visible units: transposed states).
+	lo := 0
+	if !t.binaryVisible() {
+		lo = 1
+		t.s0T = make([]float32, t.n[0]*M)
+	}
+	if L-lo >= 1 {
 		t.bits = make([][]uint64, L+1)
-		for l := 1; l <= L; l++ {
+		for l := lo; l <= L; l++ {
 			t.bits[l] = make([]uint64, kernel.BitWords(M)*t.n[l])
 			for j := 0; j < t.n[l]; j += bitsChunk {
 				t.bitTasks = append(t.bitTasks, dbmChunk{l, j, min(j+bitsChunk, t.n[l])})

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/ncg-rbm/ncg/unit"
 )
 
 // jointOnly returns a DBM trainer in joint training (no pre-training
@@ -16,6 +18,9 @@ func jointOnly(t *testing.T, d *Data, n []int, method Method, j JointConfig) *St
 		c := smallConfig(method)
 		c.Hidden, c.Epochs, c.P, c.Gamma, c.LRConn = n[l], 0, 0.7, 0.5, 0.3
 		c.Init, c.InitScale = Normal, 1
+		if l == 1 && d.Real != nil {
+			c.Visible = unit.Gaussian // σ = 1
+		}
 		layers = append(layers, c)
 	}
 	je := j
@@ -90,13 +95,18 @@ func refMeanField(rbms []*Model, bias [][]float64, v []float64, iters int) [][]f
 // old parameters, the chains' states after their sweeps (read back), and
 // the NCG update of each matrix.
 func TestDBMStepMatchesReference(t *testing.T) {
-	d := randomData(3, 40, 9, 0)
 	n := []int{9, 6, 21, 4}
 	for _, c := range []struct {
-		method Method
-		centre bool
-	}{{Dense, false}, {NCG, false}, {Dense, true}, {NCG, true}} {
+		method        Method
+		centre, gauss bool
+	}{{Dense, false, false}, {NCG, false, false}, {Dense, true, false}, {NCG, true, false}, {NCG, false, true}} {
 		method := c.method
+		// Binary data, or Gaussian visible units of σ = 1 on real data
+		// (their mean is their input, the rest of the step the same).
+		d, value, mean := randomData(3, 40, 9, 0), func(d *Data, i int) float64 { return float64(d.X[i]) }, sigmoid64
+		if c.gauss {
+			d, value, mean = gaussData(3, 40, 9), func(d *Data, i int) float64 { return float64(d.Real[i]) }, func(a float64) float64 { return a }
+		}
 		// More rows and chains than a block, so that the blocks' tasks
 		// and the reconstruction error's block sums count.
 		j := JointConfig{Batch: 11, Chains: 10, MeanField: 3, Gibbs: 2, LR: 0.3, Centre: c.centre}
@@ -147,7 +157,7 @@ func TestDBMStepMatchesReference(t *testing.T) {
 		for r, row := range rows {
 			v := make([]float64, n[0])
 			for k := range v {
-				v[k] = float64(d.X[int(row)*n[0]+k])
+				v[k] = value(d, int(row)*n[0]+k)
 			}
 			mus[r] = refMeanField(rbms, bias, v, j.MeanField)
 		}
@@ -163,7 +173,7 @@ func TestDBMStepMatchesReference(t *testing.T) {
 				for h := 0; h < n[1]; h++ {
 					a += float64(oldC[0][x*n[1]+h]) * mus[r][1][h]
 				}
-				dv := float64(d.X[int(row)*n[0]+x]) - sigmoid64(a)
+				dv := value(d, int(row)*n[0]+x) - mean(a)
 				wantRecon += dv * dv
 			}
 		}

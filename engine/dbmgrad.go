@@ -49,7 +49,7 @@ func (j *dbmJoint) rowTask(i int, sc *rowScratch) bool {
 	// matrix, the visible chain states), transposed: a row per unit.
 	pos := j.muT[k][j0*nb : j1*nb]
 	kernel.TransposeStrided(pos, nb, j.mu[k][j0:], j.n[k], nb, rows)
-	if k == 0 {
+	if realVisible {
 		kernel.TransposeStrided(j.s0T[j0*M:j1*M], M, j.s[0][j0:], j.n[0], M, rows)
 	}
 	// Σ μ^k μ^{k+1}ᵀ over the rows: the visible data are 0 and 1 (lists
@@ -59,16 +59,14 @@ func (j *dbmJoint) rowTask(i int, sc *rowScratch) bool {
 	} else {
 		kernel.Affine(g, nil, pos, j.mu[k+1], rows, nb, nout)
 	}
-	// − (B/M) Σ s^k s^{k+1}ᵀ over the chains, whose states are 0 and 1
-	// (but Gaussian visible units).
+	// − (B/M) Σ s^k s^{k+1}ᵀ over the chains: counts of the chains in
+	// which both units are on, from their states' bits, but for Gaussian
+	// visible units.
 	neg := sc.neg[:rows*nout]
-	switch {
-	case k > 0:
-		kernel.BothOn(neg, j.bits[k][j0:], j.n[k], j.bits[k+1], nout, kernel.BitWords(M), rows, nout)
-	case realVisible:
+	if realVisible {
 		kernel.Affine(neg, nil, j.s0T[j0*M:j1*M], j.s[1], rows, M, nout)
-	default:
-		kernel.AffineBinary(neg, nil, j.s0T[j0*M:j1*M], j.s[1], rows, M, nout, sc.idx[:rows*M], sc.cnt[:rows])
+	} else {
+		kernel.BothOn(neg, j.bits[k][j0:], j.n[k], j.bits[k+1], nout, kernel.BitWords(M), rows, nout)
 	}
 	kernel.Axpy(g, -j.negScale(), neg)
 	if realVisible && j.scale != nil {

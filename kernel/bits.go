@@ -9,7 +9,7 @@ import (
 // binary states: Σ_c s₁[c][i]·s₂[c][o] over nc chains is the number of
 // chains in which unit i of the first and unit o of the second are both
 // on, one AND and one population count per 64 chains. A DBM's negative
-// statistics between two hidden layers are such products. (sparse.go's
+// statistics between two layers of 0/1 states are such products. (sparse.go's
 // packBits is the one-word form, up to 32 chains a unit, for the lanes
 // of the sparse products.)
 
