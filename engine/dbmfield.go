@@ -77,17 +77,13 @@ func (j *dbmJoint) tileTask(i int) {
 		// The bottom layer's bias and fixed input, summed once a
 		// minibatch (loadBlock), plus the input from above.
 		nin := j.n[2]
-		if part == mfParts-1 {
-			next = j.nextTile(1, j.downPk, t)
-		}
+		next = j.toPrefetch(part, j.mu[2], nin, 1, j.downPk, t)
 		kernel.AffineSigmoid(mu, n, j.in1b[r0*n+o0:], n, j.mu[2][r0*nin:r1*nin], j.downPk[1][o0*nin:o0*nin+nin*w], next, tmp, nb, nin, w)
 		return
 	}
 	if l > 1 && !withAbove && f == 1 {
 		nin := j.n[l-1]
-		if part == mfParts-1 {
-			next = j.nextTile(l-1, j.upPk, t)
-		}
+		next = j.toPrefetch(part, j.mu[l-1], nin, l-1, j.upPk, t)
 		kernel.AffineSigmoid(mu, n, b, 0, j.mu[l-1][r0*nin:r1*nin], j.upPk[l-1][o0*nin:o0*nin+nin*w], next, tmp, nb, nin, w)
 		return
 	}
@@ -111,15 +107,27 @@ func (j *dbmJoint) tileTask(i int) {
 	}
 	if withAbove {
 		nin := j.n[l+1]
-		if part == mfParts-1 {
-			next = j.nextTile(l, j.downPk, t)
-		}
+		next = j.toPrefetch(part, j.mu[l+1], nin, l, j.downPk, t)
 		kernel.AffineSigmoid(mu, n, below, w, j.mu[l+1][r0*nin:r1*nin], j.downPk[l][o0*nin:o0*nin+nin*w], next, tmp, nb, nin, w)
 		return
 	}
 	for r := 0; r < nb; r++ {
 		kernel.Sigmoid(mu[r*n:r*n+w], below[r*w:(r+1)*w])
 	}
+}
+
+// toPrefetch returns what part part of tile t prefetches while it runs:
+// the last part, the next tile of matrix k (nextTile); the others, the
+// rows of the input in (rows of nin) that the next part reads. The
+// other worker wrote half of each row in the phase before, so the first
+// tile a worker runs in a phase would wait for those lines from the
+// other core.
+func (j *dbmJoint) toPrefetch(part int, in []float32, nin, k int, pk [][]float32, t int) []float32 {
+	if part == mfParts-1 {
+		return j.nextTile(k, pk, t)
+	}
+	r1, r2 := (part+1)*j.nb/mfParts, (part+2)*j.nb/mfParts
+	return in[r1*nin : r2*nin]
 }
 
 // nextTile returns the packed tile of matrix k after tile t of layer
