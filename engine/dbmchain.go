@@ -75,7 +75,7 @@ func (j *dbmJoint) allocChains() {
 // hold the current C.
 func (j *dbmJoint) gibbs(sweeps int) {
 	for sweep := 0; sweep < sweeps; sweep++ {
-		j.runPhases(nil, j.sweepPh)
+		j.runPhases(j.sweepPh)
 	}
 }
 

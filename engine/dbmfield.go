@@ -167,7 +167,7 @@ func (j *dbmJoint) reconTask(i int) {
 // chains' phases inside these, and the error's blocks in its gradient
 // phase.)
 func (j *dbmJoint) meanField() {
-	j.runPhases(j.fieldPh, nil)
+	j.runPhases(j.fieldPh)
 	for blk := 0; blk < j.reconBlocks(); blk++ {
 		j.reconBlock(blk)
 	}

@@ -3,13 +3,13 @@ package engine
 // The phases of a DBM's minibatch that run one layer's tiles or one
 // half-sweep's chains: the mean field's (dbmfield.go) and the chains'
 // Gibbs sweeps (dbmchain.go). The two read the same packed C and write
-// disjoint memory (the rows' means, the chains' states), so the pool runs
-// the chains' phases inside the mean field's, phase i of the one beside
-// phase i of the other: the chains' tasks fill the time a worker would
-// otherwise wait at the end of a mean-field phase, and the sweep costs no
-// barriers of its own. Neither depends on which worker runs a task or
-// what runs beside it, so the result is the same bits as one after the
-// other.
+// disjoint memory (the rows' means, the chains' states), so a minibatch
+// runs the chains' phases inside the mean field's, each in one pool phase
+// with a mean-field phase (minibatchSchedule): the chains' tasks fill the
+// time a worker would otherwise wait at the end of a mean-field phase,
+// and the sweep costs no barriers of its own. Neither depends on which
+// worker runs a task or what runs beside it, so the result is the same
+// bits as one after the other.
 
 // dbmPhaseKind is what a dbmPhase runs.
 type dbmPhaseKind uint8
@@ -20,7 +20,7 @@ const (
 	phaseChainList                      // a half-sweep's lists of ones: listTask
 	phaseChainTiles                     // a half-sweep's inputs: chainTileTask
 	phaseChainDraw                      // a half-sweep's draws: chainTask
-	phaseBits                           // the chains' hidden states into bits: packBits
+	phaseBits                           // the chains' 0/1 states into bits: packBits
 )
 
 // dbmPhase is one phase of the mean field or of the chains' sweeps.
@@ -65,8 +65,8 @@ func chainPhases(sweeps int) []dbmPhase {
 }
 
 // minibatchChains are the chain phases of a minibatch: sweeps Gibbs
-// sweeps, then the packing of the hidden states into bits for the
-// gradient (with two or more hidden layers).
+// sweeps, then, if bits, the packing of the 0/1 states into bits for the
+// gradient.
 func minibatchChains(sweeps int, bits bool) []dbmPhase {
 	ps := chainPhases(sweeps)
 	if bits {
@@ -118,20 +118,19 @@ func (j *dbmJoint) begin(p dbmPhase) (int, func(int)) {
 	}
 }
 
-// runPhases runs the phases of a, then those of b (one of them empty), or
-// both as a minibatch pairs them (scheduleFor).
-func (j *dbmJoint) runPhases(a, b []dbmPhase) {
-	if len(a) > 0 && len(b) > 0 {
-		for _, m := range j.scheduleFor(a, b) {
-			j.runMixed(a, b, m)
-		}
-		return
+// runPhases runs the phases ps one after the other.
+func (j *dbmJoint) runPhases(ps []dbmPhase) {
+	for _, p := range ps {
+		n, fn := j.begin(p)
+		j.pool.run(n, fn, nil)
 	}
-	for _, ps := range [2][]dbmPhase{a, b} {
-		for _, p := range ps {
-			n, fn := j.begin(p)
-			j.pool.run(n, fn, nil)
-		}
+}
+
+// runMinibatchPhases runs the mean field's phases and the chains' (the
+// sweeps and their bits) as minibatchSchedule pairs them.
+func (j *dbmJoint) runMinibatchPhases() {
+	for _, m := range j.minibatchSchedule() {
+		j.runMixed(j.fieldPh, j.chainPh, m)
 	}
 }
 
@@ -159,16 +158,18 @@ func (j *dbmJoint) runMixed(a, b []dbmPhase, m mixedPhase) {
 	}
 }
 
-// scheduleFor returns the schedule of the field phases a beside the chain
-// phases b on the current pool, built once: each chain phase beside the
-// next field phase in turn, but a half-sweep's tiles beside the first
-// field phase (of the next three) that reads the same tiles of C, so
-// that each chain tile runs after the mean field's tile of the same
-// weights, on the same worker, and finds them in its caches.
-func (j *dbmJoint) scheduleFor(a, b []dbmPhase) []mixedPhase {
+// minibatchSchedule returns the schedule of the field phases beside the
+// chain phases on the current pool, built once for its workers: each
+// chain phase beside the next field phase in turn, but a half-sweep's
+// tiles beside the first field phase (of the next three) that reads the
+// same tiles of C, so that each chain tile runs after the mean field's
+// tile of the same weights, on the same worker, and finds them in its
+// caches.
+func (j *dbmJoint) minibatchSchedule() []mixedPhase {
 	if j.sched != nil && j.schedWorkers == j.pool.workers {
 		return j.sched
 	}
+	a, b := j.fieldPh, j.chainPh
 	var s []mixedPhase
 	f := 0
 	for ib, p := range b {

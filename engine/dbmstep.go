@@ -141,7 +141,7 @@ func (j *dbmJoint) minibatch(rows []int32) error {
 	j.pool.run((j.nb+blockSize-1)/blockSize, j.loadFn, nil)
 	// The positive phase with the chains' sweeps and the packing of their
 	// states into bits inside its phases (dbmphases.go).
-	j.runPhases(j.fieldPh, j.chainPh)
+	j.runMinibatchPhases()
 	if j.ctr != nil {
 		j.centredGradient()
 	} else {
