@@ -61,7 +61,7 @@ type dbmJoint struct {
 	bitTasks []dbmChunk
 	bitsFn   func(int)
 	streams  []kernel.Stream
-	g, gb    [][]float32 // gradients: per matrix, per layer
+	gb       [][]float32 // the biases' gradients, per layer
 	vel      [][]float32 // per matrix (momentum)
 	velB     [][]float32 // per layer (momentum)
 

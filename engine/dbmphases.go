@@ -130,7 +130,7 @@ func (j *dbmJoint) runPhases(ps []dbmPhase) {
 // sweeps and their bits) as minibatchSchedule pairs them.
 func (j *dbmJoint) runMinibatchPhases() {
 	for _, m := range j.minibatchSchedule() {
-		j.runMixed(j.fieldPh, j.chainPh, m)
+		j.runMixed(m)
 	}
 }
 
@@ -142,17 +142,16 @@ type mixedPhase struct {
 	order []int32
 }
 
-func (j *dbmJoint) runMixed(a, b []dbmPhase, m mixedPhase) {
+// runMixed runs the pool phase m of the minibatch's schedule.
+func (j *dbmJoint) runMixed(m mixedPhase) {
 	switch {
 	case m.b < 0:
-		n, fn := j.begin(a[m.a])
-		j.pool.run(n, fn, nil)
+		j.runPhases(j.fieldPh[m.a : m.a+1])
 	case m.a < 0:
-		n, fn := j.begin(b[m.b])
-		j.pool.run(n, fn, nil)
+		j.runPhases(j.chainPh[m.b : m.b+1])
 	default:
-		na, fa := j.begin(a[m.a])
-		nb, fb := j.begin(b[m.b])
+		na, fa := j.begin(j.fieldPh[m.a])
+		nb, fb := j.begin(j.chainPh[m.b])
 		j.mixA, j.mixB, j.mix = fa, fb, m.order
 		j.pool.run(na+nb, j.mixFn, nil)
 	}
@@ -175,7 +174,7 @@ func (j *dbmJoint) minibatchSchedule() []mixedPhase {
 	for ib, p := range b {
 		if p.kind == phaseChainTiles {
 			for k := f; k < min(f+3, len(a)); k++ {
-				if j.partnerLayer(a[k]) == j.tileLayer(p) {
+				if j.partnerLayer(a[k]) == tileLayer(p) {
 					for ; f < k; f++ {
 						s = append(s, mixedPhase{a: f, b: -1})
 					}
@@ -209,7 +208,7 @@ func (j *dbmJoint) partnerLayer(p dbmPhase) int {
 
 // tileLayer is the layer of a half-sweep's tiles that can share a field
 // phase's: its lowest hidden layer.
-func (j *dbmJoint) tileLayer(p dbmPhase) int {
+func tileLayer(p dbmPhase) int {
 	if p.parity == 1 {
 		return 1
 	}
@@ -223,8 +222,8 @@ func (j *dbmJoint) tileLayer(p dbmPhase) int {
 func (j *dbmJoint) pairOrder(a, b dbmPhase) []int32 {
 	na, nb, W := j.tasks(a), j.tasks(b), j.pool.workers
 	l := j.partnerLayer(a)
-	if b.kind != phaseChainTiles || l < 0 || l != j.tileLayer(b) {
-		return mixOrder(nil, na, nb, W, b.kind == phaseChainTiles)
+	if b.kind != phaseChainTiles || l < 0 || l != tileLayer(b) {
+		return mixOrder(na, nb, W, b.kind == phaseChainTiles)
 	}
 	partner := make([][]int32, j.tileOff[l+1]-j.tileOff[l]) // chain tiles by field tile
 	var rest []int32
@@ -252,14 +251,15 @@ func (j *dbmJoint) pairOrder(a, b dbmPhase) []int32 {
 	return order
 }
 
-// mixOrder appends to order the tasks of a pool phase of na tasks of one
+// mixOrder returns the order of the tasks of a pool phase of na tasks of one
 // kind (i ≥ 0 for task i) and nb of another (−1 − i for task i), in the
 // shares the pool hands its workers: each worker's share of the one kind,
 // then its share of the other (the second kind first if bFirst). Every
 // worker has both kinds, and the kind last, which the workers take from
 // each other's ends once their own share is done, should be the smaller
 // tasks, to even out the phase's end.
-func mixOrder(order []int32, na, nb, workers int, bFirst bool) []int32 {
+func mixOrder(na, nb, workers int, bFirst bool) []int32 {
+	order := make([]int32, 0, na+nb)
 	for w := 0; w < workers; w++ {
 		for pass := 0; pass < 2; pass++ {
 			if (pass == 0) != bFirst {
